@@ -1,0 +1,38 @@
+"""toolsurface: find, hold back and load tools on a large LLM tool surface.
+
+Search is BM25F over five fields of each tool, in English and Russian, in a native (Rust)
+engine with a pure-Python twin that gives the same results.
+"""
+
+from toolsurface._engine import engine
+from toolsurface._version import __version__
+from toolsurface.errors import (
+    CatalogueFormatError,
+    DuplicateToolError,
+    EngineUnavailableError,
+    ToolDefinitionError,
+    ToolsurfaceError,
+    UnknownToolError,
+)
+from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
+from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
+
+__all__ = [
+    "DEFAULT_LEXICON",
+    "QUERY_MAX_CHARS",
+    "CatalogueFormatError",
+    "DuplicateToolError",
+    "EngineUnavailableError",
+    "FieldValues",
+    "IToolRetriever",
+    "RetrievalSettings",
+    "SearchHit",
+    "TermContribution",
+    "Tool",
+    "ToolDefinitionError",
+    "ToolRegistry",
+    "ToolsurfaceError",
+    "UnknownToolError",
+    "__version__",
+    "engine",
+]

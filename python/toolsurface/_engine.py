@@ -1,0 +1,60 @@
+"""Engine choice at import: native when it loads and matches the package version, else pure.
+
+``TOOLSURFACE_ENGINE=pure`` forces the pure engine; ``TOOLSURFACE_ENGINE=native`` forces the
+native one and fails loudly when it is missing or stale, never falling back in silence.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from types import ModuleType
+from typing import Literal
+
+from toolsurface._version import __version__
+from toolsurface.errors import EngineUnavailableError
+
+__all__ = ["EngineName", "engine", "native_module"]
+
+EngineName = Literal["native", "pure"]
+_log = logging.getLogger("toolsurface")
+
+
+def _load() -> ModuleType | None:
+    forced = os.environ.get("TOOLSURFACE_ENGINE", "").strip().lower()
+    if forced not in ("", "pure", "native"):
+        raise EngineUnavailableError(
+            f"TOOLSURFACE_ENGINE={forced!r}: expected 'pure' or 'native' (or unset)"
+        )
+    if forced == "pure":
+        return None
+    try:
+        from toolsurface import _native
+    except ImportError as exc:
+        if forced == "native":
+            raise EngineUnavailableError(
+                f"TOOLSURFACE_ENGINE=native but the native core does not import: {exc}"
+            ) from exc
+        _log.info("toolsurface: native core not importable (%s); using the pure engine", exc)
+        return None
+    version = getattr(_native, "__version__", None)
+    if version != __version__:
+        message = f"native core version {version!r} differs from the package's {__version__!r}"
+        if forced == "native":
+            raise EngineUnavailableError(f"TOOLSURFACE_ENGINE=native but the {message}")
+        _log.warning("toolsurface: %s; using the pure engine", message)
+        return None
+    return _native
+
+
+_NATIVE = _load()
+
+
+def native_module() -> ModuleType | None:
+    """The loaded native module, or ``None`` when the pure engine is live."""
+    return _NATIVE
+
+
+def engine() -> EngineName:
+    """Which engine is live in this process: ``"native"`` or ``"pure"``."""
+    return "native" if _NATIVE is not None else "pure"

@@ -1,0 +1,188 @@
+"""The command line: ``toolsurface search`` (and ``eval``) over a catalogue file or the demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from toolsurface._engine import engine
+from toolsurface._version import __version__
+from toolsurface.catalogue import demo_catalogue, load_catalogue
+from toolsurface.errors import ToolsurfaceError
+from toolsurface.models import Tool
+from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
+from toolsurface.retrieval.fields import split_description
+
+__all__ = ["main"]
+
+
+def _registry(
+    path: str | None, engine_name: str | None, lexicon: Any = DEFAULT_LEXICON
+) -> tuple[ToolRegistry, str]:
+    if path is None:
+        tools: list[Tool] = demo_catalogue()
+        label = "demo catalogue"
+    else:
+        fmt, tools = load_catalogue(path)
+        label = f"{path} ({fmt})"
+    registry = ToolRegistry(engine=engine_name, lexicon=lexicon)  # type: ignore[arg-type]
+    registry.register_many(tools, where=label)
+    return registry, label
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    registry, label = _registry(args.catalogue, args.engine)
+    hits = registry.search(args.query, k=args.k, explain=args.explain)
+    if args.json:
+        out: dict[str, Any] = {
+            "query": args.query,
+            "engine": registry.engine,
+            "catalogue": label,
+            "tools": len(registry),
+            "hits": [
+                {
+                    "rank": h.rank,
+                    "name": h.name,
+                    "score": round(h.score, 6),
+                    "fallback": h.fallback,
+                    "summary": split_description(registry.get(h.name).description)[0],
+                    **(
+                        {
+                            "explanation": [
+                                {
+                                    "term": c.term,
+                                    "query_weight": c.query_weight,
+                                    "fields": {f: round(v, 6) for f, v in c.fields.items() if v},
+                                }
+                                for c in h.explanation
+                            ]
+                        }
+                        if h.explanation is not None
+                        else {}
+                    ),
+                }
+                for h in hits
+            ],
+        }
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{len(hits)} of {len(registry)} tools in {label}, engine {registry.engine}")
+    if hits and hits[0].fallback:
+        print("(no exact term matched: ranked by similar word forms)")
+    width = max((len(h.name) for h in hits), default=0)
+    for h in hits:
+        summary = split_description(registry.get(h.name).description)[0]
+        if len(summary) > 90:
+            summary = summary[:87] + "..."
+        print(f"{h.rank:>3}  {h.score:8.4f}  {h.name:<{width}}  {summary}")
+        for c in h.explanation or ():
+            parts = ", ".join(f"{f} {v:.4f}" for f, v in c.fields.items() if v)
+            print(f"{'':>15}{c.term} (weight {c.query_weight:g}): {parts}")
+    return 0
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from toolsurface.evaluation import evaluate, load_aliases, load_queries
+
+    lexicon = None if args.no_lexicon else DEFAULT_LEXICON
+    registry, label = _registry(args.catalogue, args.engine, lexicon)
+    queries = load_queries(args.queries)
+    aliases = load_aliases(args.catalogue) if args.catalogue else {}
+
+    def rank(texts: Sequence[str]) -> list[list[str]]:
+        return [[h.name for h in hits] for hits in registry.search_many(list(texts), k=10)]
+
+    metrics, misses = evaluate(queries, rank, aliases=aliases)
+    if args.json:
+        out = {
+            "catalogue": label,
+            "queries": args.queries,
+            "engine": registry.engine,
+            "metrics": metrics,
+            "misses": [
+                {
+                    "id": m.query.id,
+                    "query": m.query.query,
+                    "expected": sorted(m.query.expected),
+                    "rank": m.first_rank,
+                    "above": list(m.above),
+                }
+                for m in misses
+            ],
+        }
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if args.misses:
+        for m in misses:
+            where = f"rank {m.first_rank}" if m.first_rank else "not in top 10"
+            print(f"MISS {m.query.id} [{m.query.lang}/{m.query.style}] {m.query.query!r}: {where}")
+            print(f"     expected {sorted(m.query.expected)[:3]}; above: {list(m.above)}")
+    print(f"{len(queries)} queries, {len(registry)} tools in {label}, engine {registry.engine}")
+    header = ["group", "n", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10"]
+    print("  ".join(f"{h:>12}" if i == 0 else f"{h:>7}" for i, h in enumerate(header)))
+    for group, m in metrics.items():
+        row = [
+            m["queries"],
+            m["recall@1"],
+            m["recall@3"],
+            m["recall@5"],
+            m["recall@10"],
+            m["mrr"],
+            m["ndcg@10"],
+        ]
+        cells = [f"{int(row[0]):>7}"] + [f"{v:>7.4f}" for v in row[1:]]
+        print(f"{group:>12}  " + "  ".join(cells))
+    return 0
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toolsurface",
+        description="Find the right tool among hundreds, in English or Russian.",
+    )
+    parser.add_argument("--version", action="version", version=f"toolsurface {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    search = sub.add_parser("search", help="rank a catalogue's tools for a request")
+    search.add_argument("query", help="the request, in English or Russian")
+    search.add_argument(
+        "--catalogue",
+        metavar="FILE",
+        help="MCP tools/list result, OpenAI/Anthropic tools array or JSON Lines "
+        "(default: the bundled demo catalogue)",
+    )
+    search.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
+    search.add_argument("--explain", action="store_true", help="show what each term added")
+    search.add_argument("--json", action="store_true", help="print JSON for a machine")
+    search.add_argument(
+        "--engine", choices=("native", "pure"), default=None, help=f"default: live ({engine()})"
+    )
+    search.set_defaults(func=_cmd_search)
+    ev = sub.add_parser("eval", help="measure retrieval quality on labelled queries")
+    ev.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
+    ev.add_argument("--queries", metavar="FILE", required=True, help="JSON Lines or BFCL JSON")
+    ev.add_argument("--json", action="store_true", help="print JSON for a machine")
+    ev.add_argument("--misses", action="store_true", help="list every query not ranked first")
+    ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
+    ev.add_argument("--engine", choices=("native", "pure"), default=None)
+    ev.set_defaults(func=_cmd_eval)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status (2 for bad input, with a message)."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ToolsurfaceError, ValueError, TypeError, OSError) as exc:
+        print(f"toolsurface: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Retrieval quality: recall@k, MRR and nDCG@10 over labelled queries, by language and style.
+
+Query files are JSON Lines (``id``, ``query``, ``lang``, ``style``, ``expected``) or the BFCL
+JSON list (``id``, ``query``, ``expected``, ``category``). For BFCL catalogues whose records
+carry ``original_name``, any function sharing the expected one's original name is a hit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolsurface.errors import CatalogueFormatError
+
+__all__ = [
+    "CUTOFFS",
+    "EvalQuery",
+    "GroupMetrics",
+    "Miss",
+    "evaluate",
+    "load_aliases",
+    "load_queries",
+]
+
+#: The recall cut-offs reported.
+CUTOFFS = (1, 3, 5, 10)
+Ranker = Callable[[Sequence[str]], Sequence[Sequence[str]]]
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    """One labelled request: its text, language, style and the acceptable tool names."""
+
+    id: str
+    query: str
+    lang: str
+    style: str
+    expected: frozenset[str]
+
+
+@dataclass
+class GroupMetrics:
+    """Metrics of a group of queries (all, one language, one style, or both)."""
+
+    count: int = 0
+    hits_at: dict[int, int] = field(default_factory=lambda: dict.fromkeys(CUTOFFS, 0))
+    rr_sum: float = 0.0
+    ndcg_sum: float = 0.0
+
+    def add(self, ranks: Sequence[int], n_relevant: int) -> None:
+        """Count one query whose relevant tools ranked at ``ranks`` (1-based)."""
+        self.count += 1
+        first = min(ranks) if ranks else None
+        for k in CUTOFFS:
+            if first is not None and first <= k:
+                self.hits_at[k] += 1
+        if first is not None:
+            self.rr_sum += 1.0 / first
+        dcg = sum(1.0 / math.log2(r + 1) for r in ranks if r <= 10)
+        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(n_relevant, 10)))
+        self.ndcg_sum += dcg / ideal if ideal else 0.0
+
+    def as_dict(self) -> dict[str, float]:
+        """The group's figures: recall@k, MRR and nDCG@10, rounded to four places."""
+        n = self.count or 1
+        out = {f"recall@{k}": round(self.hits_at[k] / n, 4) for k in CUTOFFS}
+        out["mrr"] = round(self.rr_sum / n, 4)
+        out["ndcg@10"] = round(self.ndcg_sum / n, 4)
+        out["queries"] = self.count
+        return out
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A query whose expected tool was not first: what ranked above it."""
+
+    query: EvalQuery
+    first_rank: int | None
+    above: tuple[str, ...]
+
+
+def load_queries(path: str | Path) -> list[EvalQuery]:
+    """Read a query file (JSON Lines or the BFCL JSON list); errors name the line."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    rows: list[tuple[str, Any]] = []
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CatalogueFormatError(f"{p}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
+    else:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append((f"{p} line {lineno}", json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise CatalogueFormatError(f"{p} line {lineno}: not JSON ({exc.msg})") from None
+    out = []
+    for where, row in rows:
+        if not isinstance(row, Mapping):
+            raise CatalogueFormatError(f"{where}: expected an object with query and expected")
+        query, expected = row.get("query"), row.get("expected")
+        if not isinstance(query, str) or not isinstance(expected, list) or not expected:
+            raise CatalogueFormatError(
+                f"{where}: expected 'query' (a string) and 'expected' (a non-empty list of names)"
+            )
+        out.append(
+            EvalQuery(
+                id=str(row.get("id", where)),
+                query=query,
+                lang=str(row.get("lang", "en")),
+                style=str(row.get("style", row.get("category", "user"))),
+                expected=frozenset(str(e) for e in expected),
+            )
+        )
+    return out
+
+
+def load_aliases(catalogue: str | Path) -> dict[str, frozenset[str]]:
+    """For records with ``original_name`` (BFCL): each name -> the names sharing its original."""
+    try:
+        data = json.loads(Path(catalogue).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return {}
+    if not isinstance(data, list):
+        return {}
+    by_original: dict[str, set[str]] = {}
+    for row in data:
+        if isinstance(row, Mapping) and "original_name" in row and "name" in row:
+            by_original.setdefault(str(row["original_name"]), set()).add(str(row["name"]))
+    aliases: dict[str, frozenset[str]] = {}
+    for names in by_original.values():
+        frozen = frozenset(names)
+        for n in names:
+            aliases[n] = frozen
+    return aliases
+
+
+def evaluate(
+    queries: Sequence[EvalQuery],
+    rank: Ranker,
+    *,
+    aliases: Mapping[str, frozenset[str]] | None = None,
+    depth: int = 10,
+) -> tuple[dict[str, dict[str, float]], list[Miss]]:
+    """Score a ranker (queries in, names best first out) on labelled queries.
+
+    Returns the metrics by group ("all", "lang=en", "style=user", "en/user", ...) and the
+    queries whose expected tool was not ranked first.
+    """
+    aliases = aliases or {}
+    rankings = rank([q.query for q in queries])
+    groups: dict[str, GroupMetrics] = {}
+    misses: list[Miss] = []
+    for q, ranked in zip(queries, rankings, strict=True):
+        relevant = set(q.expected)
+        for e in q.expected:
+            relevant |= aliases.get(e, frozenset())
+        top = list(ranked)[:depth]
+        ranks = [i for i, name in enumerate(top, 1) if name in relevant]
+        n_relevant = len(q.expected)
+        for key in _group_keys(q):
+            groups.setdefault(key, GroupMetrics()).add(ranks, n_relevant)
+        if not ranks or ranks[0] != 1:
+            first = ranks[0] if ranks else None
+            above = tuple(top[: (first - 1) if first else 3])
+            misses.append(Miss(q, first, above))
+    return {k: v.as_dict() for k, v in sorted(groups.items())}, misses
+
+
+def _group_keys(q: EvalQuery) -> Iterable[str]:
+    return ("all", f"lang={q.lang}", f"style={q.style}", f"{q.lang}/{q.style}")

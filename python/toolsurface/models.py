@@ -1,0 +1,181 @@
+"""Tools, retrieval settings and search hits: validated, immutable values.
+
+A malformed tool raises :class:`~toolsurface.errors.ToolDefinitionError` naming the tool and
+the field, so a host loading hundreds of MCP tools learns which one is broken and why.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from toolsurface.errors import ToolDefinitionError
+from toolsurface.retrieval.fields import FIELD_NAMES
+
+__all__ = [
+    "MAX_DESCRIPTION_CHARS",
+    "TOOL_NAME_PATTERN",
+    "FieldValues",
+    "RetrievalSettings",
+    "SearchHit",
+    "TermContribution",
+    "Tool",
+    "tool_from_mapping",
+]
+
+#: MCP's rule for a tool name: 1 to 128 letters, digits, ``_``, ``-`` or ``.``.
+TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+#: A description longer than this is refused at registration (hostile or broken input).
+MAX_DESCRIPTION_CHARS = 1_000_000
+
+
+class Tool(BaseModel):
+    """A tool a model can call: what the host registers and the provider receives."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+
+    name: str = Field(description="Unique name, MCP rule: 1-128 of [A-Za-z0-9_.-].")
+    description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS)
+    input_schema: dict[str, Any] = Field(
+        default_factory=lambda: {"type": "object", "properties": {}},
+        description="JSON Schema of the arguments; an object schema.",
+    )
+    search_hint: str = Field(default="", max_length=4096, description="Extra words to find it by.")
+    group: str | None = Field(default=None, description="The group the tool belongs to.")
+    always_load: bool = Field(default=False, description="Never held back.")
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not TOOL_NAME_PATTERN.fullmatch(value):
+            raise ValueError(
+                "must be 1 to 128 characters of letters, digits, '_', '-' or '.' (MCP's rule)"
+            )
+        return value
+
+    @field_validator("input_schema")
+    @classmethod
+    def _check_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        kind = value.get("type", "object")
+        if kind != "object":
+            raise ValueError(f"must be a JSON Schema of type 'object', not {kind!r}")
+        props = value.get("properties", {})
+        if not isinstance(props, Mapping):
+            raise ValueError("'properties' must be an object")
+        required = value.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise ValueError("'required' must be a list of property names")
+        return copy.deepcopy(value)
+
+    @field_validator("group")
+    @classmethod
+    def _check_group(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must be a non-empty name or None")
+        return value
+
+
+def tool_from_mapping(data: Any, *, where: str = "") -> Tool:
+    """Validate a plain mapping as a :class:`Tool`; errors name the tool and the field."""
+    place = f" ({where})" if where else ""
+    if not isinstance(data, Mapping):
+        raise ToolDefinitionError(
+            f"tool definition{place} must be an object, got {type(data).__name__}"
+        )
+    raw_name = data.get("name")
+    shown = repr(raw_name) if isinstance(raw_name, str) else "<unnamed>"
+    try:
+        return Tool.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "<tool>"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ToolDefinitionError(
+            f"tool {shown}{place}: field {loc!r}: {first['msg']}{more}",
+            tool=raw_name if isinstance(raw_name, str) else None,
+            field=loc,
+        ) from None
+
+
+class FieldValues(BaseModel):
+    """One number per indexed field, in the fixed field order."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: float
+    search_hint: float
+    summary: float
+    body: float
+    params: float
+
+    def as_tuple(self) -> tuple[float, float, float, float, float]:
+        """The values in field order: name, search_hint, summary, body, params."""
+        return (self.name, self.search_hint, self.summary, self.body, self.params)
+
+
+def _weights() -> FieldValues:
+    return FieldValues(name=3.0, search_hint=2.5, summary=2.0, body=1.0, params=0.4)
+
+
+def _bs() -> FieldValues:
+    return FieldValues(name=0.3, search_hint=0.5, summary=0.5, body=0.75, params=0.75)
+
+
+class RetrievalSettings(BaseModel):
+    """BM25F settings: field weights, per-field length normalisation ``b``, ``k1``, expansion.
+
+    Frozen and hashable, so an index caches one table of saturated weights per value.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weights: FieldValues = Field(default_factory=_weights)
+    b: FieldValues = Field(default_factory=_bs)
+    k1: float = Field(default=1.2, gt=0.0, allow_inf_nan=False)
+    expansion_weight: float = Field(default=0.6, ge=0.0, allow_inf_nan=False)
+
+    @field_validator("weights")
+    @classmethod
+    def _check_weights(cls, value: FieldValues) -> FieldValues:
+        for fname, w in zip(FIELD_NAMES, value.as_tuple()):
+            if not (w >= 0.0 and w != float("inf")):
+                raise ValueError(f"weight of {fname} must be finite and >= 0, got {w!r}")
+        return value
+
+    @field_validator("b")
+    @classmethod
+    def _check_b(cls, value: FieldValues) -> FieldValues:
+        for fname, x in zip(FIELD_NAMES, value.as_tuple()):
+            if not 0.0 <= x <= 1.0:
+                raise ValueError(f"b of {fname} must be within [0, 1], got {x!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class TermContribution:
+    """What one query term added to a hit's score, field by field."""
+
+    term: str
+    query_weight: float
+    fields: dict[str, float] = field(hash=False)
+
+    @property
+    def total(self) -> float:
+        """The term's whole contribution."""
+        return sum(self.fields.values())
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result: the tool's name, its score and rank, and how it was found."""
+
+    name: str
+    score: float
+    rank: int
+    fallback: bool = False
+    explanation: tuple[TermContribution, ...] | None = None

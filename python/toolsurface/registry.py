@@ -1,0 +1,430 @@
+"""The tool registry: tools by name, a catalogue generation, and search best first.
+
+The analysed index is built once per catalogue generation and shared by every search until
+the tools change; a search sees one whole generation, never half of one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from toolsurface._engine import EngineName
+from toolsurface.errors import DuplicateToolError, UnknownToolError
+from toolsurface.models import (
+    RetrievalSettings,
+    SearchHit,
+    TermContribution,
+    Tool,
+    tool_from_mapping,
+)
+from toolsurface.retrieval.backend import Backend, IndexLike, backend
+from toolsurface.retrieval.fields import (
+    FIELD_MAX_CHARS,
+    FIELD_NAMES,
+    clean_text,
+    params_text,
+    split_description,
+)
+from toolsurface.retrieval.fusion import reciprocal_rank_fusion
+from toolsurface.retrieval.resources import default_lexicon_entries
+
+__all__ = ["DEFAULT_LEXICON", "QUERY_MAX_CHARS", "IToolRetriever", "ToolRegistry"]
+
+_log = logging.getLogger("toolsurface")
+
+#: A query is analysed on its first this many characters; the rest is ignored (logged).
+QUERY_MAX_CHARS = 4096
+#: How many lexical hits a host ranker's ranking is fused with, at the least.
+FUSION_DEPTH = 50
+_FILTER_CACHE = 16
+
+
+class _DefaultLexicon:
+    """Marker for the bundled lexicon."""
+
+    def __repr__(self) -> str:
+        return "DEFAULT_LEXICON"
+
+
+DEFAULT_LEXICON: Any = _DefaultLexicon()
+
+
+@runtime_checkable
+class IToolRetriever(Protocol):
+    """A host's own ranker: a query and the admitted names in, names best first out."""
+
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        """Rank up to ``k`` of ``names`` for ``query``, best first."""
+        ...
+
+
+FieldTexts = tuple[str, str, str, str, str]
+
+
+def tool_fields(tool: Tool) -> FieldTexts:
+    """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
+    summary, body = split_description(tool.description)
+    texts = tuple(
+        clean_text(t)
+        for t in (tool.name, tool.search_hint, summary, body, params_text(tool.input_schema))
+    )
+    if any(len(t) > FIELD_MAX_CHARS for t in texts):
+        cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
+        _log.warning(
+            "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
+            tool.name,
+            ", ".join(cut),
+            FIELD_MAX_CHARS,
+        )
+        texts = tuple(t[:FIELD_MAX_CHARS] for t in texts)  # type: ignore[assignment]
+    return texts
+
+
+@dataclass
+class _Built:
+    """The index of one catalogue generation."""
+
+    generation: int
+    names: list[str]
+    ids: dict[str, int]
+    index: IndexLike
+    filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def filter_for(self, admitted: Collection[str]) -> Any:
+        key = frozenset(admitted)
+        with self.lock:
+            found = self.filters.get(key)
+            if found is not None:
+                self.filters.move_to_end(key)
+                return found
+        made = self.index.make_filter(sorted(self.ids[n] for n in key if n in self.ids))
+        with self.lock:
+            self.filters[key] = made
+            while len(self.filters) > _FILTER_CACHE:
+                self.filters.popitem(last=False)
+        return made
+
+
+class ToolRegistry:
+    """Tools by name, a generation that moves when they change, and lexical search.
+
+    ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
+    bundled one by default, ``None`` for none, or a host's own ``(source, targets)`` pairs.
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool | Mapping[str, Any]] = (),
+        *,
+        engine: EngineName | None = None,
+        lexicon: Any = DEFAULT_LEXICON,
+        settings: RetrievalSettings | None = None,
+        retrievers: Sequence[IToolRetriever] = (),
+    ) -> None:
+        self._backend: Backend = backend(engine)
+        if lexicon is DEFAULT_LEXICON:
+            self._lexicon = _default_lexicon(self._backend)
+        elif lexicon is None:
+            self._lexicon = None
+        else:
+            self._lexicon = self._backend.lexicon(list(lexicon))
+        self.settings = settings or RetrievalSettings()
+        self.retrievers: list[IToolRetriever] = list(retrievers)
+        self._lock = threading.RLock()
+        self._tools: dict[str, Tool] = {}
+        self._origins: dict[str, str] = {}
+        self._fields: dict[str, FieldTexts] = {}
+        self._generation = 0
+        self._built: _Built | None = None
+        for i, tool in enumerate(tools):
+            self.register(tool, where=f"item {i}")
+
+    # -- the catalogue ---------------------------------------------------------------------
+
+    @property
+    def engine(self) -> EngineName:
+        """The engine this registry searches with."""
+        return self._backend.name
+
+    @property
+    def generation(self) -> int:
+        """Catalogue generation: moves whenever a tool is registered, replaced or removed."""
+        return self._generation
+
+    def register(
+        self, tool: Tool | Mapping[str, Any], *, replace: bool = False, where: str = ""
+    ) -> Tool:
+        """Add a tool (a :class:`Tool` or a mapping); ``where`` names its source in errors."""
+        parsed = tool if isinstance(tool, Tool) else tool_from_mapping(tool, where=where)
+        origin = where or "registered by the host"
+        texts = tool_fields(parsed)
+        with self._lock:
+            if parsed.name in self._tools and not replace:
+                raise DuplicateToolError(parsed.name, self._origins[parsed.name], origin)
+            self._tools[parsed.name] = parsed
+            self._origins[parsed.name] = origin
+            self._fields[parsed.name] = texts
+            self._generation += 1
+        return parsed
+
+    def register_many(
+        self, tools: Iterable[Tool | Mapping[str, Any]], *, replace: bool = False, where: str = ""
+    ) -> list[Tool]:
+        """Register several tools; all are validated before any is added."""
+        prefix = f"{where} " if where else ""
+        parsed = [
+            t if isinstance(t, Tool) else tool_from_mapping(t, where=f"{prefix}item {i}")
+            for i, t in enumerate(tools)
+        ]
+        seen: dict[str, int] = {}
+        for i, t in enumerate(parsed):
+            if t.name in seen and not replace:
+                raise DuplicateToolError(
+                    t.name, f"{prefix}item {seen[t.name]}", f"{prefix}item {i}"
+                )
+            seen[t.name] = i
+        with self._lock:
+            if not replace:
+                for i, t in enumerate(parsed):
+                    if t.name in self._tools:
+                        raise DuplicateToolError(t.name, self._origins[t.name], f"{prefix}item {i}")
+            for i, t in enumerate(parsed):
+                self._tools[t.name] = t
+                self._origins[t.name] = f"{prefix}item {i}"
+                self._fields[t.name] = tool_fields(t)
+            if parsed:
+                self._generation += 1
+        return parsed
+
+    def unregister(self, name: str) -> Tool:
+        """Remove a tool by name and return it; an unknown name raises ``UnknownToolError``."""
+        with self._lock:
+            tool = self._tools.pop(name, None)
+            if tool is None:
+                raise UnknownToolError(f"no tool named {name!r} is registered")
+            del self._origins[name]
+            del self._fields[name]
+            self._generation += 1
+        return tool
+
+    def get(self, name: str) -> Tool:
+        """The tool of that name; an unknown name raises ``UnknownToolError``."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(f"no tool named {name!r} is registered") from None
+
+    def __contains__(self, name: object) -> bool:
+        """Whether a tool of that name is registered."""
+        return name in self._tools
+
+    def __len__(self) -> int:
+        """Number of registered tools."""
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        """Registered names in sorted order."""
+        with self._lock:
+            return sorted(self._tools)
+
+    def tools(self) -> list[Tool]:
+        """Registered tools in name order."""
+        with self._lock:
+            return [self._tools[n] for n in sorted(self._tools)]
+
+    # -- search ----------------------------------------------------------------------------
+
+    def _current(self) -> _Built:
+        with self._lock:
+            built = self._built
+            if built is not None and built.generation == self._generation:
+                return built
+            generation = self._generation
+            names = sorted(self._tools)
+            fields = [self._fields[n] for n in names]
+        index = self._backend.index(names, fields)
+        made = _Built(generation, names, {n: i for i, n in enumerate(names)}, index)
+        with self._lock:
+            if self._built is None or self._built.generation < generation:
+                self._built = made
+        return made
+
+    def _prepare(
+        self, query: object, k: object, settings: RetrievalSettings | None
+    ) -> tuple[str, int, RetrievalSettings]:
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a string, got {type(query).__name__}")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ValueError(f"k must be a whole number >= 0, got {k!r}")
+        if len(query) > QUERY_MAX_CHARS:
+            _log.info(
+                "toolsurface: query of %d characters analysed on its first %d",
+                len(query),
+                QUERY_MAX_CHARS,
+            )
+            query = query[:QUERY_MAX_CHARS]
+        query = clean_text(query)
+        chosen = settings or self.settings
+        if not isinstance(chosen, RetrievalSettings):
+            raise TypeError(f"settings must be RetrievalSettings, got {type(chosen).__name__}")
+        return query, k, chosen
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        settings: RetrievalSettings | None = None,
+        admitted: Collection[str] | None = None,
+        explain: bool = False,
+        retrievers: Sequence[IToolRetriever] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` best tools for ``query``, best first, ties by name.
+
+        ``admitted`` limits the hits to those names (a run's policy); ``explain`` adds the
+        matched terms and each field's contribution to every hit; ``retrievers`` (default:
+        the registry's) are fused with the lexical ranking by reciprocal rank.
+        """
+        query, k, chosen = self._prepare(query, k, settings)
+        built = self._current()
+        hosts = self.retrievers if retrievers is None else list(retrievers)
+        depth = max(k, FUSION_DEPTH) if hosts else k
+        ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
+        names = [built.names[i] for i in ids]
+        if hosts and k:
+            fused = self._fuse(built, query, names, scores, hosts, admitted, k)
+            if fused is not None:
+                names, scores = fused
+        names, scores = names[:k], scores[:k]
+        hits = []
+        for rank, (name, score) in enumerate(zip(names, scores), 1):
+            explanation = None
+            if explain:
+                explanation = self._explain(built, query, name, chosen, fallback)
+            hits.append(SearchHit(name, score, rank, fallback, explanation))
+        return hits
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int = 10,
+        *,
+        settings: RetrievalSettings | None = None,
+        admitted: Collection[str] | None = None,
+    ) -> list[list[SearchHit]]:
+        """``search`` for many queries at once (native: across cores, the GIL released)."""
+        prepared = [self._prepare(q, k, settings)[0] for q in queries]
+        _, k, chosen = self._prepare("", k, settings)
+        built = self._current()
+        allowed = built.filter_for(admitted) if admitted is not None else None
+        results = built.index.search_many(
+            prepared,
+            k,
+            chosen.weights.as_tuple(),
+            chosen.b.as_tuple(),
+            chosen.k1,
+            chosen.expansion_weight,
+            self._lexicon,
+            allowed,
+        )
+        return [
+            [
+                SearchHit(built.names[i], s, rank, fb)
+                for rank, (i, s) in enumerate(zip(ids, scores), 1)
+            ]
+            for ids, scores, fb in results
+        ]
+
+    def query_terms(
+        self, query: str, settings: RetrievalSettings | None = None
+    ) -> list[tuple[str, float]]:
+        """The weighted terms a query searches for: its own, then the lexicon's expansions."""
+        query, _, chosen = self._prepare(query, 0, settings)
+        return list(
+            self._current().index.query_terms(query, self._lexicon, chosen.expansion_weight)
+        )
+
+    def _lexical(
+        self,
+        built: _Built,
+        query: str,
+        k: int,
+        settings: RetrievalSettings,
+        admitted: Collection[str] | None,
+    ) -> tuple[list[int], list[float], bool]:
+        allowed = built.filter_for(admitted) if admitted is not None else None
+        return built.index.search(
+            query,
+            k,
+            settings.weights.as_tuple(),
+            settings.b.as_tuple(),
+            settings.k1,
+            settings.expansion_weight,
+            self._lexicon,
+            allowed,
+        )
+
+    def _fuse(
+        self,
+        built: _Built,
+        query: str,
+        names: list[str],
+        scores: list[float],
+        hosts: Sequence[IToolRetriever],
+        admitted: Collection[str] | None,
+        k: int,
+    ) -> tuple[list[str], list[float]] | None:
+        pool = built.names if admitted is None else [n for n in built.names if n in admitted]
+        allowed = set(pool)
+        rankings = [names]
+        for host in hosts:
+            try:
+                ranked = host.rank(query, pool, max(k, FUSION_DEPTH))
+                rankings.append([n for n in dict.fromkeys(ranked) if n in allowed])
+            except Exception:
+                _log.exception("toolsurface: host retriever %r failed; serving lexical", host)
+        if len(rankings) == 1:
+            return None
+        fused = reciprocal_rank_fusion(rankings)
+        return [n for n, _ in fused], [s for _, s in fused]
+
+    def _explain(
+        self,
+        built: _Built,
+        query: str,
+        name: str,
+        settings: RetrievalSettings,
+        fallback: bool,
+    ) -> tuple[TermContribution, ...]:
+        rows = built.index.explain(
+            query,
+            built.ids[name],
+            settings.weights.as_tuple(),
+            settings.b.as_tuple(),
+            settings.k1,
+            settings.expansion_weight,
+            self._lexicon,
+            fallback,
+        )
+        return tuple(
+            TermContribution(term, weight, dict(zip(FIELD_NAMES, parts)))
+            for term, weight, parts in rows
+        )
+
+
+_LEXICONS: dict[EngineName, Any] = {}
+_LEXICON_LOCK = threading.Lock()
+
+
+def _default_lexicon(b: Backend) -> Any:
+    with _LEXICON_LOCK:
+        lex = _LEXICONS.get(b.name)
+        if lex is None:
+            lex = _LEXICONS[b.name] = b.lexicon(default_lexicon_entries())
+        return lex

@@ -1,0 +1,1 @@
+"""Retrieval: analysis, the two engines, the lexicon and rank fusion."""

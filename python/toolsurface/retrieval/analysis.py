@@ -1,0 +1,191 @@
+"""Text analysis of the pure engine: text in, index terms out (normative spec: docs/analysis.md).
+
+The native engine implements the same steps in Rust; ``tests/data/analysis_vectors.jsonl``
+holds the vectors both must pass. Character classes and case folding come from the shared
+table ``data/chars.tsv`` rather than from ``unicodedata``, so both engines follow one Unicode
+version whatever interpreter or Rust toolchain runs them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
+from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
+
+__all__ = ["CONNECTORS", "MIN_TOKEN_CHARS", "Analyzer", "CharTable"]
+
+#: Tokens shorter than this (in code points, after folding) are dropped.
+MIN_TOKEN_CHARS = 2
+#: Characters that join the parts of one identifier (``create_pull-request.v2``).
+CONNECTORS = "_-."
+
+_UPPER, _LOWER, _OTHER, _MARK, _NUMBER, _IGNORE = "U", "L", "O", "M", "N", "I"
+_LETTERS = frozenset((_UPPER, _LOWER, _OTHER))
+_ENGLISH_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")
+_RUSSIAN_TOKEN = re.compile(r"[а-я]+")
+_MEMO_LIMIT = 1 << 17
+
+
+def _script(cp: int) -> int:
+    """Return 1 for a Latin letter, 2 for a Cyrillic one, 0 otherwise (letters only)."""
+    if cp < 0x80 or 0xC0 <= cp <= 0x24F:
+        return 1
+    if 0x400 <= cp <= 0x4FF:
+        return 2
+    return 0
+
+
+def _class_set(ranges: list[tuple[int, int]]) -> str:
+    """Render code point ranges as the inside of a regular-expression character class."""
+    return "".join(f"\\U{a:08X}" if a == b else f"\\U{a:08X}-\\U{b:08X}" for a, b in ranges)
+
+
+@dataclass(frozen=True)
+class CharTable:
+    """Character classes and lower-case folds parsed from the shared ``chars.tsv``."""
+
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+    classes: tuple[str, ...]
+    folds: dict[int, int] = field(hash=False)
+
+    @classmethod
+    def parse(cls, text: str) -> CharTable:
+        """Parse the table's text; a malformed line raises ``ValueError`` naming it."""
+        starts: list[int] = []
+        ends: list[int] = []
+        classes: list[str] = []
+        folds: dict[int, int] = {}
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split()
+            try:
+                if parts[0] == "C" and len(parts) == 4 and parts[3] in "ULOMNI":
+                    first, last = int(parts[1], 16), int(parts[2], 16)
+                    if first > last or (ends and first <= ends[-1]):
+                        raise ValueError("ranges must ascend without overlap")
+                    starts.append(first)
+                    ends.append(last)
+                    classes.append(parts[3])
+                elif parts[0] == "F" and len(parts) == 3:
+                    folds[int(parts[1], 16)] = int(parts[2], 16)
+                else:
+                    raise ValueError("expected 'C first last class' or 'F cp folded'")
+            except (ValueError, IndexError) as exc:
+                raise ValueError(f"chars.tsv line {lineno}: {exc}: {line!r}") from None
+        return cls(tuple(starts), tuple(ends), tuple(classes), folds)
+
+    def char_class(self, cp: int) -> str:
+        """Class letter of a code point: U, L, O, M, N, I, or S for a separator."""
+        i = bisect.bisect_right(self.starts, cp) - 1
+        if i >= 0 and cp <= self.ends[i]:
+            return self.classes[i]
+        return "S"
+
+    def ranges(self, wanted: str) -> list[tuple[int, int]]:
+        """Merged code point ranges whose class is one of ``wanted``."""
+        out: list[tuple[int, int]] = []
+        for first, last, cls in zip(self.starts, self.ends, self.classes):
+            if cls in wanted:
+                if out and out[-1][1] == first - 1:
+                    out[-1] = (out[-1][0], last)
+                else:
+                    out.append((first, last))
+        return out
+
+
+class Analyzer:
+    """Turns text into index terms: identifiers split, folded, filtered and stemmed."""
+
+    def __init__(self, table: CharTable, stopwords: Iterable[str]) -> None:
+        self.table = table
+        self._fold_map = dict(table.folds)
+        self._ignore_map: dict[int, None] = {
+            cp: None for first, last in table.ranges(_IGNORE) for cp in range(first, last + 1)
+        }
+        base = _class_set(table.ranges("ULON"))
+        marks = _class_set(table.ranges(_MARK))
+        seg = f"[{base}][{base}{marks}]*"
+        self._identifier = re.compile(f"{seg}(?:[{re.escape(CONNECTORS)}]+{seg})*")
+        self._connector = re.compile(f"[{re.escape(CONNECTORS)}]+")
+        self.stopwords = frozenset(
+            self.fold(w.strip()) for w in stopwords if w.strip() and not w.startswith("#")
+        )
+        self._english = EnglishStemmer()
+        self._russian = RussianStemmer()
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    def fold(self, text: str) -> str:
+        """Lower-case ``text`` code point by code point through the table (ё reads as е)."""
+        return text.translate(self._fold_map)
+
+    def tokens(self, text: str) -> list[str]:
+        """Index terms of ``text`` in order: parts of each identifier, then its joined form."""
+        text = text.translate(self._ignore_map)
+        out: list[str] = []
+        memo = self._memo
+        for match in self._identifier.finditer(text):
+            ident = match.group()
+            terms = memo.get(ident)
+            if terms is None:
+                terms = self._analyse_identifier(ident)
+                if len(memo) >= _MEMO_LIMIT:
+                    memo.clear()
+                memo[ident] = terms
+            out.extend(terms)
+        return out
+
+    def parts(self, identifier: str) -> list[str]:
+        """Split one identifier at connectors, case changes, digits and script changes."""
+        parts: list[str] = []
+        for chunk in self._connector.split(identifier):
+            if chunk:
+                parts.extend(self._split_chunk(chunk))
+        return parts
+
+    def _split_chunk(self, chunk: str) -> list[str]:
+        classes = [self.table.char_class(ord(c)) for c in chunk]
+        bases = [i for i, c in enumerate(classes) if c != _MARK]
+        cuts: list[int] = []
+        for j in range(1, len(bases)):
+            i, p = bases[j], bases[j - 1]
+            prev, cur = classes[p], classes[i]
+            cut = (prev == _LOWER and cur == _UPPER) or ((prev in _LETTERS) != (cur in _LETTERS))
+            if not cut and prev == _UPPER and cur == _UPPER and j + 1 < len(bases):
+                cut = classes[bases[j + 1]] == _LOWER
+            if not cut and prev in _LETTERS and cur in _LETTERS:
+                sp, sc = _script(ord(chunk[p])), _script(ord(chunk[i]))
+                cut = sp != sc and sp != 0 and sc != 0
+            if cut:
+                cuts.append(i)
+        pieces: list[str] = []
+        start = 0
+        for cut_at in cuts:
+            pieces.append(chunk[start:cut_at])
+            start = cut_at
+        pieces.append(chunk[start:])
+        return pieces
+
+    def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
+        parts = self.parts(identifier)
+        raw = [*parts, "".join(parts)] if len(parts) >= 2 else parts
+        out: list[str] = []
+        for piece in raw:
+            token = self.fold(piece)
+            if len(token) < MIN_TOKEN_CHARS or token in self.stopwords:
+                continue
+            out.append(self.stem(token))
+        return tuple(out)
+
+    def stem(self, token: str) -> str:
+        """Stem a folded token by its script: English, Russian, or unchanged."""
+        if _ENGLISH_TOKEN.fullmatch(token):
+            return str(self._english.stemWord(token))
+        if _RUSSIAN_TOKEN.fullmatch(token):
+            return str(self._russian.stemWord(token))
+        return token

@@ -1,0 +1,165 @@
+"""The five indexed fields of a tool, shared by both engines: one cut, one parameter walk.
+
+The first sentence of a description is its ``summary``; the rest is its ``body``. The cut
+skips abbreviations and full stops inside brackets so that "Move an issue to a new status
+(e.g. Done)." stays whole. The rules are normative in docs/analysis.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+__all__ = [
+    "ABBREVIATIONS",
+    "FIELD_MAX_CHARS",
+    "FIELD_NAMES",
+    "SOFT_ABBREVIATIONS",
+    "clean_text",
+    "params_text",
+    "split_description",
+]
+
+#: Field order, the same in both engines and in every table of weights.
+FIELD_NAMES = ("name", "search_hint", "summary", "body", "params")
+#: A field's text is cut to this many characters before analysis (hostile or huge input).
+FIELD_MAX_CHARS = 32_768
+
+#: Words whose full stop never ends a sentence (compared lower-cased, dots inside kept).
+ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "eg",
+        "ie",
+        "vs",
+        "cf",
+        "approx",
+        "incl",
+        "esp",
+        "fig",
+        "vol",
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "jr",
+        "sr",
+        "inc",
+        "ltd",
+        "corp",
+        "т.е",
+        "т.к",
+        "т.н",
+        "напр",
+        "др",
+        "см",
+        "ср",
+        "стр",
+        "тыс",
+        "млн",
+        "млрд",
+        "проф",
+    ]
+)
+#: Abbreviations that end a sentence only when an upper-case letter starts the next one.
+SOFT_ABBREVIATIONS = frozenset(["etc", "т.д", "т.п", "и.т.д"])
+
+_SURROGATES = re.compile("[\ud800-\udfff]")
+_OPENERS = "([{"
+_CLOSERS = ")]}"
+_BLOCK_STARTS = "-*•#>|`"
+
+
+def clean_text(text: str) -> str:
+    """Replace lone surrogates (not valid Unicode text) with U+FFFD, as both engines need."""
+    if text.isascii():
+        return text
+    return _SURROGATES.sub("\ufffd", text)
+
+
+def _word_before(text: str, end: int) -> str:
+    """The run of letters and dots ending just before index ``end``, lower-cased."""
+    start = end
+    while start > 0 and (text[start - 1].isalpha() or text[start - 1] == "."):
+        start -= 1
+    return text[start:end].lower()
+
+
+def _next_non_space(text: str, pos: int) -> str:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return text[pos] if pos < len(text) else ""
+
+
+def _line_break_ends(text: str, pos: int, line_start: int) -> bool:
+    """Whether the line break at ``pos`` ends the first sentence (see module docs)."""
+    if not text[line_start:pos].strip():
+        return False
+    nxt = pos + 1
+    line_end = text.find("\n", nxt)
+    next_line = text[nxt:] if line_end < 0 else text[nxt:line_end]
+    if not next_line.strip():
+        return True
+    first = next_line.lstrip()[0]
+    return first.isupper() or first.isdigit() or first in _BLOCK_STARTS
+
+
+def split_description(description: str) -> tuple[str, str]:
+    """Cut a description into its first sentence and the rest, both stripped."""
+    text = description.strip()
+    depth = 0
+    line_start = 0
+    last_closer = max(text.rfind(c) for c in _CLOSERS)
+    for i, ch in enumerate(text):
+        if ch in _OPENERS:
+            depth += 1
+        elif ch in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif ch == "\n":
+            if _line_break_ends(text, i, line_start):
+                return _joined(text[:i]), text[i + 1 :].strip()
+            line_start = i + 1
+        elif ch in ".!?":
+            if i + 1 < len(text) and not text[i + 1].isspace():
+                continue
+            if depth > 0 and last_closer > i:
+                continue
+            if ch == ".":
+                word = _word_before(text, i)
+                if word in ABBREVIATIONS:
+                    continue
+                if word in SOFT_ABBREVIATIONS and not _next_non_space(text, i + 1).isupper():
+                    continue
+            return _joined(text[: i + 1]), text[i + 1 :].strip()
+    return _joined(text), ""
+
+
+def _joined(summary: str) -> str:
+    """Collapse the line breaks of a wrapped first sentence into single spaces."""
+    if "\n" not in summary:
+        return summary.strip()
+    return " ".join(line.strip() for line in summary.split("\n") if line.strip())
+
+
+def _walk_properties(schema: Mapping[str, Any], depth: int) -> Iterator[str]:
+    if depth > 8:
+        return
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for name, prop in props.items():
+            yield str(name)
+            if isinstance(prop, Mapping):
+                desc = prop.get("description")
+                if isinstance(desc, str) and desc:
+                    yield desc
+                yield from _walk_properties(prop, depth + 1)
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        yield from _walk_properties(items, depth + 1)
+
+
+def params_text(input_schema: Mapping[str, Any]) -> str:
+    """Parameter names and descriptions, nested ones too, one a line ($defs not followed)."""
+    return "\n".join(_walk_properties(input_schema, 0))

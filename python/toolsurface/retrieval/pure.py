@@ -1,0 +1,324 @@
+"""The pure-Python engine: lexicon, BM25F index, search, fallback and explain.
+
+It is the reference the native engine is checked against, so every floating-point
+expression here is written in the order docs/analysis.md fixes, and the native code
+mirrors it term by term. Its API is the native module's, class for class.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from toolsurface.retrieval.analysis import Analyzer
+
+__all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
+
+N_FIELDS = 5
+SETTINGS_CACHE = 8
+FUZZY_MIN_CHARS = 3
+FUZZY_MIN_SIMILARITY = 0.5
+FUZZY_PER_TOKEN = 3
+
+#: The scoring part of the settings: five weights, five ``b``, ``k1``.
+ScoringKey = tuple[float, ...]
+Hits = tuple[list[int], list[float], bool]
+
+
+def check_settings(
+    weights: Sequence[float], b: Sequence[float], k1: float, expansion_weight: float
+) -> None:
+    """Raise ``ValueError`` for settings no score can be computed with."""
+    if len(weights) != N_FIELDS or len(b) != N_FIELDS:
+        raise ValueError("weights and b take five values: name, search_hint, summary, body, params")
+    for w in weights:
+        if not (math.isfinite(w) and w >= 0.0):
+            raise ValueError(f"field weight {w!r} must be finite and >= 0")
+    for x in b:
+        if not (math.isfinite(x) and 0.0 <= x <= 1.0):
+            raise ValueError(f"b {x!r} must be within [0, 1]")
+    if not (math.isfinite(k1) and k1 > 0.0):
+        raise ValueError(f"k1 {k1!r} must be finite and > 0")
+    if not (math.isfinite(expansion_weight) and expansion_weight >= 0.0):
+        raise ValueError(f"expansion_weight {expansion_weight!r} must be finite and >= 0")
+
+
+class PureLexicon:
+    """Query expansion entries, keys and targets analysed by the engine's own analyser."""
+
+    def __init__(self, analyzer: Analyzer, entries: Sequence[tuple[str, str]]) -> None:
+        self.entries: dict[tuple[str, ...], list[str]] = {}
+        self.max_len = 0
+        for i, (source, target) in enumerate(entries):
+            key = tuple(analyzer.tokens(source))
+            if not key:
+                raise ValueError(f"lexicon entry {i} ({source!r}): source has no index terms")
+            targets = analyzer.tokens(target)
+            if not targets:
+                raise ValueError(f"lexicon entry {i} ({source!r}): target {target!r} has no terms")
+            merged = self.entries.setdefault(key, [])
+            for t in targets:
+                if t not in merged:
+                    merged.append(t)
+            self.max_len = max(self.max_len, len(key))
+
+    def __len__(self) -> int:
+        """Number of distinct keys."""
+        return len(self.entries)
+
+
+class PureFilter:
+    """The set of document ids a search may return."""
+
+    def __init__(self, ids: frozenset[int]) -> None:
+        self.ids = ids
+
+
+def _add(terms: dict[str, float], term: str, weight: float) -> None:
+    old = terms.get(term)
+    if old is None or weight > old:
+        terms[term] = weight
+
+
+def _trigrams(term: str) -> set[str]:
+    padded = f" {term} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+class PureIndex:
+    """BM25F over five fields: postings with per-field counts, saturated weights per settings."""
+
+    def __init__(
+        self,
+        analyzer: Analyzer,
+        names: Sequence[str],
+        fields: Sequence[tuple[str, str, str, str, str]],
+    ) -> None:
+        if len(names) != len(fields):
+            raise ValueError(f"{len(names)} names but {len(fields)} field tuples")
+        self.analyzer = analyzer
+        self.names = list(names)
+        n = len(names)
+        self.lengths: list[tuple[int, ...]] = []
+        postings: dict[str, dict[int, list[int]]] = {}
+        totals = [0] * N_FIELDS
+        for doc, doc_fields in enumerate(fields):
+            if len(doc_fields) != N_FIELDS:
+                raise ValueError(f"document {doc} ({names[doc]!r}) needs five fields")
+            lens = []
+            for f, text in enumerate(doc_fields):
+                toks = analyzer.tokens(text)
+                lens.append(len(toks))
+                totals[f] += len(toks)
+                for tok in toks:
+                    per_doc = postings.setdefault(tok, {})
+                    counts = per_doc.get(doc)
+                    if counts is None:
+                        counts = per_doc[doc] = [0] * N_FIELDS
+                    counts[f] += 1
+            self.lengths.append(tuple(lens))
+        self.avglen = [float(t) / float(n) if n else 0.0 for t in totals]
+        self.postings: dict[str, tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
+        self.idf: dict[str, float] = {}
+        for term, per_doc in postings.items():
+            docs = tuple(sorted(per_doc))
+            self.postings[term] = (docs, tuple(tuple(per_doc[d]) for d in docs))
+            nf, df = float(n), float(len(docs))
+            self.idf[term] = math.log(1.0 + (nf - df + 0.5) / (df + 0.5))
+        self._trigram_index: dict[str, list[str]] | None = None
+        self._tables: OrderedDict[ScoringKey, dict[str, list[float]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Number of documents."""
+        return len(self.names)
+
+    def vocabulary_size(self) -> int:
+        """Number of distinct terms."""
+        return len(self.postings)
+
+    def make_filter(self, ids: Sequence[int]) -> PureFilter:
+        """A filter admitting the given document ids."""
+        for i in ids:
+            if not 0 <= i < len(self.names):
+                raise ValueError(f"document id {i} out of range 0..{len(self.names)}")
+        return PureFilter(frozenset(ids))
+
+    # -- query -----------------------------------------------------------------------------
+
+    def query_terms(
+        self, query: str, lexicon: PureLexicon | None, expansion_weight: float
+    ) -> list[tuple[str, float]]:
+        """Weighted query terms in order: the query's own, then lexicon expansions."""
+        return list(self._terms(self.analyzer.tokens(query), lexicon, expansion_weight).items())
+
+    @staticmethod
+    def _terms(
+        toks: list[str], lexicon: PureLexicon | None, expansion_weight: float
+    ) -> dict[str, float]:
+        terms: dict[str, float] = {}
+        for tok in toks:
+            _add(terms, tok, 1.0)
+        if lexicon is not None and expansion_weight > 0.0 and lexicon.max_len:
+            i = 0
+            while i < len(toks):
+                for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
+                    targets = lexicon.entries.get(tuple(toks[i : i + length]))
+                    if targets is not None:
+                        for t in targets:
+                            _add(terms, t, expansion_weight)
+                        i += length
+                        break
+                else:
+                    i += 1
+        return terms
+
+    def _table(self, key: ScoringKey) -> dict[str, list[float]]:
+        with self._lock:
+            table = self._tables.get(key)
+            if table is not None:
+                self._tables.move_to_end(key)
+                return table
+        w, b, k1 = key[0:5], key[5:10], key[10]
+        avg = self.avglen
+        table = {}
+        for term, (docs, counts) in self.postings.items():
+            sats = []
+            for doc, tf in zip(docs, counts):
+                lens = self.lengths[doc]
+                s = 0.0
+                for f in range(N_FIELDS):
+                    if tf[f] > 0:
+                        s += (w[f] * float(tf[f])) / (
+                            (1.0 - b[f]) + b[f] * (float(lens[f]) / avg[f])
+                        )
+                sats.append(s / (k1 + s))
+            table[term] = sats
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > SETTINGS_CACHE:
+                self._tables.popitem(last=False)
+        return table
+
+    def _score(
+        self, terms: dict[str, float], table: dict[str, list[float]], allowed: PureFilter | None
+    ) -> dict[int, float]:
+        acc: dict[int, float] = {}
+        for term, weight in terms.items():
+            posting = self.postings.get(term)
+            if posting is None:
+                continue
+            q = weight * self.idf[term]
+            for doc, sat in zip(posting[0], table[term]):
+                acc[doc] = acc.get(doc, 0.0) + q * sat
+        if allowed is None:
+            return {d: s for d, s in acc.items() if s > 0.0}
+        return {d: s for d, s in acc.items() if s > 0.0 and d in allowed.ids}
+
+    def _fuzzy_terms(self, toks: list[str]) -> dict[str, float]:
+        if self._trigram_index is None:
+            index: dict[str, list[str]] = {}
+            for term in sorted(self.postings):
+                if len(term) >= FUZZY_MIN_CHARS:
+                    for g in _trigrams(term):
+                        index.setdefault(g, []).append(term)
+            self._trigram_index = index
+        terms: dict[str, float] = {}
+        for tok in dict.fromkeys(toks):
+            if len(tok) < FUZZY_MIN_CHARS:
+                continue
+            grams = _trigrams(tok)
+            common: dict[str, int] = {}
+            for g in grams:
+                for term in self._trigram_index.get(g, ()):
+                    common[term] = common.get(term, 0) + 1
+            scored = []
+            for term, c in common.items():
+                dice = (2.0 * float(c)) / float(len(grams) + len(_trigrams(term)))
+                if dice >= FUZZY_MIN_SIMILARITY:
+                    scored.append((-dice, term))
+            for neg, term in sorted(scored)[:FUZZY_PER_TOKEN]:
+                _add(terms, term, -neg)
+        return terms
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        weights: Sequence[float],
+        b: Sequence[float],
+        k1: float,
+        expansion_weight: float,
+        lexicon: PureLexicon | None = None,
+        allowed: PureFilter | None = None,
+    ) -> Hits:
+        """The ``k`` best documents: ids and scores, best first, and whether the fallback ran."""
+        check_settings(weights, b, k1, expansion_weight)
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        table = self._table((*weights, *b, k1))
+        toks = self.analyzer.tokens(query)
+        scores = self._score(self._terms(toks, lexicon, expansion_weight), table, allowed)
+        fallback = not scores
+        if fallback:
+            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+        names = self.names
+        best = heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], names[item[0]]))
+        return [d for d, _ in best], [s for _, s in best], fallback
+
+    def search_many(
+        self,
+        queries: Sequence[str],
+        k: int,
+        weights: Sequence[float],
+        b: Sequence[float],
+        k1: float,
+        expansion_weight: float,
+        lexicon: PureLexicon | None = None,
+        allowed: PureFilter | None = None,
+    ) -> list[Hits]:
+        """``search`` for each query, in order."""
+        return [
+            self.search(q, k, weights, b, k1, expansion_weight, lexicon, allowed) for q in queries
+        ]
+
+    def explain(
+        self,
+        query: str,
+        doc: int,
+        weights: Sequence[float],
+        b: Sequence[float],
+        k1: float,
+        expansion_weight: float,
+        lexicon: PureLexicon | None,
+        fallback: bool,
+    ) -> list[tuple[str, float, list[float]]]:
+        """Per matched term of ``doc``: the term, its query weight, each field's contribution."""
+        check_settings(weights, b, k1, expansion_weight)
+        if not 0 <= doc < len(self.names):
+            raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
+        toks = self.analyzer.tokens(query)
+        terms = (
+            self._fuzzy_terms(toks) if fallback else self._terms(toks, lexicon, expansion_weight)
+        )
+        lens = self.lengths[doc]
+        out: list[tuple[str, float, list[float]]] = []
+        for term, weight in terms.items():
+            posting = self.postings.get(term)
+            if posting is None or doc not in posting[0]:
+                continue
+            tf = posting[1][posting[0].index(doc)]
+            parts = [0.0] * N_FIELDS
+            s = 0.0
+            for f in range(N_FIELDS):
+                if tf[f] > 0:
+                    parts[f] = (weights[f] * float(tf[f])) / (
+                        (1.0 - b[f]) + b[f] * (float(lens[f]) / self.avglen[f])
+                    )
+                    s += parts[f]
+            total = (weight * self.idf[term]) * (s / (k1 + s))
+            out.append((term, weight, [total * (p / s) if p > 0.0 else 0.0 for p in parts]))
+        return out
