@@ -184,7 +184,8 @@ def demo_catalogue() -> list[Tool]:
     """The bundled demo catalogue: tools in the style of a dozen MCP servers."""
     text = (
         resources.files("toolsurface")
-        .joinpath("data", "demo_catalogue.json")
+        .joinpath("data")
+        .joinpath("demo_catalogue.json")
         .read_text(encoding="utf-8")
     )
     return parse_catalogue(text, source="demo_catalogue.json")[1]

@@ -125,16 +125,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print(f"{len(queries)} queries, {len(registry)} tools in {label}, engine {registry.engine}")
     header = ["group", "n", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10"]
     print("  ".join(f"{h:>12}" if i == 0 else f"{h:>7}" for i, h in enumerate(header)))
-    for group, m in metrics.items():
-        row = [
-            m["queries"],
-            m["recall@1"],
-            m["recall@3"],
-            m["recall@5"],
-            m["recall@10"],
-            m["mrr"],
-            m["ndcg@10"],
-        ]
+    keys = ("queries", "recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
+    for group, figures in metrics.items():
+        row = [figures[key] for key in keys]
         cells = [f"{int(row[0]):>7}"] + [f"{v:>7.4f}" for v in row[1:]]
         print(f"{group:>12}  " + "  ".join(cells))
     return 0

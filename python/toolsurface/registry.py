@@ -69,9 +69,13 @@ FieldTexts = tuple[str, str, str, str, str]
 def tool_fields(tool: Tool) -> FieldTexts:
     """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
     summary, body = split_description(tool.description)
-    texts = tuple(
-        clean_text(t)
-        for t in (tool.name, tool.search_hint, summary, body, params_text(tool.input_schema))
+    name, hint, params = tool.name, tool.search_hint, params_text(tool.input_schema)
+    texts: FieldTexts = (
+        clean_text(name),
+        clean_text(hint),
+        clean_text(summary),
+        clean_text(body),
+        clean_text(params),
     )
     if any(len(t) > FIELD_MAX_CHARS for t in texts):
         cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
@@ -81,7 +85,8 @@ def tool_fields(tool: Tool) -> FieldTexts:
             ", ".join(cut),
             FIELD_MAX_CHARS,
         )
-        texts = tuple(t[:FIELD_MAX_CHARS] for t in texts)  # type: ignore[assignment]
+        m = FIELD_MAX_CHARS
+        texts = (texts[0][:m], texts[1][:m], texts[2][:m], texts[3][:m], texts[4][:m])
     return texts
 
 

@@ -20,7 +20,9 @@ __all__ = [
 
 def read_data_text(name: str) -> str:
     """Text of a file in the package's ``data`` folder."""
-    return resources.files("toolsurface").joinpath("data", name).read_text(encoding="utf-8")
+    return (
+        resources.files("toolsurface").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    )
 
 
 @functools.cache

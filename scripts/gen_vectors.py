@@ -1,0 +1,158 @@
+"""Regenerate the conformance files under tests/data from the pure (reference) engine.
+
+    TOOLSURFACE_ENGINE=pure python scripts/gen_vectors.py
+
+analysis_vectors.jsonl: every input of analysis_inputs.jsonl with its tokens.
+scoring_vectors.json: a self-contained catalogue, lexicon, settings and queries with the
+ranked names and scores the reference gives. Both engines must reproduce both files; a
+change to analysis or scoring that moves them is a change to the spec (docs/analysis.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from toolsurface.catalogue import demo_catalogue
+from toolsurface.registry import tool_fields
+from toolsurface.retrieval.backend import backend
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+
+QUERIES = [
+    "list open pull requests",
+    "покажи открытые пулреквесты",
+    "create a ticket for the login bug",
+    "заведи тикет на баг",
+    "send a message to the #deploys channel",
+    "напиши в канал что релиз готов",
+    "who is on call right now",
+    "кто дежурит",
+    "schedule a meeting with the team tomorrow",
+    "назначь созвон",
+    "restart the payments service in prod",
+    "перезапусти сервис",
+    "show recent errors in sentry",
+    "read the config file",
+    "open https://example.com in the browser and take a screenshot",
+    "merge MR 42",
+    "смержи мр",
+    "run a SQL query against the orders table",
+    "archive the support ticket",
+    "заархивируй тикет поддержки",
+    "pul reqests",
+    "crate isue",
+    "k8s pods crashlooping",
+    "",
+    "the and of",
+    "BrowserOpen",
+    "🚀 deploy v2.3.1",
+]
+LEXICON = [
+    ["пулреквест", "pull request"],
+    ["покажи", "show list"],
+    ["открытый", "open"],
+    ["тикет", "ticket issue"],
+    ["заведи", "create"],
+    ["баг", "bug issue"],
+    ["канал", "channel"],
+    ["напиши", "message"],
+    ["дежурит", "on call"],
+    ["созвон", "meeting call event"],
+    ["назначь", "schedule create"],
+    ["перезапусти", "restart"],
+    ["сервис", "service"],
+    ["смержи", "merge"],
+    ["мр", "merge request"],
+    ["заархивируй", "archive"],
+    ["поддержка", "support"],
+    ["pr", "pull request"],
+    ["mr", "merge request"],
+    ["k8s", "kubernetes"],
+    ["on call", "oncall schedule"],
+]
+SETTINGS = [
+    {
+        "weights": [3.0, 2.5, 2.0, 1.0, 0.4],
+        "b": [0.3, 0.5, 0.5, 0.75, 0.75],
+        "k1": 1.2,
+        "expansion_weight": 0.6,
+    },
+    {
+        "weights": [1.0, 1.0, 1.0, 1.0, 1.0],
+        "b": [0.0, 1.0, 0.25, 0.9, 0.5],
+        "k1": 0.7,
+        "expansion_weight": 1.0,
+    },
+]
+
+
+def main() -> None:
+    pure = backend("pure")
+    inputs = [
+        json.loads(x)
+        for x in (DATA / "analysis_inputs.jsonl").read_text("utf-8").splitlines()
+        if x.strip()
+    ]
+    with (DATA / "analysis_vectors.jsonl").open("w", encoding="utf-8") as out:
+        for item in inputs:
+            row = {
+                "category": item["category"],
+                "text": item["text"],
+                "tokens": pure.tokens(item["text"]),
+            }
+            out.write(json.dumps(row, ensure_ascii=True) + "\n")
+    tools = [
+        t
+        for t in demo_catalogue()
+        if t.name.split("__")[0]
+        in {
+            "github",
+            "gitlab",
+            "jira",
+            "zendesk",
+            "slack",
+            "gcal",
+            "pagerduty",
+            "k8s",
+            "fs",
+            "browser",
+            "postgres",
+            "sentry",
+        }
+    ]
+    docs = [{"name": t.name, "fields": list(tool_fields(t))} for t in tools]
+    names = [d["name"] for d in docs]
+    index = pure.index(names, [tuple(d["fields"]) for d in docs])
+    lexicon = pure.lexicon([tuple(e) for e in LEXICON])
+    cases = []
+    for s in SETTINGS:
+        for q in QUERIES:
+            ids, scores, fallback = index.search(
+                q,
+                10,
+                tuple(s["weights"]),
+                tuple(s["b"]),
+                s["k1"],
+                s["expansion_weight"],
+                lexicon,
+                None,
+            )
+            cases.append(
+                {
+                    "settings": s,
+                    "query": q,
+                    "names": [names[i] for i in ids],
+                    "scores": scores,
+                    "fallback": fallback,
+                }
+            )
+    payload = {"documents": docs, "lexicon": LEXICON, "cases": cases}
+    (DATA / "scoring_vectors.json").write_text(
+        json.dumps(payload, ensure_ascii=False, indent=1) + "\n", "utf-8"
+    )
+    print(f"{len(inputs)} analysis vectors, {len(cases)} scoring cases over {len(docs)} tools")
+
+
+if __name__ == "__main__":
+    main()

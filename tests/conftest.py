@@ -1,0 +1,62 @@
+"""Shared fixtures: the live engine, both engines for parity, and the shared data paths."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import toolsurface
+from toolsurface.retrieval.backend import backend
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+SHARED = Path(os.environ.get("TOOLSURFACE_SHARED", ROOT.parent / "shared")) / "data"
+MCP_TOOLS = SHARED / "catalogue" / "mcp_tools.json"
+DEV_QUERIES = SHARED / "queries" / "dev.jsonl"
+NO_SHARED = "shared data (../shared/data) is absent: the real-catalogue checks need it"
+
+
+def native_available() -> bool:
+    try:
+        backend("native")
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="session")
+def engine_name() -> str:
+    """The live engine: every retrieval test runs on it; CI runs the suite on each."""
+    return toolsurface.engine()
+
+
+@pytest.fixture(scope="session")
+def both_backends() -> tuple[Any, Any]:
+    if not native_available():
+        pytest.skip("the native core is not built: parity needs both engines")
+    return backend("pure"), backend("native")
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def mcp_tools() -> list[toolsurface.Tool]:
+    if not MCP_TOOLS.exists():
+        pytest.skip(NO_SHARED)
+    from toolsurface.catalogue import load_catalogue
+
+    return load_catalogue(MCP_TOOLS)[1]
+
+
+@pytest.fixture(scope="session")
+def dev_queries() -> list[dict[str, Any]]:
+    if not DEV_QUERIES.exists():
+        pytest.skip(NO_SHARED)
+    return read_jsonl(DEV_QUERIES)

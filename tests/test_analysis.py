@@ -1,0 +1,129 @@
+"""Analysis: hand-checked token streams, the conformance file, and the first-sentence cut."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import DATA, read_jsonl
+from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.fields import params_text, split_description
+
+
+@pytest.fixture(scope="module")
+def tokens(engine_name: str):  # type: ignore[no-untyped-def]
+    return backend(engine_name).tokens  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("BrowserOpen", ["browser", "open", "browseropen"]),
+        ("HTTPServer", ["http", "server", "httpserver"]),
+        ("getHTTPResponseCode", ["get", "http", "respons", "code", "gethttpresponsecod"]),
+        ("create_pull_request", ["creat", "pull", "request", "createpullrequest"]),
+        ("list-issues", ["list", "issu", "listissu"]),
+        ("v2Api", ["api", "v2api"]),
+        ("github__create_issue", ["github", "creat", "issu", "githubcreateissu"]),
+        ("api.github.com", ["api", "github", "com", "apigithubcom"]),
+        ("GitHub", ["git", "hub", "github"]),
+        ("oauth2", ["oauth", "oauth2"]),
+        ("Покажи открытые пулреквесты, пожалуйста!", ["покаж", "открыт", "пулреквест"]),
+        ("ЁЛКА и ёлки", ["елк", "елк"]),
+        ("cre\u200bate \u202eissue\u202c", ["creat", "issu"]),
+        ("Can you please list the files?", ["list", "file"]),
+        ("можешь, пожалуйста, найти тикет", ["найт", "тикет"]),
+        ("пулRequest", ["пул", "request", "пулrequest"]),
+        ("a b c x y", []),
+        ("🚀 deploy 🔥 now", ["deploy", "now"]),
+        ("", []),
+    ],
+)
+def test_hand_checked_tokens(tokens, text: str, expected: list[str]) -> None:  # type: ignore[no-untyped-def]
+    assert tokens(text) == expected
+
+
+def test_inflections_share_a_stem(tokens) -> None:  # type: ignore[no-untyped-def]
+    forms = ["пулреквест", "пулреквесты", "пулреквестов", "пулреквестами"]
+    assert len({tuple(tokens(f)) for f in forms}) == 1
+    assert tokens("tickets") == tokens("ticket")
+    assert tokens("deployments") == tokens("deployment")
+
+
+def test_conformance_vectors(tokens) -> None:  # type: ignore[no-untyped-def]
+    vectors = read_jsonl(DATA / "analysis_vectors.jsonl")
+    assert len(vectors) >= 300
+    bad = [
+        (v["text"], v["tokens"], tokens(v["text"]))
+        for v in vectors
+        if tokens(v["text"]) != v["tokens"]
+    ]
+    assert not bad, f"{len(bad)} vectors differ, first: {bad[0]}"
+
+
+def test_first_sentence_vectors() -> None:
+    cases = read_jsonl(DATA / "first_sentence.jsonl")
+    assert len(cases) >= 40
+    bad = [
+        (c["text"], c["summary"], split_description(c["text"])[0], c.get("why"))
+        for c in cases
+        if split_description(c["text"])[0] != c["summary"]
+    ]
+    assert not bad, f"{len(bad)} cuts differ, first: {bad[0]}"
+
+
+@pytest.mark.parametrize(
+    ("text", "summary", "body"),
+    [
+        (
+            "Transition an issue to a new status (e.g. Done). Needs a key.",
+            "Transition an issue to a new status (e.g. Done).",
+            "Needs a key.",
+        ),
+        (
+            "Lists files, i.e. the entries of a folder. Hidden ones too.",
+            "Lists files, i.e. the entries of a folder.",
+            "Hidden ones too.",
+        ),
+        (
+            "Handles logs, metrics etc. and traces. More.",
+            "Handles logs, metrics etc. and traces.",
+            "More.",
+        ),
+        ("Handles logs, metrics etc. More here.", "Handles logs, metrics etc.", "More here."),
+        (
+            "Notion | Retrieve a user\nError Responses:\n400: Bad request",
+            "Notion | Retrieve a user",
+            "Error Responses:\n400: Bad request",
+        ),
+        ("  Find it (see the docs. or not)  ", "Find it (see the docs. or not)", ""),
+        ("Показывает задачи, т.е. тикеты. Потом.", "Показывает задачи, т.е. тикеты.", "Потом."),
+        ("", "", ""),
+    ],
+)
+def test_first_sentence(text: str, summary: str, body: str) -> None:
+    assert split_description(text) == (summary, body)
+
+
+def test_params_text_walks_nested_properties() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "repo": {"type": "string", "description": "Repository name"},
+            "filter": {
+                "type": "object",
+                "properties": {"state": {"type": "string", "description": "open or closed"}},
+            },
+            "labels": {"type": "array", "items": {"type": "object", "properties": {"color": {}}}},
+        },
+        "$defs": {"ignored": {"properties": {"secret_def": {}}}},
+    }
+    text = params_text(schema)
+    assert text.split("\n") == [
+        "repo",
+        "Repository name",
+        "filter",
+        "state",
+        "open or closed",
+        "labels",
+        "color",
+    ]

@@ -1,0 +1,110 @@
+"""Catalogue readers: each format detected, a wrong file told what was expected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolsurface import CatalogueFormatError
+from toolsurface.catalogue import demo_catalogue, load_catalogue, parse_catalogue
+
+SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
+
+
+@pytest.mark.parametrize(
+    ("data", "fmt"),
+    [
+        ({"tools": [{"name": "a", "description": "A.", "inputSchema": SCHEMA}]}, "mcp"),
+        (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": {"tools": [{"name": "a", "inputSchema": SCHEMA}]},
+            },
+            "mcp",
+        ),
+        (
+            [
+                {
+                    "type": "function",
+                    "function": {"name": "a", "description": "A.", "parameters": SCHEMA},
+                }
+            ],
+            "openai-chat",
+        ),
+        (
+            [{"type": "function", "name": "a", "description": "A.", "parameters": SCHEMA}],
+            "openai-responses",
+        ),
+        ([{"name": "a", "description": "A.", "input_schema": SCHEMA}], "anthropic"),
+        (
+            {"functionDeclarations": [{"name": "a", "description": "A.", "parameters": SCHEMA}]},
+            "gemini",
+        ),
+        (
+            [{"server": "srv", "name": "a", "description": "A.", "input_schema": SCHEMA}],
+            "server-records",
+        ),
+    ],
+)
+def test_formats_detected(data: object, fmt: str) -> None:
+    found, tools = parse_catalogue(json.dumps(data))
+    assert found == fmt
+    assert tools[0].name in ("a", "srv__a")
+    assert tools[0].input_schema["required"] == ["q"]
+
+
+def test_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "tools.jsonl"
+    path.write_text(
+        json.dumps({"name": "a", "input_schema": SCHEMA})
+        + "\n\n"
+        + json.dumps({"type": "function", "name": "b", "parameters": {"type": "dict"}})
+        + "\n",
+        encoding="utf-8",
+    )
+    fmt, tools = load_catalogue(path)
+    assert fmt == "jsonl" and [t.name for t in tools] == ["a", "b"]
+    assert tools[1].input_schema["type"] == "object"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("", "is empty"),
+        ("{not json", "not JSON"),
+        ('{"servers": []}', "without a 'tools' list"),
+        ("[1, 2]", "item 0 is not a tool definition"),
+        ('"tools"', "a JSON str"),
+        ('{"a": 1}\n{"name": "ok"}', "line 1: not a tool definition"),
+        ('{"name": "ok"}\n{broken', "line 2: not JSON"),
+        ('{"tools": [{"name": "ok"}, {"name": "bad name"}]}', "item 1): field 'name'"),
+    ],
+)
+def test_wrong_files_say_what_was_expected(text: str, fragment: str) -> None:
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue(text, source="f.json")
+    assert fragment in str(err.value)
+    if "expected" not in fragment and "field" not in fragment:
+        assert "expected" in str(err.value)
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "bin.json"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(CatalogueFormatError, match="not UTF-8"):
+        load_catalogue(path)
+
+
+def test_demo_catalogue_is_large_and_varied() -> None:
+    tools = demo_catalogue()
+    services = {t.name.split("__")[0] for t in tools}
+    assert len(tools) >= 150 and len(services) >= 10
+    assert len({t.name for t in tools}) == len(tools)
+
+
+def test_real_catalogue_reads_with_server_prefix(mcp_tools: list) -> None:  # type: ignore[type-arg]
+    assert len(mcp_tools) == 1635
+    assert "github__create_pull_request" in {t.name for t in mcp_tools}

@@ -1,0 +1,63 @@
+"""Tool and settings validation: errors name the tool and the field."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from toolsurface import RetrievalSettings, Tool, ToolDefinitionError
+from toolsurface.models import FieldValues, tool_from_mapping
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "fragment"),
+    [
+        ({"name": "has space"}, "name", "MCP's rule"),
+        ({"name": "x" * 129}, "name", "MCP's rule"),
+        ({"name": ""}, "name", "MCP's rule"),
+        ({"name": "ok", "description": 5}, "description", "string"),
+        ({"name": "ok", "input_schema": {"type": "string"}}, "input_schema", "object"),
+        ({"name": "ok", "input_schema": {"properties": []}}, "input_schema", "properties"),
+        ({"name": "ok", "input_schema": {"required": "a"}}, "input_schema", "required"),
+        ({"name": "ok", "colour": "red"}, "colour", "Extra"),
+        ({"name": "ok", "group": "  "}, "group", "non-empty"),
+    ],
+)
+def test_bad_tools_name_tool_and_field(data: dict[str, object], field: str, fragment: str) -> None:
+    with pytest.raises(ToolDefinitionError) as err:
+        tool_from_mapping(data, where="servers.json item 3")
+    assert err.value.field == field
+    assert field in str(err.value) and fragment in str(err.value)
+    assert "servers.json item 3" in str(err.value)
+
+
+def test_not_a_mapping() -> None:
+    with pytest.raises(ToolDefinitionError, match="must be an object, got list"):
+        tool_from_mapping(["name"])
+
+
+def test_tool_is_frozen_and_schema_copied() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    tool = Tool(name="t", input_schema=schema)
+    schema["properties"]["b"] = {}
+    assert "b" not in tool.input_schema["properties"]
+    with pytest.raises(ValidationError):
+        tool.name = "u"  # type: ignore[misc]
+
+
+def test_settings_validated_frozen_hashable() -> None:
+    s = RetrievalSettings()
+    assert hash(s) == hash(RetrievalSettings())
+    assert {s: 1}[RetrievalSettings()] == 1
+    with pytest.raises(ValidationError, match="k1"):
+        RetrievalSettings(k1=0)
+    with pytest.raises(ValidationError, match="b of body"):
+        RetrievalSettings(
+            b=FieldValues(name=0.3, search_hint=0.5, summary=0.5, body=1.5, params=0.5)
+        )
+    with pytest.raises(ValidationError, match="weight of params"):
+        RetrievalSettings(weights=FieldValues(name=1, search_hint=1, summary=1, body=1, params=-1))
+    with pytest.raises(ValidationError):
+        RetrievalSettings(expansion_weight=float("nan"))
+    with pytest.raises(ValidationError):
+        s.k1 = 2.0  # type: ignore[misc]

@@ -1,0 +1,176 @@
+"""Parity of the two engines: conformance files, random text and catalogues, the real data.
+
+Same token stream, same ranking, scores equal within 1e-9 relative: a contract, checked
+here on every path a search can take (expansion, fallback, filters, settings).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import DATA, read_jsonl
+from toolsurface.registry import ToolRegistry, tool_fields
+
+REL = 1e-9
+
+
+def _same_hits(
+    a: tuple[list[int], list[float], bool], b: tuple[list[int], list[float], bool], where: str
+) -> None:
+    assert a[0] == b[0], f"{where}: rankings differ"
+    assert a[2] == b[2], f"{where}: fallback differs"
+    for x, y in zip(a[1], b[1]):
+        assert math.isclose(x, y, rel_tol=REL, abs_tol=0.0), f"{where}: {x} != {y}"
+
+
+def test_analysis_vectors_both_engines(both_backends: tuple[Any, Any]) -> None:
+    for backend in both_backends:
+        for v in read_jsonl(DATA / "analysis_vectors.jsonl"):
+            assert backend.tokens(v["text"]) == v["tokens"], (backend.name, v["text"])
+
+
+def test_scoring_vectors_both_engines(both_backends: tuple[Any, Any]) -> None:
+    payload = json.loads((DATA / "scoring_vectors.json").read_text("utf-8"))
+    names = [d["name"] for d in payload["documents"]]
+    fields = [tuple(d["fields"]) for d in payload["documents"]]
+    assert len(payload["cases"]) >= 40
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        lexicon = backend.lexicon([tuple(e) for e in payload["lexicon"]])
+        for case in payload["cases"]:
+            s = case["settings"]
+            got = index.search(
+                case["query"],
+                10,
+                tuple(s["weights"]),
+                tuple(s["b"]),
+                s["k1"],
+                s["expansion_weight"],
+                lexicon,
+                None,
+            )
+            want = ([names.index(n) for n in case["names"]], case["scores"], case["fallback"])
+            _same_hits(got, want, f"{backend.name}: {case['query']!r}")
+
+
+_ALPHABET = st.sampled_from(
+    list("abcXYZ019_-. ")
+    + list("пулРЕКВЕСТёЁ")
+    + ["\u0301", "\u200b", "\u202e", "🚀", "İ", "ß", "Σ", "日", "\ufe0f", "٣", "Ⅻ", "ǅ", "\t", "\n"]
+)
+_TEXT = st.one_of(
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=60),
+    st.text(_ALPHABET, max_size=60),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=_TEXT)
+def test_random_text_same_tokens(both_backends: tuple[Any, Any], text: str) -> None:
+    pure, native = both_backends
+    assert pure.tokens(text) == native.tokens(text)
+
+
+_WORDS = st.sampled_from(
+    (
+        "list open pull request requests issue create delete send message channel deploy "
+        "service restart file read write calendar event meeting ticket archive merge "
+        "review пулреквест тикет созвон канал сообщение открытые покажи задеплой the a "
+        "of BrowserOpen getHTTPCode k8s v2 pod pods logs "
+    ).split()
+)
+_FIELD = st.lists(_WORDS, max_size=12).map(" ".join)
+
+
+@st.composite
+def _catalogue(draw: st.DrawFn) -> list[tuple[str, tuple[str, str, str, str, str]]]:
+    n = draw(st.integers(1, 25))
+    names = draw(
+        st.lists(
+            st.from_regex(r"[a-z]{1,6}(__[a-z_]{1,8})?", fullmatch=True),
+            min_size=n,
+            max_size=n,
+            unique=True,
+        )
+    )
+    return [
+        (name, (name, draw(_FIELD), draw(_FIELD), draw(_FIELD), draw(_FIELD))) for name in names
+    ]
+
+
+_WEIGHT = st.floats(0.0, 5.0, allow_nan=False)
+_B = st.floats(0.0, 1.0, allow_nan=False)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    docs=_catalogue(),
+    queries=st.lists(st.one_of(_FIELD, _TEXT), min_size=1, max_size=4),
+    weights=st.tuples(_WEIGHT, _WEIGHT, _WEIGHT, _WEIGHT, _WEIGHT),
+    b=st.tuples(_B, _B, _B, _B, _B),
+    k1=st.floats(0.05, 4.0),
+    ew=st.floats(0.0, 2.0),
+    k=st.integers(0, 12),
+    filtered=st.booleans(),
+)
+def test_random_catalogues_same_results(
+    both_backends: tuple[Any, Any],
+    docs: list[Any],
+    queries: list[str],
+    weights: Any,
+    b: Any,
+    k1: float,
+    ew: float,
+    k: int,
+    filtered: bool,
+) -> None:
+    names = [d[0] for d in docs]
+    fields = [d[1] for d in docs]
+    lex_entries = [("пулреквест", "pull request"), ("созвон", "meeting event"), ("k8s", "pods")]
+    built = []
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        allowed = index.make_filter(list(range(0, len(names), 2))) if filtered else None
+        built.append((backend, index, backend.lexicon(lex_entries), allowed))
+    for q in queries:
+        results = [
+            index.search(q, k, weights, b, k1, ew, lex, allowed) for _, index, lex, allowed in built
+        ]
+        _same_hits(results[0], results[1], repr(q))
+        terms = [index.query_terms(q, lex, ew) for _, index, lex, _ in built]
+        assert terms[0] == terms[1]
+        if results[0][0]:
+            doc = results[0][0][0]
+            ex = [
+                index.explain(q, doc, weights, b, k1, ew, lex, results[0][2])
+                for _, index, lex, _ in built
+            ]
+            assert [r[0] for r in ex[0]] == [r[0] for r in ex[1]]
+            for ra, rb in zip(ex[0], ex[1]):
+                for x, y in zip(ra[2], rb[2]):
+                    assert math.isclose(x, y, rel_tol=REL, abs_tol=1e-300)
+
+
+@pytest.mark.slow
+def test_real_catalogue_every_dev_query(
+    both_backends: tuple[Any, Any], mcp_tools: list[Any], dev_queries: list[dict[str, Any]]
+) -> None:
+    registries = [ToolRegistry(mcp_tools, engine=b.name) for b in both_backends]
+    queries = [q["query"] for q in dev_queries]
+    results = [r.search_many(queries, k=10) for r in registries]
+    for q, pure_hits, native_hits in zip(queries, *results):
+        assert [h.name for h in pure_hits] == [h.name for h in native_hits], q
+        for a, b in zip(pure_hits, native_hits):
+            assert math.isclose(a.score, b.score, rel_tol=REL, abs_tol=0.0), q
+    assert sum(1 for r in results[0] if r) >= 0.95 * len(queries)
+
+
+def test_fields_are_engine_independent(mcp_tools: list[Any]) -> None:
+    sample = mcp_tools[::97]
+    assert all(len(tool_fields(t)) == 5 for t in sample)

@@ -1,0 +1,222 @@
+"""The registry: tools in and out, generations, and search as a host uses it."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Sequence
+
+import pytest
+
+from toolsurface import (
+    DuplicateToolError,
+    RetrievalSettings,
+    Tool,
+    ToolDefinitionError,
+    ToolRegistry,
+    UnknownToolError,
+)
+from toolsurface.registry import QUERY_MAX_CHARS
+
+TOOLS = [
+    Tool(
+        name="github__list_pull_requests",
+        description="List pull requests in a repository. Filter by state.",
+        input_schema={
+            "type": "object",
+            "properties": {
+                "repo": {"type": "string", "description": "Repository"},
+                "state": {"type": "string", "enum": ["open", "closed"]},
+            },
+        },
+    ),
+    Tool(name="github__create_issue", description="Create a new issue in a repository."),
+    Tool(name="slack__send_message", description="Send a message to a Slack channel."),
+    Tool(
+        name="calendar__create_event",
+        description="Create a calendar event or meeting.",
+        search_hint="schedule a call",
+    ),
+    Tool(name="fs__read_file", description="Read the contents of a file from disk."),
+    Tool(name="pagerduty__list_incidents", description="List open incidents and alerts."),
+]
+
+
+@pytest.fixture
+def registry(engine_name: str) -> ToolRegistry:
+    return ToolRegistry(TOOLS, engine=engine_name)  # type: ignore[arg-type]
+
+
+def test_register_get_names_and_generation(registry: ToolRegistry) -> None:
+    g = registry.generation
+    assert registry.names() == sorted(t.name for t in TOOLS)
+    registry.register({"name": "x.tool", "description": "Does x."})
+    assert registry.generation > g
+    assert registry.get("x.tool").description == "Does x."
+    g = registry.generation
+    assert registry.unregister("x.tool").name == "x.tool"
+    assert registry.generation > g
+    assert "x.tool" not in registry
+
+
+def test_duplicate_names_both_definitions(registry: ToolRegistry) -> None:
+    with pytest.raises(DuplicateToolError) as err:
+        registry.register({"name": "fs__read_file", "description": "Again."}, where="server B")
+    message = str(err.value)
+    assert "fs__read_file" in message and "item 4" in message and "server B" in message
+    replaced = registry.register({"name": "fs__read_file", "description": "New."}, replace=True)
+    assert registry.get("fs__read_file") is replaced
+
+
+def test_register_many_is_all_or_nothing(registry: ToolRegistry) -> None:
+    before = registry.names()
+    with pytest.raises(ToolDefinitionError) as err:
+        registry.register_many([{"name": "ok_tool"}, {"name": "bad tool!"}], where="file.json")
+    assert "'bad tool!'" in str(err.value) and "name" in str(err.value)
+    assert "file.json item 1" in str(err.value)
+    assert registry.names() == before
+
+
+def test_unknown_names(registry: ToolRegistry) -> None:
+    with pytest.raises(UnknownToolError, match="nope"):
+        registry.get("nope")
+    with pytest.raises(UnknownToolError, match="nope"):
+        registry.unregister("nope")
+
+
+def test_search_ranks_best_first(registry: ToolRegistry) -> None:
+    hits = registry.search("list open pull requests", k=3)
+    assert hits[0].name == "github__list_pull_requests"
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
+
+
+def test_russian_request_finds_english_tool(registry: ToolRegistry) -> None:
+    assert (
+        registry.search("покажи открытые пулреквесты", k=1)[0].name == "github__list_pull_requests"
+    )
+    assert registry.search("назначь созвон на завтра", k=1)[0].name == "calendar__create_event"
+    assert registry.search("отправь сообщение в канал", k=1)[0].name == "slack__send_message"
+
+
+def test_lexicon_off_loses_the_russian_match(engine_name: str) -> None:
+    plain = ToolRegistry(TOOLS, engine=engine_name, lexicon=None)  # type: ignore[arg-type]
+    assert plain.search("покажи открытые пулреквесты") == []
+    zero = ToolRegistry(
+        TOOLS,
+        engine=engine_name,  # type: ignore[arg-type]
+        settings=RetrievalSettings(expansion_weight=0.0),
+    )
+    assert zero.search("покажи открытые пулреквесты") == []
+
+
+def test_host_lexicon(engine_name: str) -> None:
+    reg = ToolRegistry(TOOLS, engine=engine_name, lexicon=[("кальмар", "incident")])  # type: ignore[arg-type]
+    assert reg.search("кальмары", k=1)[0].name == "pagerduty__list_incidents"
+
+
+def test_ties_break_by_name(engine_name: str) -> None:
+    twins = [Tool(name=n, description="Archive a ticket.") for n in ("b_tool", "a_tool", "c_tool")]
+    reg = ToolRegistry(twins, engine=engine_name)  # type: ignore[arg-type]
+    hits = reg.search("archive ticket")
+    assert [h.name for h in hits] == ["a_tool", "b_tool", "c_tool"]
+    assert hits[0].score == hits[1].score == hits[2].score
+
+
+def test_k_and_admitted(registry: ToolRegistry) -> None:
+    assert registry.search("repository", k=0) == []
+    assert len(registry.search("repository", k=1)) == 1
+    hits = registry.search("repository", admitted={"github__create_issue", "not_registered"})
+    assert [h.name for h in hits] == ["github__create_issue"]
+    assert registry.search("repository", admitted=set()) == []
+
+
+def test_explain_adds_up(registry: ToolRegistry) -> None:
+    hit = registry.search("list pull requests", k=1, explain=True)[0]
+    assert hit.explanation is not None
+    terms = {c.term for c in hit.explanation}
+    assert {"list", "pull", "request"} <= terms
+    assert sum(c.total for c in hit.explanation) == pytest.approx(hit.score, rel=1e-12)
+    name_part = next(c for c in hit.explanation if c.term == "pull").fields
+    assert name_part["name"] > 0 and name_part["summary"] > 0 and name_part["search_hint"] == 0
+
+
+def test_typo_falls_back_to_similar_forms(registry: ToolRegistry) -> None:
+    hits = registry.search("pul reqests", k=2)
+    assert hits and hits[0].name == "github__list_pull_requests" and hits[0].fallback
+    assert not registry.search("list pull requests", k=1)[0].fallback
+
+
+def test_one_letter_words_never_match(registry: ToolRegistry) -> None:
+    assert registry.search("a i x q") == []
+
+
+def test_bad_queries_get_clear_errors(registry: ToolRegistry) -> None:
+    with pytest.raises(TypeError, match="query must be a string, got int"):
+        registry.search(42)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="got NoneType"):
+        registry.search(None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="k must be"):
+        registry.search("x", k=-1)
+    with pytest.raises(ValueError, match="k must be"):
+        registry.search("x", k=True)
+
+
+def test_enormous_query_is_capped(registry: ToolRegistry, caplog: pytest.LogCaptureFixture) -> None:
+    query = "send message " + "zzz " * QUERY_MAX_CHARS
+    with caplog.at_level(logging.INFO, logger="toolsurface"):
+        hits = registry.search(query, k=1)
+    assert hits[0].name == "slack__send_message"
+    assert "analysed on its first" in caplog.text
+    assert registry.search("\x00\uffff\ud800" * 1000) == []
+
+
+def test_index_rebuilds_only_when_generation_moves(registry: ToolRegistry) -> None:
+    registry.search("file")
+    built = registry._built
+    registry.search("message")
+    assert registry._built is built
+    registry.register({"name": "fs__write_file", "description": "Write a file."})
+    assert registry.search("write file", k=1)[0].name == "fs__write_file"
+    assert registry._built is not built
+
+
+class _Host:
+    def __init__(self, order: Sequence[str]) -> None:
+        self.order = list(order)
+        self.seen: list[str] = []
+
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        self.seen = list(names)
+        return [n for n in self.order if n in names][:k]
+
+
+class _Broken:
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        raise RuntimeError("embedding service down")
+
+
+def test_fusion_with_a_host_ranker(registry: ToolRegistry) -> None:
+    host = _Host(["fs__read_file", "slack__send_message"])
+    hits = registry.search("send message", k=3, retrievers=[host])
+    assert hits[0].name == "slack__send_message"
+    assert "fs__read_file" in [h.name for h in hits]
+    admitted = {"slack__send_message", "github__create_issue"}
+    registry.search("send message", admitted=admitted, retrievers=[host])
+    assert set(host.seen) == admitted
+
+
+def test_failing_host_ranker_is_logged_and_lexical_served(
+    registry: ToolRegistry, caplog: pytest.LogCaptureFixture
+) -> None:
+    lexical = registry.search("send message", k=3)
+    with caplog.at_level(logging.ERROR, logger="toolsurface"):
+        hits = registry.search("send message", k=3, retrievers=[_Broken()])
+    assert hits == lexical
+    assert "embedding service down" in caplog.text
+
+
+def test_search_many_matches_search(registry: ToolRegistry) -> None:
+    queries = ["send message", "покажи пулреквесты", "read file", "zzzz"]
+    many = registry.search_many(queries, k=3)
+    assert many == [registry.search(q, k=3) for q in queries]
