@@ -156,8 +156,9 @@ class Analyzer:
             i, p = bases[j], bases[j - 1]
             prev, cur = classes[p], classes[i]
             cut = (prev == _LOWER and cur == _UPPER) or ((prev in _LETTERS) != (cur in _LETTERS))
-            if not cut and prev == _UPPER and cur == _UPPER and j + 1 < len(bases):
-                cut = classes[bases[j + 1]] == _LOWER
+            if not cut and prev == _UPPER and cur == _UPPER and j + 2 < len(bases):
+                # HTTPServer -> HTTP|Server, but PRs and IDs stay whole (one lower-case letter).
+                cut = classes[bases[j + 1]] == _LOWER and classes[bases[j + 2]] == _LOWER
             if not cut and prev in _LETTERS and cur in _LETTERS:
                 sp, sc = _script(ord(chunk[p])), _script(ord(chunk[i]))
                 cut = sp != sc and sp != 0 and sc != 0
