@@ -20,7 +20,7 @@ from toolsurface.models import FieldValues, tool_from_mapping
         ({"name": "ok", "input_schema": {"properties": []}}, "input_schema", "properties"),
         ({"name": "ok", "input_schema": {"required": "a"}}, "input_schema", "required"),
         ({"name": "ok", "colour": "red"}, "colour", "Extra"),
-        ({"name": "ok", "group": "  "}, "group", "non-empty"),
+        ({"name": "ok", "group": "  "}, "group", "letters, digits"),
     ],
 )
 def test_bad_tools_name_tool_and_field(data: dict[str, object], field: str, fragment: str) -> None:

@@ -16,23 +16,41 @@ from toolsurface.errors import (
 )
 from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
 from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
+from toolsurface.surface import (
+    Event,
+    RequestPlan,
+    SurfaceLimits,
+    ToolGroup,
+    ToolSearchResult,
+    ToolSurface,
+)
+from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_line, tool_search_tool
 
 __all__ = [
     "DEFAULT_LEXICON",
     "QUERY_MAX_CHARS",
+    "TOOL_SEARCH_NAME",
     "CatalogueFormatError",
     "DuplicateToolError",
     "EngineUnavailableError",
+    "Event",
     "FieldValues",
     "IToolRetriever",
+    "RequestPlan",
     "RetrievalSettings",
     "SearchHit",
+    "SurfaceLimits",
     "TermContribution",
     "Tool",
     "ToolDefinitionError",
+    "ToolGroup",
     "ToolRegistry",
+    "ToolSearchResult",
+    "ToolSurface",
     "ToolsurfaceError",
     "UnknownToolError",
     "__version__",
     "engine",
+    "tool_line",
+    "tool_search_tool",
 ]

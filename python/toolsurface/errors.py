@@ -8,6 +8,7 @@ __all__ = [
     "EngineUnavailableError",
     "ToolDefinitionError",
     "ToolsurfaceError",
+    "UnknownGroupError",
     "UnknownToolError",
 ]
 
@@ -50,3 +51,11 @@ class UnknownToolError(ToolsurfaceError, KeyError):
 
 class CatalogueFormatError(ToolsurfaceError, ValueError):
     """A catalogue file is not in any format the readers know; says what was expected."""
+
+
+class UnknownGroupError(ToolsurfaceError, KeyError):
+    """A group name that is neither declared nor named by any tool."""
+
+    def __str__(self) -> str:
+        """Show the message rather than KeyError's quoted repr."""
+        return str(self.args[0]) if self.args else ""

@@ -10,7 +10,7 @@ import copy
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -75,8 +75,8 @@ class Tool(BaseModel):
     @field_validator("group")
     @classmethod
     def _check_group(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("must be a non-empty name or None")
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9_.\-]{1,64}", value):
+            raise ValueError("must be None or 1 to 64 letters, digits, '_', '-' or '.'")
         return value
 
 
@@ -119,11 +119,11 @@ class FieldValues(BaseModel):
 
 
 def _weights() -> FieldValues:
-    return FieldValues(name=3.0, search_hint=2.5, summary=2.0, body=1.0, params=0.4)
+    return FieldValues(name=5.0, search_hint=2.5, summary=1.25, body=0.4, params=0.4)
 
 
 def _bs() -> FieldValues:
-    return FieldValues(name=0.3, search_hint=0.5, summary=0.5, body=0.75, params=0.75)
+    return FieldValues(name=0.5, search_hint=0.5, summary=0.5, body=0.6, params=0.6)
 
 
 class RetrievalSettings(BaseModel):
@@ -136,8 +136,8 @@ class RetrievalSettings(BaseModel):
 
     weights: FieldValues = Field(default_factory=_weights)
     b: FieldValues = Field(default_factory=_bs)
-    k1: float = Field(default=1.2, gt=0.0, allow_inf_nan=False)
-    expansion_weight: float = Field(default=0.6, ge=0.0, allow_inf_nan=False)
+    k1: float = Field(default=2.0, gt=0.0, allow_inf_nan=False)
+    expansion_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
 
     @field_validator("weights")
     @classmethod
@@ -156,6 +156,29 @@ class RetrievalSettings(BaseModel):
         return value
 
 
+ScoringArgs = tuple[
+    tuple[float, float, float, float, float], tuple[float, float, float, float, float], float, float
+]
+_ARGS: dict[int, tuple[RetrievalSettings, ScoringArgs]] = {}
+
+
+def scoring_args(settings: RetrievalSettings) -> ScoringArgs:
+    """The settings as the engines take them (weights, b, k1, expansion), cached per object."""
+    found = _ARGS.get(id(settings))
+    if found is not None and found[0] is settings:
+        return found[1]
+    args = (
+        settings.weights.as_tuple(),
+        settings.b.as_tuple(),
+        settings.k1,
+        settings.expansion_weight,
+    )
+    if len(_ARGS) > 256:
+        _ARGS.clear()
+    _ARGS[id(settings)] = (settings, args)
+    return args
+
+
 @dataclass(frozen=True)
 class TermContribution:
     """What one query term added to a hit's score, field by field."""
@@ -170,9 +193,11 @@ class TermContribution:
         return sum(self.fields.values())
 
 
-@dataclass(frozen=True)
-class SearchHit:
-    """One search result: the tool's name, its score and rank, and how it was found."""
+class SearchHit(NamedTuple):
+    """One search result: the tool's name, its score and rank, and how it was found.
+
+    A named tuple: hits are built on every search, and a tuple costs a fraction of a class.
+    """
 
     name: str
     score: float

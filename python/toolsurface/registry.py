@@ -13,13 +13,17 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import ValidationError
+
 from toolsurface._engine import EngineName
-from toolsurface.errors import DuplicateToolError, UnknownToolError
+from toolsurface.errors import DuplicateToolError, UnknownGroupError, UnknownToolError
+from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
     TermContribution,
     Tool,
+    scoring_args,
     tool_from_mapping,
 )
 from toolsurface.retrieval.backend import Backend, IndexLike, backend
@@ -146,6 +150,8 @@ class ToolRegistry:
         self._origins: dict[str, str] = {}
         self._fields: dict[str, FieldTexts] = {}
         self._generation = 0
+        self._groups: dict[str, ToolGroup] = {}
+        self._groups_version = 0
         self._built: _Built | None = None
         for i, tool in enumerate(tools):
             self.register(tool, where=f"item {i}")
@@ -243,6 +249,75 @@ class ToolRegistry:
         with self._lock:
             return [self._tools[n] for n in sorted(self._tools)]
 
+    # -- groups ----------------------------------------------------------------------------
+
+    def declare_group(
+        self,
+        name: str,
+        *,
+        prefix: str | None = None,
+        dynamic: bool = False,
+        load: LoadMode = "auto",
+        rules: str | None = None,
+    ) -> ToolGroup:
+        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
+
+        ``dynamic=True`` marks membership the host does not write (an MCP server's tools).
+        The catalogue generation does not move: groups shape what is held back, not what
+        is registered.
+        """
+        try:
+            group = ToolGroup(name=name, prefix=prefix, dynamic=dynamic, load=load, rules=rules)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise ValueError(f"group {name!r}: field {loc!r}: {first['msg']}") from None
+        with self._lock:
+            self._groups[name] = group
+            self._groups_version += 1
+        return group
+
+    def undeclare_group(self, name: str) -> bool:
+        """Remove a group's declaration; idempotent (returns whether it was declared)."""
+        with self._lock:
+            found = self._groups.pop(name, None) is not None
+            if found:
+                self._groups_version += 1
+            return found
+
+    def groups(self) -> dict[str, ToolGroup]:
+        """Declared groups by name."""
+        with self._lock:
+            return dict(self._groups)
+
+    @property
+    def groups_version(self) -> int:
+        """Moves whenever a group is declared or undeclared."""
+        return self._groups_version
+
+    def group_of(self, name: str) -> str | None:
+        """The group a registered tool belongs to: its own field, else the longest prefix."""
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        if tool.group is not None:
+            return tool.group
+        best: ToolGroup | None = None
+        for group in self._groups.values():
+            longer = best is None or len(group.prefix or "") > len(best.prefix or "")
+            if group.prefix and name.startswith(group.prefix) and longer:
+                best = group
+        return best.name if best is not None else None
+
+    def group(self, name: str) -> ToolGroup:
+        """A group by name: declared, or implied by tools whose ``group`` field names it."""
+        found = self._groups.get(name)
+        if found is not None:
+            return found
+        if any(t.group == name for t in self._tools.values()):
+            return ToolGroup(name=name)
+        raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
+
     # -- search ----------------------------------------------------------------------------
 
     def _current(self) -> _Built:
@@ -301,6 +376,12 @@ class ToolRegistry:
         hosts = self.retrievers if retrievers is None else list(retrievers)
         depth = max(k, FUSION_DEPTH) if hosts else k
         ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
+        if not hosts and not explain:
+            table = built.names
+            return [
+                SearchHit(table[i], score, rank, fallback)
+                for rank, (i, score) in enumerate(zip(ids, scores), 1)
+            ]
         names = [built.names[i] for i in ids]
         if hosts and k:
             fused = self._fuse(built, query, names, scores, hosts, admitted, k)
@@ -328,16 +409,8 @@ class ToolRegistry:
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
         allowed = built.filter_for(admitted) if admitted is not None else None
-        results = built.index.search_many(
-            prepared,
-            k,
-            chosen.weights.as_tuple(),
-            chosen.b.as_tuple(),
-            chosen.k1,
-            chosen.expansion_weight,
-            self._lexicon,
-            allowed,
-        )
+        weights, b, k1, ew = scoring_args(chosen)
+        results = built.index.search_many(prepared, k, weights, b, k1, ew, self._lexicon, allowed)
         return [
             [
                 SearchHit(built.names[i], s, rank, fb)
@@ -364,16 +437,8 @@ class ToolRegistry:
         admitted: Collection[str] | None,
     ) -> tuple[list[int], list[float], bool]:
         allowed = built.filter_for(admitted) if admitted is not None else None
-        return built.index.search(
-            query,
-            k,
-            settings.weights.as_tuple(),
-            settings.b.as_tuple(),
-            settings.k1,
-            settings.expansion_weight,
-            self._lexicon,
-            allowed,
-        )
+        weights, b, k1, ew = scoring_args(settings)
+        return built.index.search(query, k, weights, b, k1, ew, self._lexicon, allowed)
 
     def _fuse(
         self,
@@ -407,15 +472,9 @@ class ToolRegistry:
         settings: RetrievalSettings,
         fallback: bool,
     ) -> tuple[TermContribution, ...]:
+        weights, b, k1, ew = scoring_args(settings)
         rows = built.index.explain(
-            query,
-            built.ids[name],
-            settings.weights.as_tuple(),
-            settings.b.as_tuple(),
-            settings.k1,
-            settings.expansion_weight,
-            self._lexicon,
-            fallback,
+            query, built.ids[name], weights, b, k1, ew, self._lexicon, fallback
         )
         return tuple(
             TermContribution(term, weight, dict(zip(FIELD_NAMES, parts)))

@@ -1,0 +1,49 @@
+"""Tool groups: what a host holds back and loads as one, and how eagerly.
+
+A tool joins a group by its own ``group`` field or by a declared name prefix (the longest
+matching prefix wins). Membership is the host's bookkeeping: it never reaches the provider.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["GROUP_NAME_PATTERN", "LoadMode", "ToolGroup"]
+
+#: ``eager``: never held back for size, gives way only to a provider's count limit;
+#: ``auto``: held back when the surface is over budget; ``lazy``: held back whenever the run
+#: has a discovery tool, even when everything fits.
+LoadMode = Literal["eager", "auto", "lazy"]
+#: A group's name: what the catalogue and ToolSearch's ``group`` argument use.
+GROUP_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+#: Rules longer than this are refused at declaration.
+MAX_RULES_CHARS = 8_000
+
+
+class ToolGroup(BaseModel):
+    """A declared group: its name, how tools join it, whether the host writes it, load mode."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    prefix: str | None = Field(default=None, min_length=1, max_length=128)
+    dynamic: bool = False
+    load: LoadMode = "auto"
+    rules: str | None = Field(default=None, max_length=MAX_RULES_CHARS)
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not GROUP_NAME_PATTERN.fullmatch(value):
+            raise ValueError("must be 1 to 64 letters, digits, '_', '-' or '.'")
+        return value
+
+    @field_validator("rules")
+    @classmethod
+    def _check_rules(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            return None
+        return value

@@ -1,0 +1,85 @@
+"""The catalogue block: one system-prompt block naming what is held back.
+
+Its bytes depend only on the held-back groups, their admitted members and whether a
+discovery tool is live, so it stays byte-identical from request to request while nothing
+changed, and a provider's prompt cache keeps it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from toolsurface.tools.toolsearch import safe_text
+
+__all__ = ["NAMES_LISTED_UP_TO", "HeldGroup", "render_catalogue"]
+
+#: A prefix group with more members than this is named by its prefix and a count.
+NAMES_LISTED_UP_TO = 12
+
+
+@dataclass(frozen=True)
+class HeldGroup:
+    """A held-back group as the catalogue shows it."""
+
+    name: str
+    members: tuple[str, ...]
+    prefix: str | None
+    dynamic: bool
+
+
+def _line(group: HeldGroup) -> str:
+    n = len(group.members)
+    prefix = group.prefix
+    if prefix and n > NAMES_LISTED_UP_TO and all(m.startswith(prefix) for m in group.members):
+        return f"- {group.name}: {n} tools, every name starts with {prefix!r}"
+    return f"- {group.name}: {', '.join(group.members)}"
+
+
+def render_catalogue(
+    held: Sequence[HeldGroup],
+    *,
+    discovery_tool: str | None,
+    rules_note: str = "",
+    extra: Mapping[str, str] | None = None,
+) -> str:
+    """The block's text: host groups first, then connected servers, each in name order."""
+    if not held:
+        return ""
+    host = sorted((g for g in held if not g.dynamic), key=lambda g: g.name)
+    servers = sorted((g for g in held if g.dynamic), key=lambda g: g.name)
+    lines = [
+        "<tool_catalogue>",
+        "More tools exist than your tool list shows. The groups below are held back to keep "
+        "the list short.",
+        "A dedicated tool beats a workaround with a general one: before improvising with a "
+        "shell, a browser or another general tool, load the tool made for the job.",
+    ]
+    if discovery_tool:
+        lines.append(
+            f"To load tools, call {discovery_tool} with query (what the job needs), select "
+            "(exact tool names) or group (a group below, loaded whole). Loaded tools are "
+            "callable from your next step."
+        )
+    else:
+        lines.append(
+            "To use one of these tools, call it by its exact name: it runs, and it is in your "
+            "tool list from the next step on."
+        )
+    if host:
+        lines.append("")
+        lines.append("Groups:")
+        lines.extend(_line(g) for g in host)
+    if servers:
+        lines.append("")
+        lines.append("Connected servers:")
+        lines.extend(_line(g) for g in servers)
+    if rules_note:
+        lines.append("")
+        lines.append(rules_note)
+    for heading, text in (extra or {}).items():
+        lines.append("")
+        lines.append(safe_text(heading, 200))
+        lines.append(text)
+    lines.append("</tool_catalogue>")
+    return "\n".join(lines)

@@ -1,0 +1,593 @@
+"""ToolSurface: one run's tool list, what it holds back, and what the model loaded.
+
+It is a state machine with no I/O: the host's loop tells it what happened (the policy, the
+model's ToolSearch calls, tool dispatches, turn ends, compactions) and asks it what to send
+(:meth:`ToolSurface.plan`). The decision of what is held back is made when the run starts and
+again only when the catalogue, the groups or the policy change; the run's own loads never
+reopen it. Loaded tools are appended after the name-sorted base in discovery order, so a
+load changes only the end of the request and a provider's prompt cache keeps the prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from toolsurface.groups import LoadMode
+from toolsurface.models import Tool
+from toolsurface.registry import ToolRegistry
+from toolsurface.surface.catalogue import HeldGroup, render_catalogue
+from toolsurface.tools.toolsearch import (
+    REFUSAL,
+    TOOL_SEARCH_NAME,
+    nearest_names,
+    parse_tool_search_arguments,
+    safe_text,
+    tool_line,
+)
+
+__all__ = [
+    "DeferralMode",
+    "Event",
+    "LoadHow",
+    "LoadedEntry",
+    "Policy",
+    "RequestPlan",
+    "SurfaceLimits",
+    "ToolSearchResult",
+    "ToolSurface",
+    "estimate_tokens",
+]
+
+_log = logging.getLogger("toolsurface.surface")
+
+DeferralMode = Literal["auto", "off"]
+LoadHow = Literal["search", "select", "group", "seed", "blind"]
+#: Which tools a run may call: names, a predicate, or ``None`` for every registered tool.
+Policy = Collection[str] | Callable[[str], bool] | None
+Source = Literal["base", "pinned", "loaded", "clip", "discovery"]
+
+
+def estimate_tokens(tool: Tool) -> int:
+    """Default estimate of a definition's tokens: its compact JSON's UTF-8 bytes over 4.
+
+    Four bytes a token is the usual rule of thumb for English JSON; Cyrillic text costs two
+    bytes a letter, so it counts double, as tokenisers roughly do. A host with the real
+    tokeniser passes its own estimator.
+    """
+    payload = {
+        "name": tool.name,
+        "description": tool.description,
+        "input_schema": tool.input_schema,
+    }
+    size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return max(1, math.ceil(size / 4))
+
+
+class SurfaceLimits(BaseModel):
+    """The limits a request must respect, and the caps on what the run loads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    window_tokens: int | None = Field(default=None, gt=0, description="The model's window.")
+    tool_definitions_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
+    max_advertised_tools: int | None = Field(default=None, gt=0, description="Provider limit.")
+    max_loaded_entries: int = Field(default=12, ge=1, description="Loaded tools or groups.")
+    load_reserve: int = Field(default=8, ge=0, description="Slots kept free for loads.")
+    search_results: int = Field(default=8, ge=1, le=50)
+    search_loads: int = Field(default=3, ge=0, le=20)
+    retrieval_top_k: int = Field(default=0, ge=0, description="Per-message clip; 0 is off.")
+
+    @property
+    def token_budget(self) -> float:
+        """Tokens the tool definitions may take (infinite without a window)."""
+        if self.window_tokens is None:
+            return math.inf
+        return self.window_tokens * self.tool_definitions_ratio
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something the surface did, for the host's callback and for ``logging``."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+@dataclass
+class LoadedEntry:
+    """A tool or a whole group the model loaded; a group counts as one entry under the cap."""
+
+    key: str
+    kind: Literal["tool", "group"]
+    name: str
+    how: LoadHow
+    order: int
+    last_use: int
+    called: bool = False
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """What to send: the tools in order with the source of each, and the catalogue block."""
+
+    tools: tuple[Tool, ...]
+    sources: tuple[Source, ...]
+    catalogue: str
+    held_back: tuple[str, ...]
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The advertised tool names, in order."""
+        return tuple(t.name for t in self.tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Neutral definitions (name, description, input_schema): group data never leaves."""
+        return [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in self.tools
+        ]
+
+    def system_text(self, base: str = "") -> str:
+        """``base`` system text with the catalogue block after it (unchanged if none)."""
+        if not self.catalogue:
+            return base
+        return f"{base}\n\n{self.catalogue}" if base else self.catalogue
+
+
+@dataclass(frozen=True)
+class ToolSearchResult:
+    """ToolSearch's answer: the text for the model and what it loaded, as metadata."""
+
+    text: str
+    loaded: tuple[str, ...] = ()
+    already_listed: tuple[str, ...] = ()
+    groups: tuple[str, ...] = ()
+    refused: bool = False
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Decision:
+    key: tuple[int, int, int, int]
+    admitted: tuple[str, ...]
+    held: frozenset[str]
+    members: dict[str, tuple[str, ...]]
+    discovery: bool
+    reasons: tuple[str, ...]
+
+
+class ToolSurface:
+    """One run's tool surface over a (possibly shared) registry."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        policy: Policy = None,
+        allowlist: Collection[str] | None = None,
+        limits: SurfaceLimits | None = None,
+        deferral_mode: DeferralMode = "auto",
+        discovery_tool: str | None = TOOL_SEARCH_NAME,
+        load_modes: Mapping[str, LoadMode] | None = None,
+        pinned: Collection[str] = (),
+        estimator: Callable[[Tool], int] = estimate_tokens,
+        on_event: Callable[[Event], None] | None = None,
+    ) -> None:
+        if deferral_mode not in ("auto", "off"):
+            raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
+        self.registry = registry
+        self.limits = limits or SurfaceLimits()
+        self.deferral_mode: DeferralMode = deferral_mode
+        self.discovery_tool = discovery_tool
+        self.load_modes: dict[str, LoadMode] = dict(load_modes or {})
+        self.pinned = frozenset(pinned)
+        self.estimator = estimator
+        self.on_event = on_event
+        self._policy: Policy = policy
+        self._allowlist = frozenset(allowlist) if allowlist is not None else None
+        self._policy_version = 0
+        self._decision: _Decision | None = None
+        self._held_floor: frozenset[str] = frozenset()
+        self._loaded: dict[str, LoadedEntry] = {}
+        self._clock = 0
+        self._order = 0
+        self._tokens: dict[str, tuple[Tool, int]] = {}
+        self._last_plan: RequestPlan | None = None
+
+    # -- inputs from the host --------------------------------------------------------------
+
+    def set_policy(self, policy: Policy, allowlist: Collection[str] | None = None) -> None:
+        """Replace which tools the run may call (and a child run's allowlist)."""
+        self._policy = policy
+        self._allowlist = frozenset(allowlist) if allowlist is not None else None
+        self._policy_version += 1
+
+    def admits(self, name: str) -> bool:
+        """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
+        if name not in self.registry:
+            return False
+        if self._allowlist is not None and name not in self._allowlist:
+            return False
+        policy = self._policy
+        if policy is None:
+            return True
+        try:
+            if callable(policy):
+                return bool(policy(name))
+            return name in policy
+        except Exception:
+            # A policy that cannot be read admits nothing: fail closed, never open.
+            _log.exception("toolsurface: the run's policy failed on %r; not admitted", name)
+            return False
+
+    def note_tool_used(self, name: str) -> None:
+        """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
+        self._clock += 1
+        for entry in self._loaded.values():
+            if (entry.kind == "tool" and entry.name == name) or (
+                entry.kind == "group" and self.registry.group_of(name) == entry.name
+            ):
+                entry.last_use = self._clock
+                if entry.kind == "tool":
+                    entry.called = True
+
+    def end_turn(self) -> None:
+        """A turn boundary: a safe point to unload the least recently used over the cap."""
+        self._evict("turn")
+
+    def compaction(self) -> None:
+        """The host compacted the conversation: a safe point to unload over the cap."""
+        self._evict("compaction")
+
+    # -- the decision ----------------------------------------------------------------------
+
+    def _admitted(self) -> tuple[str, ...]:
+        return tuple(n for n in self.registry.names() if self.admits(n))
+
+    def _tokens_of(self, name: str) -> int:
+        tool = self.registry.get(name)
+        cached = self._tokens.get(name)
+        if cached is not None and cached[0] is tool:
+            return cached[1]
+        tokens = int(self.estimator(tool))
+        self._tokens[name] = (tool, tokens)
+        return tokens
+
+    def _mode(self, group: str) -> LoadMode:
+        return self.load_modes.get(group) or self.registry.group(group).load
+
+    def _decide(self) -> _Decision:
+        reg = self.registry
+        key = (reg.generation, reg.groups_version, self._policy_version, 0)
+        if self._decision is not None and self._decision.key == key:
+            return self._decision
+        admitted = self._admitted()
+        discovery = bool(self.discovery_tool) and self.discovery_tool in admitted
+        members: dict[str, list[str]] = {}
+        free: list[str] = []
+        for name in admitted:
+            group = reg.group_of(name)
+            tool = reg.get(name)
+            if (
+                group is None
+                or name == self.discovery_tool
+                or tool.always_load
+                or name in self.pinned
+            ):
+                free.append(name)
+            else:
+                members.setdefault(group, []).append(name)
+        groups = {g: tuple(m) for g, m in members.items()}
+        held: set[str] = set()
+        reasons: list[str] = []
+        limit = self.limits.max_advertised_tools or math.inf
+        budget = self.limits.token_budget
+        if self.deferral_mode == "auto":
+            held |= {g for g in self._held_floor if g in groups}
+            if held:
+                reasons.append("held back earlier in the run: " + ", ".join(sorted(held)))
+            if discovery:
+                for g in sorted(groups):
+                    if g in held:
+                        continue
+                    spec = reg.group(g)
+                    mode = self._mode(g)
+                    if spec.dynamic and mode != "eager":
+                        held.add(g)
+                        reasons.append(f"{g}: a connected server's tools are held back")
+                    elif mode == "lazy":
+                        held.add(g)
+                        reasons.append(f"{g}: lazy group")
+            held = self._hold_for_limits(groups, free, held, discovery, limit, budget, reasons)
+        self._held_floor = frozenset(held)
+        decision = _Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
+        self._decision = decision
+        return decision
+
+    def _hold_for_limits(
+        self,
+        groups: dict[str, tuple[str, ...]],
+        free: list[str],
+        held: set[str],
+        discovery: bool,
+        limit: float,
+        budget: float,
+        reasons: list[str],
+    ) -> set[str]:
+        size = {g: sum(self._tokens_of(n) for n in m) for g, m in groups.items()}
+        free_tokens = sum(self._tokens_of(n) for n in free)
+        reserve = self.limits.load_reserve if discovery else 0
+
+        def count() -> int:
+            return len(free) + sum(len(m) for g, m in groups.items() if g not in held)
+
+        def tokens() -> int:
+            return free_tokens + sum(size[g] for g in groups if g not in held)
+
+        def over_count() -> bool:
+            return count() + (reserve if held else 0) > limit
+
+        def over_tokens() -> bool:
+            return discovery and tokens() > budget
+
+        while over_count() or over_tokens():
+            open_groups = [g for g in groups if g not in held]
+            if not discovery:
+                # Without a discovery tool only the count limit holds groups back:
+                # connected servers first, then the largest.
+                ranked = sorted(
+                    open_groups,
+                    key=lambda g: (not self.registry.group(g).dynamic, -len(groups[g]), g),
+                )
+            else:
+                candidates = [g for g in open_groups if self._mode(g) != "eager"]
+                if not candidates and over_count():
+                    candidates = open_groups
+                ranked = sorted(candidates, key=lambda g: (-size[g], g))
+            if not ranked:
+                reasons.append("over the limits with nothing left to hold back")
+                break
+            chosen = ranked[0]
+            held.add(chosen)
+            why = "tool count" if over_count() else "token budget"
+            reasons.append(f"{chosen}: held back for the {why}")
+        return held
+
+    # -- the request -----------------------------------------------------------------------
+
+    def plan(self, *, user_message: str | None = None) -> RequestPlan:
+        """The next request's tools (base, then loads in discovery order) and catalogue."""
+        d = self._decide()
+        reg = self.registry
+        held_members = {n for g in d.held for n in d.members.get(g, ())}
+        base_names = [n for n in d.admitted if n not in held_members]
+        show_discovery = d.discovery and bool(d.held)
+        if self.discovery_tool in base_names:
+            base_names.remove(self.discovery_tool)
+        sources: list[Source] = []
+        names: list[str] = []
+        clipped = self._clip(base_names, user_message)
+        for n in base_names:
+            if n in clipped:
+                continue
+            names.append(n)
+            sources.append("pinned" if n in self.pinned else "base")
+        if show_discovery and self.discovery_tool:
+            names.append(self.discovery_tool)
+            sources.append("discovery")
+        listed = set(names)
+        loaded_names: list[tuple[str, LoadedEntry]] = []
+        for entry in sorted(self._loaded.values(), key=lambda e: e.order):
+            for n in self._entry_tools(entry, d):
+                if n not in listed:
+                    listed.add(n)
+                    loaded_names.append((n, entry))
+        limit = self.limits.max_advertised_tools
+        if limit is not None and len(names) + len(loaded_names) > limit:
+            loaded_names = self._fit_loads(loaded_names, limit - len(names))
+        for n, _ in loaded_names:
+            names.append(n)
+            sources.append("loaded")
+        if limit is not None and len(names) > limit:
+            names, sources = names[:limit], sources[:limit]
+        held_view = [
+            HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
+            for g in sorted(d.held)
+        ]
+        catalogue = render_catalogue(
+            held_view, discovery_tool=self.discovery_tool if d.discovery else None
+        )
+        plan = RequestPlan(
+            tools=tuple(reg.get(n) for n in names),
+            sources=tuple(sources),
+            catalogue=catalogue,
+            held_back=tuple(sorted(d.held)),
+            reasons=d.reasons,
+        )
+        self._last_plan = plan
+        self._emit(
+            "tool_surface_advertised",
+            {
+                "tools": [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)],
+                "held_back": list(plan.held_back),
+                "reasons": list(plan.reasons),
+            },
+        )
+        return plan
+
+    def _entry_tools(self, entry: LoadedEntry, d: _Decision) -> list[str]:
+        if entry.kind == "tool":
+            return [entry.name] if entry.name in d.admitted else []
+        return [n for n in d.admitted if self.registry.group_of(n) == entry.name]
+
+    def _fit_loads(
+        self, loaded: list[tuple[str, LoadedEntry]], room: int
+    ) -> list[tuple[str, LoadedEntry]]:
+        """Leave the least recently used loads off this request (they stay loaded)."""
+        if room <= 0:
+            return []
+        by_recency = sorted({id(e): e for _, e in loaded}.values(), key=lambda e: -e.last_use)
+        keep: set[str] = set()
+        total = 0
+        for entry in by_recency:
+            tools = [n for n, e in loaded if e is entry]
+            if total + len(tools) <= room:
+                keep.add(entry.key)
+                total += len(tools)
+        return [(n, e) for n, e in loaded if e.key in keep]
+
+    def _clip(self, base: list[str], message: str | None) -> set[str]:
+        """The opt-in per-message clip: names to leave off (never pinned ones)."""
+        k = self.limits.retrieval_top_k
+        if not k or message is None:
+            return set()
+        unpinned = [
+            n for n in base if n not in self.pinned and not self.registry.get(n).always_load
+        ]
+        if len(unpinned) <= k:
+            return set()
+        keep = {h.name for h in self.registry.search(message, k=k, admitted=unpinned)}
+        return {n for n in unpinned if n not in keep}
+
+    # -- discovery ----------------------------------------------------------------------------
+
+    def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
+        key = f"{kind}:{name}"
+        self._clock += 1
+        if key in self._loaded:
+            self._loaded[key].last_use = self._clock
+            return False
+        self._order += 1
+        self._loaded[key] = LoadedEntry(key, kind, name, how, self._order, self._clock)
+        if kind == "tool":
+            self._emit("tool_discovered", {"name": name, "how": how})
+        else:
+            self._emit("tool_group_loaded", {"group": name, "how": how})
+        return True
+
+    def _evict(self, why: str) -> None:
+        cap = self.limits.max_loaded_entries
+        while len(self._loaded) > cap:
+            victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
+            del self._loaded[victim.key]
+            self._emit("tool_unloaded", {"entry": victim.key, "why": why})
+
+    def loaded_entries(self) -> list[LoadedEntry]:
+        """What the run has loaded, in discovery order."""
+        return sorted(self._loaded.values(), key=lambda e: e.order)
+
+    def discovered_tool_names(self) -> list[str]:
+        """Single tools the run loaded, in discovery order."""
+        return [e.name for e in self.loaded_entries() if e.kind == "tool"]
+
+    def held_back_groups(self) -> list[str]:
+        """The groups currently held back."""
+        return sorted(self._decide().held)
+
+    def _advertised(self) -> frozenset[str]:
+        return frozenset(self._last_plan.names) if self._last_plan else frozenset()
+
+    def tool_search(self, arguments: Any) -> ToolSearchResult:
+        """Run a ToolSearch call: search, select or load a group; the surface does the loading.
+
+        Only what the live policy and allowlist admit is searched, loaded or named; "already
+        in your tool list" is judged against the request this surface last planned.
+        """
+        request = parse_tool_search_arguments(arguments)
+        if request.empty:
+            return ToolSearchResult(text=REFUSAL, refused=True, metadata={"refused": True})
+        d = self._decide()
+        admitted = set(d.admitted)
+        advertised = self._advertised()
+        lines: list[str] = []
+        loaded: list[str] = []
+        already: list[str] = []
+        groups_loaded: list[str] = []
+        how: LoadHow = "search"
+        if request.names or request.groups:
+            how = "select" if request.names else "group"
+            for name in request.names:
+                if name in admitted:
+                    if name in advertised:
+                        already.append(name)
+                    else:
+                        self._load("tool", name, "select")
+                        loaded.append(name)
+                else:
+                    near = nearest_names(name, sorted(admitted))
+                    hint = f" Nearest: {', '.join(near)}." if near else ""
+                    lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
+            for group in request.groups:
+                members = [n for n in d.admitted if self.registry.group_of(n) == group]
+                if not members:
+                    known = sorted(d.held)
+                    hint = f" Held-back groups: {', '.join(known)}." if known else ""
+                    lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
+                    continue
+                self._load("group", group, "group")
+                groups_loaded.append(group)
+                for n in members:
+                    (already if n in advertised else loaded).append(n)
+        else:
+            hits = self.registry.search(
+                request.query, k=self.limits.search_results, admitted=admitted
+            )
+            if not hits:
+                lines.append(f"No tool matches {safe_text(request.query, 120)!r}.")
+            to_load = [h.name for h in hits if h.name not in advertised]
+            to_load = to_load[: self.limits.search_loads]
+            for name in to_load:
+                self._load("tool", name, "search")
+                loaded.append(name)
+            already = [h.name for h in hits if h.name in advertised]
+            others = [h.name for h in hits if h.name not in advertised and h.name not in loaded]
+            if others:
+                lines.append("Other matches (load them with select):")
+                lines.extend(f"- {tool_line(self.registry.get(n))}" for n in others)
+        text = self._result_text(loaded, already, lines, request.notes)
+        return ToolSearchResult(
+            text=text,
+            loaded=tuple(loaded),
+            already_listed=tuple(already),
+            groups=tuple(groups_loaded),
+            metadata={
+                "how": how,
+                "loaded": list(loaded),
+                "already_listed": list(already),
+                "groups": list(groups_loaded),
+            },
+        )
+
+    def _result_text(
+        self, loaded: Sequence[str], already: Sequence[str], lines: list[str], notes: Sequence[str]
+    ) -> str:
+        out: list[str] = []
+        if loaded:
+            out.append("Loaded, callable from your next step:")
+            out.extend(f"- {tool_line(self.registry.get(n))}" for n in loaded)
+        if already:
+            out.append("Already in your tool list:")
+            out.extend(f"- {tool_line(self.registry.get(n))}" for n in already)
+        out.extend(lines)
+        out.extend(f"Note: {n}." for n in notes)
+        out.append("ToolSearch loads tools only: skills, documents and other things are not tools.")
+        return "\n".join(out)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+        event = Event(kind, data)
+        _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
+        if self.on_event is not None:
+            try:
+                self.on_event(event)
+            except Exception:
+                _log.exception("toolsurface: the host's event callback failed on %s", kind)

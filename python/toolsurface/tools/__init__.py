@@ -1,0 +1,1 @@
+"""Tools the library provides for the model: ToolSearch."""
