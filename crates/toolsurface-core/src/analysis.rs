@@ -1,0 +1,549 @@
+//! Text -> index terms, mirroring `Analyzer` of `python/toolsurface/retrieval/analysis.py`.
+//!
+//! 1. Characters of class I are removed.
+//! 2. Identifiers are found: `seg ([_.-]+ seg)*` with `seg = base (base|mark)*`, leftmost and
+//!    maximal; every other character separates.
+//! 3. An identifier is split at connector runs into chunks and each chunk at case changes,
+//!    letter/number changes, `HTTPServer`-style acronym ends (not `PRs`) and Latin/Cyrillic
+//!    changes.
+//! 4. Its tokens are the parts, then the joined parts when there are two or more.
+//! 5. Each token is folded, dropped when shorter than two code points or a stopword, and
+//!    stemmed by its script (Snowball English, Snowball Russian, or unchanged).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::chars::{py_strip, CharTable, Class};
+
+/// Tokens shorter than this (in code points, after folding) are dropped.
+pub const MIN_TOKEN_CHARS: usize = 2;
+/// Characters that join the parts of one identifier.
+pub const CONNECTORS: [char; 3] = ['_', '-', '.'];
+
+const MEMO_LIMIT: usize = 1 << 17;
+/// Stems remembered per thread (the query path's memo); emptied when full.
+const STEM_MEMO_LIMIT: usize = 1 << 14;
+
+thread_local! {
+    /// Per-thread memo of stems (folded token -> stem). A stem depends on the token alone
+    /// (the Snowball algorithms are fixed), so every analyzer on the thread shares it.
+    static STEMS: RefCell<FxHashMap<Box<str>, Box<str>>> = RefCell::new(FxHashMap::default());
+}
+
+#[inline]
+fn is_connector(c: char) -> bool {
+    matches!(c, '_' | '-' | '.')
+}
+
+/// 1 for a Latin letter, 2 for a Cyrillic one, 0 otherwise.
+#[inline]
+fn script(c: char) -> u8 {
+    let cp = c as u32;
+    if cp < 0x80 || (0xC0..=0x24F).contains(&cp) {
+        1
+    } else if (0x400..=0x4FF).contains(&cp) {
+        2
+    } else {
+        0
+    }
+}
+
+/// `^[a-z0-9]*[a-z][a-z0-9]*$`
+#[inline]
+fn is_english_token(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.iter()
+        .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && b.iter().any(|c| c.is_ascii_lowercase())
+}
+
+/// `^[а-я]+$` (U+0430..=U+044F).
+#[inline]
+fn is_russian_token(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| ('\u{430}'..='\u{44F}').contains(&c))
+}
+
+/// Reusable buffers of the tokeniser; keep one per thread to analyse without allocating.
+#[derive(Default, Debug)]
+pub struct TokenScratch {
+    ident: Vec<(char, Class)>,
+    pieces: Vec<(usize, usize)>,
+    bases: Vec<usize>,
+    word: String,
+    key: String,
+    memo_tokens: Vec<Box<str>>,
+}
+
+/// Memo of analysed identifiers (identifier text -> its tokens), for index builds.
+#[derive(Default, Debug)]
+pub struct Memo {
+    map: FxHashMap<Box<str>, Box<[Box<str>]>>,
+}
+
+/// A vector of strings whose buffers are reused from call to call.
+#[derive(Default, Debug)]
+pub struct TokenBuf {
+    strs: Vec<String>,
+    len: usize,
+}
+
+impl TokenBuf {
+    /// Empty the buffer, keeping its allocations.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// Append a token.
+    pub fn push(&mut self, s: &str) {
+        if self.len < self.strs.len() {
+            let slot = &mut self.strs[self.len];
+            slot.clear();
+            slot.push_str(s);
+        } else {
+            self.strs.push(s.to_string());
+        }
+        self.len += 1;
+    }
+
+    /// The tokens pushed since the last clear.
+    pub fn as_slice(&self) -> &[String] {
+        &self.strs[..self.len]
+    }
+}
+
+/// Turns text into index terms: identifiers split, folded, filtered and stemmed.
+pub struct Analyzer {
+    table: CharTable,
+    stopwords: FxHashSet<Box<str>>,
+    english: Stemmer,
+    russian: Stemmer,
+}
+
+impl std::fmt::Debug for Analyzer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analyzer")
+            .field("stopwords", &self.stopwords.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Analyzer {
+    /// An analyzer over `table`. Stopwords are lines: stripped, skipped when empty or when
+    /// the line starts with `#`, folded through the table.
+    pub fn new<'a>(table: CharTable, stopwords: impl IntoIterator<Item = &'a str>) -> Analyzer {
+        let stopwords = stopwords
+            .into_iter()
+            .filter_map(|w| {
+                let s = py_strip(w);
+                if s.is_empty() || w.starts_with('#') {
+                    None
+                } else {
+                    Some(table.fold_str(s).into_boxed_str())
+                }
+            })
+            .collect();
+        Analyzer {
+            table,
+            stopwords,
+            english: Stemmer::create(Algorithm::English),
+            russian: Stemmer::create(Algorithm::Russian),
+        }
+    }
+
+    /// The character table.
+    pub fn table(&self) -> &CharTable {
+        &self.table
+    }
+
+    /// Whether `word` (already folded) is a stopword.
+    pub fn is_stopword(&self, word: &str) -> bool {
+        self.stopwords.contains(word)
+    }
+
+    /// Number of distinct stopwords.
+    pub fn stopword_count(&self) -> usize {
+        self.stopwords.len()
+    }
+
+    /// Lower-case `text` code point by code point through the table.
+    pub fn fold(&self, text: &str) -> String {
+        self.table.fold_str(text)
+    }
+
+    /// Stem a folded token by its script: English, Russian, or unchanged.
+    pub fn stem<'a>(&self, token: &'a str) -> Cow<'a, str> {
+        if is_english_token(token) {
+            self.english.stem(token)
+        } else if is_russian_token(token) {
+            self.russian.stem(token)
+        } else {
+            Cow::Borrowed(token)
+        }
+    }
+
+    /// Index terms of `text` in order: parts of each identifier, then its joined form.
+    pub fn tokens(&self, text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        self.tokens_into(text, &mut out);
+        out
+    }
+
+    /// Append the index terms of `text` to `out`.
+    pub fn tokens_into(&self, text: &str, out: &mut Vec<String>) {
+        let mut scratch = TokenScratch::default();
+        self.for_each_token(text, &mut scratch, |t| out.push(t.to_string()));
+    }
+
+    /// Append the index terms of `text` to a reusable buffer (no allocation once warm).
+    pub fn tokens_buf(&self, text: &str, scratch: &mut TokenScratch, out: &mut TokenBuf) {
+        self.for_each_token(text, scratch, |t| out.push(t));
+    }
+
+    /// Call `emit` with each index term of `text`, in order.
+    pub fn for_each_token(
+        &self,
+        text: &str,
+        scratch: &mut TokenScratch,
+        mut emit: impl FnMut(&str),
+    ) {
+        let TokenScratch {
+            ident,
+            pieces,
+            bases,
+            word,
+            ..
+        } = scratch;
+        self.scan(text, ident, |id| {
+            self.analyse_identifier(id, pieces, bases, word, &mut emit)
+        });
+    }
+
+    /// Like [`Analyzer::for_each_token`], remembering each identifier's tokens in `memo`.
+    pub fn for_each_token_memo(
+        &self,
+        text: &str,
+        scratch: &mut TokenScratch,
+        memo: &mut Memo,
+        mut emit: impl FnMut(&str),
+    ) {
+        let TokenScratch {
+            ident,
+            pieces,
+            bases,
+            word,
+            key,
+            memo_tokens,
+        } = scratch;
+        self.scan(text, ident, |id| {
+            key.clear();
+            key.extend(id.iter().map(|&(c, _)| c));
+            if let Some(toks) = memo.map.get(key.as_str()) {
+                for t in toks.iter() {
+                    emit(t);
+                }
+                return;
+            }
+            memo_tokens.clear();
+            self.analyse_identifier(id, pieces, bases, word, &mut |t: &str| {
+                memo_tokens.push(t.into());
+            });
+            for t in memo_tokens.iter() {
+                emit(t);
+            }
+            if memo.map.len() >= MEMO_LIMIT {
+                memo.map.clear();
+            }
+            let toks: Box<[Box<str>]> = std::mem::take(memo_tokens).into_boxed_slice();
+            memo.map.insert(key.as_str().into(), toks);
+        });
+    }
+
+    /// Find the identifiers of `text` (class-I characters removed) and call `on_ident` with
+    /// each as a slice of (char, class).
+    fn scan(
+        &self,
+        text: &str,
+        ident: &mut Vec<(char, Class)>,
+        mut on_ident: impl FnMut(&[(char, Class)]),
+    ) {
+        #[derive(PartialEq)]
+        enum State {
+            Out,
+            Seg,
+            Conn(usize),
+        }
+        let mut state = State::Out;
+        ident.clear();
+        for c in text.chars() {
+            let cl = self.table.class(c);
+            match cl {
+                Class::Ignore => continue,
+                Class::Upper | Class::Lower | Class::Other | Class::Number => {
+                    if state == State::Out {
+                        ident.clear();
+                    }
+                    ident.push((c, cl));
+                    state = State::Seg;
+                }
+                Class::Mark => match state {
+                    State::Seg => ident.push((c, cl)),
+                    State::Conn(pending) => {
+                        ident.truncate(ident.len() - pending);
+                        on_ident(ident);
+                        state = State::Out;
+                    }
+                    State::Out => {}
+                },
+                Class::Sep => {
+                    if is_connector(c) {
+                        match state {
+                            State::Seg => {
+                                ident.push((c, cl));
+                                state = State::Conn(1);
+                            }
+                            State::Conn(pending) => {
+                                ident.push((c, cl));
+                                state = State::Conn(pending + 1);
+                            }
+                            State::Out => {}
+                        }
+                    } else {
+                        match state {
+                            State::Seg => on_ident(ident),
+                            State::Conn(pending) => {
+                                ident.truncate(ident.len() - pending);
+                                on_ident(ident);
+                            }
+                            State::Out => {}
+                        }
+                        state = State::Out;
+                    }
+                }
+            }
+        }
+        match state {
+            State::Seg => on_ident(ident),
+            State::Conn(pending) => {
+                ident.truncate(ident.len() - pending);
+                on_ident(ident);
+            }
+            State::Out => {}
+        }
+    }
+
+    /// Split one identifier into parts: ranges of `ident` (connectors excluded).
+    fn split_parts(
+        &self,
+        ident: &[(char, Class)],
+        pieces: &mut Vec<(usize, usize)>,
+        bases: &mut Vec<usize>,
+    ) {
+        pieces.clear();
+        let mut i = 0;
+        while i < ident.len() {
+            if is_connector(ident[i].0) {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < ident.len() && !is_connector(ident[i].0) {
+                i += 1;
+            }
+            split_chunk(ident, start, i, pieces, bases);
+        }
+    }
+
+    fn analyse_identifier(
+        &self,
+        ident: &[(char, Class)],
+        pieces: &mut Vec<(usize, usize)>,
+        bases: &mut Vec<usize>,
+        word: &mut String,
+        emit: &mut impl FnMut(&str),
+    ) {
+        self.split_parts(ident, pieces, bases);
+        for &(a, b) in pieces.iter() {
+            self.finish_token(ident[a..b].iter().map(|&(c, _)| c), word, emit);
+        }
+        if pieces.len() >= 2 {
+            let joined = pieces
+                .iter()
+                .flat_map(|&(a, b)| ident[a..b].iter().map(|&(c, _)| c));
+            self.finish_token(joined, word, emit);
+        }
+    }
+
+    #[inline]
+    fn finish_token(
+        &self,
+        chars: impl Iterator<Item = char>,
+        word: &mut String,
+        emit: &mut impl FnMut(&str),
+    ) {
+        word.clear();
+        let mut n = 0usize;
+        for c in chars {
+            word.push(self.table.fold(c));
+            n += 1;
+        }
+        if n < MIN_TOKEN_CHARS || self.stopwords.contains(word.as_str()) {
+            return;
+        }
+        if !is_english_token(word) && !is_russian_token(word) {
+            emit(word);
+            return;
+        }
+        // Snowball costs about a microsecond a word: remember stems per thread.
+        let done = STEMS
+            .try_with(|cell| {
+                let Ok(mut memo) = cell.try_borrow_mut() else {
+                    return false;
+                };
+                if let Some(stem) = memo.get(word.as_str()) {
+                    emit(stem);
+                    return true;
+                }
+                let stem = self.stem(word);
+                emit(&stem);
+                if memo.len() >= STEM_MEMO_LIMIT {
+                    memo.clear();
+                }
+                memo.insert(word.as_str().into(), stem.as_ref().into());
+                true
+            })
+            .unwrap_or(false);
+        if !done {
+            let stemmed = self.stem(word);
+            emit(&stemmed);
+        }
+    }
+}
+
+/// Split the chunk `ident[start..end]` (no connectors) at boundaries between consecutive
+/// base characters, pushing its pieces.
+fn split_chunk(
+    ident: &[(char, Class)],
+    start: usize,
+    end: usize,
+    pieces: &mut Vec<(usize, usize)>,
+    bases: &mut Vec<usize>,
+) {
+    bases.clear();
+    bases.extend((start..end).filter(|&i| ident[i].1 != Class::Mark));
+    let mut piece_start = start;
+    for j in 1..bases.len() {
+        let (i, p) = (bases[j], bases[j - 1]);
+        let (prev, cur) = (ident[p].1, ident[i].1);
+        let mut cut =
+            (prev == Class::Lower && cur == Class::Upper) || (prev.is_letter() != cur.is_letter());
+        if !cut && prev == Class::Upper && cur == Class::Upper && j + 2 < bases.len() {
+            // HTTPServer -> HTTP|Server, but PRs and IDs stay whole (one lower-case letter).
+            cut = ident[bases[j + 1]].1 == Class::Lower && ident[bases[j + 2]].1 == Class::Lower;
+        }
+        if !cut && prev.is_letter() && cur.is_letter() {
+            let (sp, sc) = (script(ident[p].0), script(ident[i].0));
+            cut = sp != sc && sp != 0 && sc != 0;
+        }
+        if cut {
+            pieces.push((piece_start, i));
+            piece_start = i;
+        }
+    }
+    pieces.push((piece_start, end));
+}
+
+impl Memo {
+    /// An empty memo.
+    pub fn new() -> Memo {
+        Memo::default()
+    }
+
+    /// Number of remembered identifiers.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn analyzer() -> Analyzer {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let en = include_str!("../../../python/toolsurface/data/stopwords_en.txt");
+        let ru = include_str!("../../../python/toolsurface/data/stopwords_ru.txt");
+        Analyzer::new(table, en.lines().chain(ru.lines()))
+    }
+
+    fn toks(a: &Analyzer, s: &str) -> Vec<String> {
+        a.tokens(s)
+    }
+
+    #[test]
+    fn identifiers_split() {
+        let a = analyzer();
+        assert_eq!(toks(&a, "BrowserOpen"), ["browser", "open", "browseropen"]);
+        assert_eq!(toks(&a, "HTTPServer"), ["http", "server", "httpserver"]);
+        assert_eq!(
+            toks(&a, "create_pull_request"),
+            ["creat", "pull", "request", "createpullrequest"]
+        );
+        assert_eq!(toks(&a, "list-issues"), ["list", "issu", "listissu"]);
+        assert_eq!(toks(&a, "v2Api"), ["api", "v2api"]);
+        assert_eq!(toks(&a, "listPRs"), ["list", "prs", "listpr"]);
+        assert_eq!(toks(&a, "HTTPSe"), ["httpse"]);
+    }
+
+    #[test]
+    fn russian_sentence() {
+        let a = analyzer();
+        assert_eq!(
+            toks(&a, "Покажи открытые пулреквесты, пожалуйста!"),
+            ["покаж", "открыт", "пулреквест"]
+        );
+    }
+
+    #[test]
+    fn connectors_and_marks() {
+        let a = analyzer();
+        // A trailing connector run is not part of the identifier.
+        assert_eq!(toks(&a, "foo__ bar"), ["foo", "bar"]);
+        // Ignorable characters are removed before identifiers are found.
+        assert_eq!(toks(&a, "fo\u{200B}obar"), ["foobar"]);
+        // A mark after a connector ends the identifier.
+        assert_eq!(toks(&a, "ab_\u{301}cd"), ["ab", "cd"]);
+        // Script change splits.
+        assert_eq!(toks(&a, "apiключ"), ["api", "ключ", "apiключ"]);
+        assert!(toks(&a, "").is_empty());
+        assert!(toks(&a, "a b c _ - .").is_empty());
+    }
+
+    #[test]
+    fn memo_matches_plain() {
+        let a = analyzer();
+        let text = "getUser get_user getUser HTTPServer Ёлка ёлка";
+        let mut sc = TokenScratch::default();
+        let mut memo = Memo::new();
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            got.clear();
+            a.for_each_token_memo(text, &mut sc, &mut memo, |t| got.push(t.to_string()));
+            assert_eq!(got, a.tokens(text));
+        }
+        let mut buf = TokenBuf::default();
+        a.tokens_buf(text, &mut sc, &mut buf);
+        assert_eq!(buf.as_slice(), a.tokens(text).as_slice());
+        buf.clear();
+        a.tokens_buf("one", &mut sc, &mut buf);
+        assert_eq!(buf.as_slice(), ["one"]);
+    }
+}

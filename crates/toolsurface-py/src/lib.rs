@@ -1,0 +1,324 @@
+//! `toolsurface._native`: PyO3 bindings of `toolsurface-core`.
+//!
+//! Binding code only: it converts types, detaches from the interpreter for index builds
+//! and batches (single searches stay attached: they take microseconds), maps the core's
+//! errors to `ValueError` and a Rust panic to `RuntimeError` (never `PanicException`).
+//! The typed stub is `python/toolsurface/_native.pyi`.
+
+#![forbid(unsafe_code)]
+
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyInt;
+
+use toolsurface_core as core;
+
+type Hits = (Vec<u32>, Vec<f64>, bool);
+type Fields5 = (String, String, String, String, String);
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+/// Run `f`, turning the core's error into `ValueError` and a panic into `RuntimeError`.
+fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
+        Err(payload) => Err(PyRuntimeError::new_err(format!(
+            "toolsurface native core failed: {}",
+            panic_message(payload.as_ref())
+        ))),
+    }
+}
+
+fn five(values: &[f64], what: &str) -> Result<[f64; 5], String> {
+    <[f64; 5]>::try_from(values)
+        .map_err(|_| format!("{what} take five values: name, search_hint, summary, body, params"))
+}
+
+fn settings(
+    weights: &[f64],
+    b: &[f64],
+    k1: f64,
+    expansion_weight: f64,
+) -> Result<core::Settings, String> {
+    let weights = five(weights, "weights and b")?;
+    let b = five(b, "weights and b")?;
+    let s = core::Settings::new(weights, b, k1, expansion_weight);
+    s.validate()?;
+    Ok(s)
+}
+
+/// A Python int as i64, saturating (an id or `k` beyond i64 is out of range either way).
+fn int_arg(value: &Bound<'_, PyInt>) -> PyResult<i64> {
+    match value.extract::<i64>() {
+        Ok(v) => Ok(v),
+        Err(_) => Ok(if value.lt(0)? { i64::MIN } else { i64::MAX }),
+    }
+}
+
+/// A document id argument: out of range (with the caller's text) when it does not fit.
+fn doc_arg(value: &Bound<'_, PyInt>, n: usize) -> PyResult<i64> {
+    match value.extract::<i64>() {
+        Ok(v) => Ok(v),
+        Err(_) => Err(PyValueError::new_err(format!(
+            "document id {value} out of range 0..{n}"
+        ))),
+    }
+}
+
+fn check_k(k: i64) -> Result<usize, String> {
+    if k < 0 {
+        return Err(format!("k must be >= 0, got {k}"));
+    }
+    Ok(usize::try_from(k).unwrap_or(usize::MAX))
+}
+
+/// Text analysis: character table and stopwords in, index terms out.
+#[pyclass(frozen, module = "toolsurface._native", name = "Analyzer")]
+struct PyAnalyzer {
+    inner: Arc<core::Analyzer>,
+}
+
+#[pymethods]
+impl PyAnalyzer {
+    #[new]
+    fn new(char_table: &str, stopwords: Vec<String>) -> PyResult<Self> {
+        guard(|| {
+            let table = core::CharTable::parse(char_table)?;
+            let inner = core::Analyzer::new(table, stopwords.iter().map(String::as_str));
+            Ok(PyAnalyzer {
+                inner: Arc::new(inner),
+            })
+        })
+    }
+
+    /// Index terms of `text` in order.
+    fn tokens(&self, text: &str) -> PyResult<Vec<String>> {
+        guard(|| Ok(self.inner.tokens(text)))
+    }
+
+    /// `text` folded to lower case through the character table.
+    fn fold(&self, text: &str) -> PyResult<String> {
+        guard(|| Ok(self.inner.fold(text)))
+    }
+}
+
+/// Query expansion lexicon, compiled with an analyzer.
+#[pyclass(frozen, module = "toolsurface._native", name = "Lexicon")]
+struct PyLexicon {
+    inner: Arc<core::Lexicon>,
+}
+
+#[pymethods]
+impl PyLexicon {
+    #[new]
+    fn new(analyzer: PyRef<'_, PyAnalyzer>, entries: Vec<(String, String)>) -> PyResult<Self> {
+        let an = Arc::clone(&analyzer.inner);
+        guard(|| {
+            Ok(PyLexicon {
+                inner: Arc::new(core::Lexicon::new(&an, &entries)?),
+            })
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+}
+
+/// The set of document ids a search may return (made by `Index.make_filter`).
+#[pyclass(frozen, module = "toolsurface._native", name = "Filter")]
+struct PyFilter {
+    inner: Arc<core::Filter>,
+}
+
+/// The BM25F index over five fields.
+#[pyclass(frozen, module = "toolsurface._native", name = "Index")]
+struct PyIndex {
+    inner: Arc<core::Index>,
+}
+
+fn lex(lexicon: &Option<PyRef<'_, PyLexicon>>) -> Option<Arc<core::Lexicon>> {
+    lexicon.as_ref().map(|l| Arc::clone(&l.inner))
+}
+
+fn filt(allowed: &Option<PyRef<'_, PyFilter>>) -> Option<Arc<core::Filter>> {
+    allowed.as_ref().map(|f| Arc::clone(&f.inner))
+}
+
+fn hits(r: core::SearchResult) -> Hits {
+    (r.docs, r.scores, r.fallback)
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        analyzer: PyRef<'_, PyAnalyzer>,
+        names: Vec<String>,
+        fields: Vec<Fields5>,
+    ) -> PyResult<Self> {
+        let an = Arc::clone(&analyzer.inner);
+        py.detach(move || {
+            guard(move || {
+                let fields: Vec<[String; 5]> = fields
+                    .into_iter()
+                    .map(|(a, b, c, d, e)| [a, b, c, d, e])
+                    .collect();
+                let index = core::Index::build(an, names, fields)?;
+                Ok(PyIndex {
+                    inner: Arc::new(index),
+                })
+            })
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Number of distinct terms.
+    fn vocabulary_size(&self) -> usize {
+        self.inner.vocabulary_size()
+    }
+
+    /// Heap bytes of the index structures (not counting the settings cache).
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    /// A filter admitting the given document ids.
+    fn make_filter(&self, ids: Vec<Bound<'_, PyInt>>) -> PyResult<PyFilter> {
+        let n = self.inner.len();
+        let ids = ids
+            .iter()
+            .map(|i| doc_arg(i, n))
+            .collect::<PyResult<Vec<i64>>>()?;
+        guard(|| {
+            Ok(PyFilter {
+                inner: Arc::new(self.inner.make_filter(&ids)?),
+            })
+        })
+    }
+
+    /// Weighted query terms in order: the query's own, then lexicon expansions.
+    fn query_terms(
+        &self,
+        query: &str,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        expansion_weight: f64,
+    ) -> PyResult<Vec<(String, f64)>> {
+        let lexicon = lex(&lexicon);
+        guard(|| {
+            Ok(self
+                .inner
+                .query_terms(query, lexicon.as_deref(), expansion_weight))
+        })
+    }
+
+    /// The `k` best documents: ids and scores, best first, and whether the fallback ran.
+    #[pyo3(signature = (query, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Hits> {
+        let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
+        let k = int_arg(k)?;
+        guard(|| {
+            let s = settings(&weights, &b, k1, expansion_weight)?;
+            let k = check_k(k)?;
+            let r = self
+                .inner
+                .search(query, k, &s, lexicon.as_deref(), allowed.as_deref())?;
+            Ok(hits(r))
+        })
+    }
+
+    /// `search` for each query, in parallel, detached from the interpreter.
+    #[pyo3(signature = (queries, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_many(
+        &self,
+        py: Python<'_>,
+        queries: Vec<String>,
+        k: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Vec<Hits>> {
+        let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
+        let index = Arc::clone(&self.inner);
+        let k = int_arg(k)?;
+        py.detach(move || {
+            guard(move || {
+                let s = settings(&weights, &b, k1, expansion_weight)?;
+                let k = check_k(k)?;
+                let rs =
+                    index.search_many(&queries, k, &s, lexicon.as_deref(), allowed.as_deref())?;
+                Ok(rs.into_iter().map(hits).collect())
+            })
+        })
+    }
+
+    /// Per matched term of `doc`: the term, its query weight, each field's contribution.
+    #[allow(clippy::too_many_arguments)]
+    fn explain(
+        &self,
+        query: &str,
+        doc: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        fallback: bool,
+    ) -> PyResult<Vec<(String, f64, Vec<f64>)>> {
+        let lexicon = lex(&lexicon);
+        let doc = int_arg(doc)?;
+        guard(|| {
+            let s = settings(&weights, &b, k1, expansion_weight)?;
+            let out = self
+                .inner
+                .explain(query, doc, &s, lexicon.as_deref(), fallback)?;
+            Ok(out
+                .into_iter()
+                .map(|(t, w, parts)| (t, w, parts.to_vec()))
+                .collect())
+        })
+    }
+}
+
+/// The native engine of toolsurface.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<PyAnalyzer>()?;
+    m.add_class::<PyLexicon>()?;
+    m.add_class::<PyFilter>()?;
+    m.add_class::<PyIndex>()?;
+    Ok(())
+}

@@ -1,0 +1,97 @@
+"""Typed stub of ``toolsurface._native``, the Rust engine (crates/toolsurface-py).
+
+Field order everywhere: name, search_hint, summary, body, params. Errors in the input or
+the settings raise ``ValueError``; an internal failure raises ``RuntimeError``.
+Constructors are declared as ``__new__``: PyO3 classes are built there (``__init__`` is
+``object``'s), and ``mypy.stubtest`` checks the stub against the runtime signatures.
+"""
+
+from typing import final
+
+__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "__version__"]
+
+__version__: str
+
+_Five = tuple[float, float, float, float, float]
+_Hits = tuple[list[int], list[float], bool]
+
+@final
+class Analyzer:
+    """Text analysis: character table and stopwords in, index terms out."""
+
+    def __new__(cls, char_table: str, stopwords: list[str]) -> Analyzer: ...
+    def tokens(self, text: str) -> list[str]:
+        """Index terms of ``text`` in order."""
+    def fold(self, text: str) -> str:
+        """``text`` folded to lower case through the character table."""
+
+@final
+class Lexicon:
+    """Query expansion lexicon, compiled with an analyzer."""
+
+    def __new__(cls, analyzer: Analyzer, entries: list[tuple[str, str]]) -> Lexicon: ...
+    def __len__(self) -> int:
+        """Number of distinct keys."""
+
+@final
+class Filter:
+    """The set of document ids a search may return (made by ``Index.make_filter``)."""
+
+@final
+class Index:
+    """The BM25F index over five fields."""
+
+    def __new__(
+        cls,
+        analyzer: Analyzer,
+        names: list[str],
+        fields: list[tuple[str, str, str, str, str]],
+    ) -> Index: ...
+    def __len__(self) -> int:
+        """Number of documents."""
+    def vocabulary_size(self) -> int:
+        """Number of distinct terms."""
+    def memory_bytes(self) -> int:
+        """Heap bytes of the index structures (not counting the settings cache)."""
+    def make_filter(self, ids: list[int]) -> Filter:
+        """A filter admitting the given document ids."""
+    def query_terms(
+        self, query: str, lexicon: Lexicon | None, expansion_weight: float
+    ) -> list[tuple[str, float]]:
+        """Weighted query terms in order: the query's own, then lexicon expansions."""
+    def search(
+        self,
+        query: str,
+        k: int,
+        weights: _Five,
+        b: _Five,
+        k1: float,
+        expansion_weight: float,
+        lexicon: Lexicon | None = None,
+        allowed: Filter | None = None,
+    ) -> _Hits:
+        """The ``k`` best documents: ids and scores, best first, and whether the fallback ran."""
+    def search_many(
+        self,
+        queries: list[str],
+        k: int,
+        weights: _Five,
+        b: _Five,
+        k1: float,
+        expansion_weight: float,
+        lexicon: Lexicon | None = None,
+        allowed: Filter | None = None,
+    ) -> list[_Hits]:
+        """``search`` for each query, in parallel, detached from the interpreter."""
+    def explain(
+        self,
+        query: str,
+        doc: int,
+        weights: _Five,
+        b: _Five,
+        k1: float,
+        expansion_weight: float,
+        lexicon: Lexicon | None,
+        fallback: bool,
+    ) -> list[tuple[str, float, list[float]]]:
+        """Per matched term of ``doc``: the term, its query weight, each field's contribution."""
