@@ -321,17 +321,24 @@ def test_loads_append_in_discovery_order_and_keep_the_prefix(reg: ToolRegistry) 
 
 
 def test_eviction_only_at_safe_points_least_recently_used(reg: ToolRegistry) -> None:
-    surface = ToolSurface(reg, limits=SurfaceLimits(max_loaded_entries=2))
+    surface = ToolSurface(reg, limits=SurfaceLimits(max_loaded_entries=4))
     surface.plan()
-    for name in ("gh__create_issue", "gh__list_issues", "slack__send_message"):
+    names = ["gh__create_issue", "gh__list_issues", "slack__send_message", "gh__merge_pull_request"]
+    for name in names:
         surface.tool_search({"select": name})
-    assert len(surface.loaded_entries()) == 3  # no unload mid-turn
-    surface.note_tool_used("gh__create_issue")
     surface.end_turn()
-    assert surface.discovered_tool_names() == ["gh__create_issue", "slack__send_message"]
+    assert len(surface.loaded_entries()) == 4  # at the cap: nothing unloaded
+    surface.tool_search({"select": "gh__list_pull_requests"})
+    assert len(surface.loaded_entries()) == 5  # never mid-turn
+    surface.note_tool_used("gh__list_issues")
+    surface.note_tool_used("gh__create_issue")
+    surface.end_turn()  # past the cap: trim to half of it, least recently used first
+    assert surface.discovered_tool_names() == ["gh__create_issue", "gh__list_issues"]
+    plan = surface.plan()
+    assert plan.names[-2:] == ("gh__create_issue", "gh__list_issues")
     surface.tool_search({"select": "gh__merge_pull_request"})
-    surface.compaction()
-    assert len(surface.loaded_entries()) == 2
+    surface.compaction()  # a compaction trims whenever above half the cap
+    assert surface.discovered_tool_names() == ["gh__create_issue", "gh__merge_pull_request"]
 
 
 def test_clip_is_opt_in_and_counts_only_retrieved(reg: ToolRegistry) -> None:

@@ -78,7 +78,7 @@ class SurfaceLimits(BaseModel):
     window_tokens: int | None = Field(default=None, gt=0, description="The model's window.")
     tool_definitions_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
     max_advertised_tools: int | None = Field(default=None, gt=0, description="Provider limit.")
-    max_loaded_entries: int = Field(default=12, ge=1, description="Loaded tools or groups.")
+    max_loaded_entries: int = Field(default=16, ge=1, description="Loaded tools or groups.")
     load_reserve: int = Field(default=8, ge=0, description="Slots kept free for loads.")
     search_results: int = Field(default=8, ge=1, le=50)
     search_loads: int = Field(default=3, ge=0, le=20)
@@ -474,8 +474,18 @@ class ToolSurface:
         return True
 
     def _evict(self, why: str) -> None:
+        """Unload the least recently used entries, at a safe point only.
+
+        Every eviction rewrites the tool list from the evicted entry on, so evictions come
+        seldom and trim deep: a turn boundary acts only once the cap is passed, and then
+        trims to half the cap; a compaction (after which the conversation's cache is cold
+        anyway) trims to half the cap whenever it is above it.
+        """
         cap = self.limits.max_loaded_entries
-        while len(self._loaded) > cap:
+        target = max(1, cap // 2)
+        if why == "turn" and len(self._loaded) <= cap:
+            return
+        while len(self._loaded) > target:
             victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
             del self._loaded[victim.key]
             self._emit("tool_unloaded", {"entry": victim.key, "why": why})
