@@ -7,10 +7,8 @@ changed, and a provider's prompt cache keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-
-from toolsurface.tools.toolsearch import safe_text
 
 __all__ = ["NAMES_LISTED_UP_TO", "HeldGroup", "render_catalogue"]
 
@@ -40,12 +38,22 @@ def render_catalogue(
     held: Sequence[HeldGroup],
     *,
     discovery_tool: str | None,
-    rules_note: str = "",
-    extra: Mapping[str, str] | None = None,
+    rules: Sequence[tuple[str, str]] = (),
+    mark_note: str = "",
 ) -> str:
-    """The block's text: host groups first, then connected servers, each in name order."""
-    if not held:
+    """The block's text: host groups first, then connected servers, each in name order.
+
+    ``rules`` are the rendered rules sections of the groups on the surface; ``mark_note``
+    names the run's mark. With nothing held back and no rules the block is empty.
+    """
+    if not held and not rules and not mark_note:
         return ""
+    if not held:
+        parts = ["<tool_catalogue>", mark_note] if mark_note else ["<tool_catalogue>"]
+        for _, section in rules:
+            parts += ["", section]
+        parts.append("</tool_catalogue>")
+        return "\n".join(parts)
     host = sorted((g for g in held if not g.dynamic), key=lambda g: g.name)
     servers = sorted((g for g in held if g.dynamic), key=lambda g: g.name)
     lines = [
@@ -74,12 +82,11 @@ def render_catalogue(
         lines.append("")
         lines.append("Connected servers:")
         lines.extend(_line(g) for g in servers)
-    if rules_note:
+    if mark_note:
         lines.append("")
-        lines.append(rules_note)
-    for heading, text in (extra or {}).items():
+        lines.append(mark_note)
+    for _, section in rules:
         lines.append("")
-        lines.append(safe_text(heading, 200))
-        lines.append(text)
+        lines.append(section)
     lines.append("</tool_catalogue>")
     return "\n".join(lines)

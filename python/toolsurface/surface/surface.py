@@ -13,16 +13,20 @@ from __future__ import annotations
 import json
 import logging
 import math
+import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.registry import ToolRegistry
+from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.catalogue import HeldGroup, render_catalogue
+from toolsurface.surface.rules import mark_for, mark_notice, render_rules
 from toolsurface.tools.toolsearch import (
     REFUSAL,
     TOOL_SEARCH_NAME,
@@ -83,6 +87,7 @@ class SurfaceLimits(BaseModel):
     search_results: int = Field(default=8, ge=1, le=50)
     search_loads: int = Field(default=3, ge=0, le=20)
     retrieval_top_k: int = Field(default=0, ge=0, description="Per-message clip; 0 is off.")
+    max_tool_calls_per_turn: int = Field(default=64, ge=0, description="Per message; 0: none.")
 
     @property
     def token_budget(self) -> float:
@@ -180,6 +185,7 @@ class ToolSurface:
         pinned: Collection[str] = (),
         estimator: Callable[[Tool], int] = estimate_tokens,
         on_event: Callable[[Event], None] | None = None,
+        session_id: str | None = None,
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
@@ -201,6 +207,14 @@ class ToolSurface:
         self._order = 0
         self._tokens: dict[str, tuple[Tool, int]] = {}
         self._last_plan: RequestPlan | None = None
+        self.session_id = session_id if session_id is not None else uuid.uuid4().hex
+        self.mark = mark_for(self.session_id)
+        self._rules_given: set[str] = set()
+        self._catalogue_rules: tuple[str, ...] | None = None
+        self._rules_key: tuple[int, int, int, int] | None = None
+        self._reset_rules = True
+        self._seed_tools: list[str] = []
+        self._seed_groups: list[str] = []
 
     # -- inputs from the host --------------------------------------------------------------
 
@@ -244,8 +258,109 @@ class ToolSurface:
         self._evict("turn")
 
     def compaction(self) -> None:
-        """The host compacted the conversation: a safe point to unload over the cap."""
+        """The host compacted the conversation: a safe point to unload over the cap.
+
+        The next catalogue carries the rules of exactly the groups on the surface or still
+        loaded, and only those count as given: a group the compaction unloaded gets its
+        rules again when it comes back.
+        """
         self._evict("compaction")
+        self._catalogue_rules = None
+        self._reset_rules = True
+
+    def snapshot(self) -> SurfaceSnapshot:
+        """What the next request depends on, versioned and JSON-serialisable."""
+        if self._seed_tools or self._seed_groups:
+            self._apply_seeds(self._decide())
+        return SurfaceSnapshot(
+            session_id=self.session_id,
+            mark=self.mark,
+            clock=self._clock,
+            order=self._order,
+            loaded=[
+                LoadedRow(
+                    kind=e.kind,
+                    name=e.name,
+                    how=e.how,
+                    order=e.order,
+                    last_use=e.last_use,
+                    called=e.called,
+                )
+                for e in self.loaded_entries()
+            ],
+            held_back=sorted(self._held_floor),
+            rules_given=sorted(self._rules_given),
+            catalogue_rules=None if self._catalogue_rules is None else list(self._catalogue_rules),
+        )
+
+    def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
+        """Take a snapshot's state: the same next request, bytes and all.
+
+        The snapshot is validated whole before anything changes (a broken one raises
+        :class:`~toolsurface.snapshot.SnapshotError` naming the field and leaves the surface
+        as it was). A loaded tool or group that no longer exists is dropped with a warning
+        in the log; the dropped names are returned. Restored held-back groups are a floor.
+        """
+        snap = parse_snapshot(snapshot)
+        kept: list[LoadedRow] = []
+        dropped: list[str] = []
+        groups = {self.registry.group_of(n) for n in self.registry.names()}
+        for row in snap.loaded:
+            exists = row.name in self.registry if row.kind == "tool" else row.name in groups
+            if exists:
+                kept.append(row)
+            else:
+                dropped.append(row.name)
+        for name in dropped:
+            _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
+        self.session_id = snap.session_id
+        self.mark = snap.mark
+        self._clock = snap.clock
+        self._order = snap.order
+        self._loaded = {
+            f"{r.kind}:{r.name}": LoadedEntry(
+                f"{r.kind}:{r.name}", r.kind, r.name, r.how, r.order, r.last_use, r.called
+            )
+            for r in kept
+        }
+        self._held_floor = frozenset(snap.held_back)
+        self._decision = None
+        self._rules_given = set(snap.rules_given)
+        self._catalogue_rules = (
+            None if snap.catalogue_rules is None else tuple(snap.catalogue_rules)
+        )
+        self._rules_key = None
+        self._reset_rules = snap.catalogue_rules is None
+        self._seed_tools, self._seed_groups = [], []
+        self._last_plan = None
+        return dropped
+
+    def seed(
+        self, *, discovered_tools: Sequence[str] = (), loaded_tool_groups: Sequence[str] = ()
+    ) -> None:
+        """Seed a new run of a session with what its previous run used.
+
+        Tools seeded count as called; each group is loaded whole as a group search would
+        (only what the run may call, one entry under the cap, its rules in the first
+        catalogue). Groups are looked up at the first plan, so one declared later is found.
+        """
+        self._seed_tools.extend(discovered_tools)
+        self._seed_groups.extend(loaded_tool_groups)
+
+    def _apply_seeds(self, d: _Decision) -> None:
+        admitted = set(d.admitted)
+        for name in self._seed_tools:
+            if name in admitted:
+                self._load("tool", name, "seed")
+                self._loaded[f"tool:{name}"].called = True
+            else:
+                _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
+        for group in self._seed_groups:
+            if any(self.registry.group_of(n) == group for n in admitted):
+                self._load("group", group, "seed")
+            else:
+                _log.warning("toolsurface: seeded group %r has no admitted tool; dropped", group)
+        self._seed_tools, self._seed_groups = [], []
 
     # -- the decision ----------------------------------------------------------------------
 
@@ -367,6 +482,8 @@ class ToolSurface:
         """The next request's tools (base, then loads in discovery order) and catalogue."""
         d = self._decide()
         reg = self.registry
+        if self._seed_tools or self._seed_groups:
+            self._apply_seeds(d)
         held_members = {n for g in d.held for n in d.members.get(g, ())}
         base_names = [n for n in d.admitted if n not in held_members]
         show_discovery = d.discovery and bool(d.held)
@@ -402,8 +519,28 @@ class ToolSurface:
             HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
             for g in sorted(d.held)
         ]
+        if self._catalogue_rules is not None and self._rules_key is None:
+            self._rules_key = d.key  # restored from a snapshot: keep its placement
+        if self._catalogue_rules is None or self._rules_key != d.key:
+            self._rules_key = d.key
+            shown = {reg.group_of(n) for n in names}
+            shown |= {e.name for e in self._loaded.values() if e.kind == "group"}
+            with_rules = sorted(g for g in shown if g is not None and self.rules_of(g))
+            self._catalogue_rules = tuple(with_rules)
+            if self._reset_rules:
+                self._rules_given = set(with_rules)
+            else:
+                self._rules_given |= set(with_rules)
+            self._reset_rules = False
         catalogue = render_catalogue(
-            held_view, discovery_tool=self.discovery_tool if d.discovery else None
+            held_view,
+            discovery_tool=self.discovery_tool if d.discovery else None,
+            rules=[
+                (g, render_rules(g, self.rules_of(g) or "", self.mark))
+                for g in self._catalogue_rules
+                if self.rules_of(g)
+            ],
+            mark_note=mark_notice(self.mark) if self._any_rules(d) else "",
         )
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
@@ -413,7 +550,7 @@ class ToolSurface:
             reasons=d.reasons,
         )
         self._last_plan = plan
-        self._emit(
+        self.emit(
             "tool_surface_advertised",
             {
                 "tools": [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)],
@@ -422,6 +559,27 @@ class ToolSurface:
             },
         )
         return plan
+
+    def rules_of(self, group: str) -> str | None:
+        """A group's rules, or ``None`` (also for a group that no longer exists)."""
+        try:
+            return self.registry.group(group).rules
+        except KeyError:
+            return None
+
+    def _any_rules(self, d: _Decision) -> bool:
+        groups = {self.registry.group_of(n) for n in d.admitted}
+        return any(g is not None and self.rules_of(g) for g in groups)
+
+    def _give_rules(self, groups: Sequence[str]) -> list[str]:
+        """Rules sections of the groups whose rules were not given yet; marks them given."""
+        out = []
+        for g in dict.fromkeys(groups):
+            rules = self.rules_of(g)
+            if rules and g not in self._rules_given:
+                self._rules_given.add(g)
+                out.append(render_rules(g, rules, self.mark))
+        return out
 
     def _entry_tools(self, entry: LoadedEntry, d: _Decision) -> list[str]:
         if entry.kind == "tool":
@@ -468,9 +626,9 @@ class ToolSurface:
         self._order += 1
         self._loaded[key] = LoadedEntry(key, kind, name, how, self._order, self._clock)
         if kind == "tool":
-            self._emit("tool_discovered", {"name": name, "how": how})
+            self.emit("tool_discovered", {"name": name, "how": how})
         else:
-            self._emit("tool_group_loaded", {"group": name, "how": how})
+            self.emit("tool_group_loaded", {"group": name, "how": how})
         return True
 
     def _evict(self, why: str) -> None:
@@ -488,7 +646,7 @@ class ToolSurface:
         while len(self._loaded) > target:
             victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
             del self._loaded[victim.key]
-            self._emit("tool_unloaded", {"entry": victim.key, "why": why})
+            self.emit("tool_unloaded", {"entry": victim.key, "why": why})
 
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded, in discovery order."""
@@ -498,12 +656,56 @@ class ToolSurface:
         """Single tools the run loaded, in discovery order."""
         return [e.name for e in self.loaded_entries() if e.kind == "tool"]
 
+    def called_discovered_tool_names(self) -> list[str]:
+        """Discovered tools the model actually called (or seeded ones), in discovery order.
+
+        What a host should carry into the session's next run, rather than every near-miss a
+        search loaded.
+        """
+        return [e.name for e in self.loaded_entries() if e.kind == "tool" and e.called]
+
+    def loaded_tool_group_names(self) -> list[str]:
+        """Groups the run holds whole, in discovery order."""
+        return [e.name for e in self.loaded_entries() if e.kind == "group"]
+
+    def rules_given(self) -> list[str]:
+        """Groups whose rules the model has been given in this run."""
+        return sorted(self._rules_given)
+
     def held_back_groups(self) -> list[str]:
         """The groups currently held back."""
         return sorted(self._decide().held)
 
     def _advertised(self) -> frozenset[str]:
         return frozenset(self._last_plan.names) if self._last_plan else frozenset()
+
+    def last_plan_names(self) -> tuple[str, ...]:
+        """The tool names of the request this surface planned last."""
+        return self._last_plan.names if self._last_plan else ()
+
+    # -- call admission (toolsurface.dispatch) ----------------------------------------------
+
+    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
+        """Verdicts for the tool calls of one model message, in order (see dispatch)."""
+        return admit_calls(self, calls)
+
+    def failure_text(
+        self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
+    ) -> str:
+        """Error text for a failed call; a blind call's argument failure gets the tool's line."""
+        return failure_text(self, verdict, error, argument_error=argument_error)
+
+    def load_blind(self, name: str) -> None:
+        """Load a tool the model called by exact name without it being listed."""
+        self._load("tool", name, "blind")
+
+    def load_group_blind(self, group: str) -> None:
+        """Load a whole group because the model called one of its tools blind."""
+        self._load("group", group, "blind")
+
+    def mark_rules_given(self, group: str) -> None:
+        """Record that the model has been given a group's rules."""
+        self._rules_given.add(group)
 
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
@@ -562,6 +764,8 @@ class ToolSurface:
             if others:
                 lines.append("Other matches (load them with select):")
                 lines.extend(f"- {tool_line(self.registry.get(n))}" for n in others)
+        rule_groups = [g for g in (self.registry.group_of(n) for n in loaded) if g is not None]
+        lines.extend(self._give_rules(rule_groups))
         text = self._result_text(loaded, already, lines, request.notes)
         return ToolSearchResult(
             text=text,
@@ -593,7 +797,8 @@ class ToolSurface:
 
     # -- events ------------------------------------------------------------------------------
 
-    def _emit(self, kind: str, data: dict[str, Any]) -> None:
+    def emit(self, kind: str, data: dict[str, Any]) -> None:
+        """Report an event to the host's callback and to ``logging``."""
         event = Event(kind, data)
         _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
         if self.on_event is not None:

@@ -1,0 +1,152 @@
+"""Versioned snapshots of a run's surface: what the next request depends on, as JSON.
+
+``ToolSurface.snapshot()`` returns a :class:`SurfaceSnapshot`; ``ToolSurface.restore()``
+validates one completely before it changes anything, so a broken snapshot leaves the
+surface as it was. Older versions are lifted by an upcaster chain, one step a version.
+
+Version history:
+
+- 1: ``discovered`` (names with their last use), ``groups`` (groups held whole),
+  ``held_back``, ``rules_given``, ``mark``, ``session_id``. No called marks.
+- 2 (current): ``loaded`` rows (kind, name, how, order, last use, called), the clock and
+  order counters, ``catalogue_rules``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from toolsurface.errors import ToolsurfaceError
+
+__all__ = [
+    "SNAPSHOT_VERSION",
+    "LoadedRow",
+    "SnapshotError",
+    "SurfaceSnapshot",
+    "parse_snapshot",
+]
+
+SNAPSHOT_VERSION = 2
+
+
+class SnapshotError(ToolsurfaceError, ValueError):
+    """A snapshot that cannot be restored; the message names the field at fault."""
+
+
+class LoadedRow(BaseModel):
+    """A loaded tool or group, as the snapshot keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["tool", "group"]
+    name: str = Field(min_length=1, max_length=128)
+    how: Literal["search", "select", "group", "seed", "blind"]
+    order: int = Field(ge=0)
+    last_use: int = Field(ge=0)
+    called: bool
+
+
+class SurfaceSnapshot(BaseModel):
+    """Everything the next request depends on but what the host supplies again.
+
+    The host brings the registry, the policy and the limits back itself.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: Literal[2] = 2
+    session_id: str = Field(max_length=256)
+    mark: str = Field(pattern=r"^[0-9a-f]{12}$")
+    clock: int = Field(ge=0)
+    order: int = Field(ge=0)
+    loaded: list[LoadedRow]
+    held_back: list[str]
+    rules_given: list[str]
+    catalogue_rules: list[str] | None
+
+    def to_json(self) -> str:
+        """The snapshot as compact, key-sorted JSON."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 kept no called marks: a row from then is taken as called."""
+    loaded: list[dict[str, Any]] = []
+    order = 0
+    for row in data.get("discovered", []):
+        order += 1
+        if not isinstance(row, Mapping):
+            raise SnapshotError(f"discovered[{order - 1}]: expected an object, got {row!r}")
+        loaded.append(
+            {
+                "kind": "tool",
+                "name": row.get("name"),
+                "how": "select",
+                "order": order,
+                "last_use": row.get("last_use", 0),
+                "called": True,
+            }
+        )
+    for group in data.get("groups", []):
+        order += 1
+        loaded.append(
+            {
+                "kind": "group",
+                "name": group,
+                "how": "group",
+                "order": order,
+                "last_use": 0,
+                "called": False,
+            }
+        )
+    clock = max([r["last_use"] for r in loaded if isinstance(r["last_use"], int)] + [0])
+    return {
+        "version": 2,
+        "session_id": data.get("session_id", ""),
+        "mark": data.get("mark"),
+        "clock": clock,
+        "order": order,
+        "loaded": loaded,
+        "held_back": data.get("held_back", []),
+        "rules_given": data.get("rules_given", []),
+        "catalogue_rules": None,
+    }
+
+
+#: version -> the step that lifts it one version.
+UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+
+
+def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:
+    """Validate a snapshot (a model, a mapping, or JSON text), lifting older versions."""
+    if isinstance(data, SurfaceSnapshot):
+        return data
+    if isinstance(data, str | bytes):
+        try:
+            data = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SnapshotError(f"snapshot: not JSON ({exc})") from None
+    if not isinstance(data, Mapping):
+        raise SnapshotError(f"snapshot: expected a JSON object, got {type(data).__name__}")
+    current = dict(data)
+    version = current.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SnapshotError(f"snapshot: field 'version': expected a whole number, got {version!r}")
+    if version > SNAPSHOT_VERSION or version < 1:
+        raise SnapshotError(
+            f"snapshot: field 'version': unknown version {version} "
+            f"(this library reads 1 to {SNAPSHOT_VERSION})"
+        )
+    while version < SNAPSHOT_VERSION:
+        current = UPCASTERS[version](current)
+        version = current["version"]
+    try:
+        return SurfaceSnapshot.model_validate(current)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "<snapshot>"
+        raise SnapshotError(f"snapshot: field {loc!r}: {first['msg']}") from None
