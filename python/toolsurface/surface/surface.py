@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
+from toolsurface.providers import name_problems, provider_spec, render_tools
 from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.catalogue import HeldGroup, render_catalogue
@@ -140,6 +141,10 @@ class RequestPlan:
             for t in self.tools
         ]
 
+    def render(self, provider: str) -> Any:
+        """The tools in a provider's request shape; names it would refuse raise first."""
+        return render_tools(self.tools, provider)
+
     def system_text(self, base: str = "") -> str:
         """``base`` system text with the catalogue block after it (unchanged if none)."""
         if not self.catalogue:
@@ -186,11 +191,17 @@ class ToolSurface:
         estimator: Callable[[Tool], int] = estimate_tokens,
         on_event: Callable[[Event], None] | None = None,
         session_id: str | None = None,
+        provider: str | None = None,
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
         self.registry = registry
-        self.limits = limits or SurfaceLimits()
+        self.provider = provider_spec(provider).name if provider is not None else None
+        limits = limits or SurfaceLimits()
+        if provider is not None and limits.max_advertised_tools is None:
+            cap = provider_spec(provider).max_tools
+            limits = limits.model_copy(update={"max_advertised_tools": cap})
+        self.limits = limits
         self.deferral_mode: DeferralMode = deferral_mode
         self.discovery_tool = discovery_tool
         self.load_modes: dict[str, LoadMode] = dict(load_modes or {})
@@ -550,6 +561,10 @@ class ToolSurface:
             reasons=d.reasons,
         )
         self._last_plan = plan
+        if self.provider is not None:
+            problems = name_problems(plan.names, self.provider)
+            if problems:
+                self.emit("tool_names_refused", {"provider": self.provider, "names": problems})
         self.emit(
             "tool_surface_advertised",
             {
