@@ -38,7 +38,8 @@ def test_shapes() -> None:
     ("name", "refused_by"),
     [
         ("docs.search", {"openai", "openai-responses", "anthropic"}),
-        ("x" * 65, {"openai", "openai-responses", "anthropic", "gemini"}),
+        ("x" * 65, {"openai", "openai-responses", "gemini"}),
+        ("x" * 129, {"openai", "openai-responses", "anthropic", "gemini"}),
         ("9lives", {"gemini"}),
         ("ok_name-2", set()),
     ],

@@ -133,6 +133,27 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    """Report what keeps a catalogue's tools from being found or sent; findings exit 0."""
+    import dataclasses
+    import time
+
+    from toolsurface.doctor import diagnose, format_report
+
+    if args.k < 1:
+        raise ValueError(f"-k must be a whole number >= 1, got {args.k}")
+    started = time.perf_counter()
+    registry, label = _registry(args.catalogue, args.engine)
+    report = diagnose(registry, k=args.k, catalogue=label)
+    report = dataclasses.replace(report, seconds=time.perf_counter() - started)
+    if args.json:
+        json.dump(report.as_dict(), sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_report(report, limit=args.limit))
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolsurface",
@@ -163,6 +184,13 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
     ev.add_argument("--engine", choices=("native", "pure"), default=None)
     ev.set_defaults(func=_cmd_eval)
+    doc = sub.add_parser("doctor", help="report tools hard to find, duplicates, bad names")
+    doc.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
+    doc.add_argument("-k", type=int, default=3, help="a tool must be in this many hits (3)")
+    doc.add_argument("--json", action="store_true", help="print JSON for a machine")
+    doc.add_argument("--limit", type=int, default=20, help="findings shown a section (0: all)")
+    doc.add_argument("--engine", choices=("native", "pure"), default=None)
+    doc.set_defaults(func=_cmd_doctor)
     return parser
 
 

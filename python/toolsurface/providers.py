@@ -71,14 +71,14 @@ PROVIDERS: dict[str, ProviderSpec] = {
         "1 to 64 of a-z, A-Z, 0-9, '_' or '-'",
         "OpenAI API reference, responses/create: tools",
     ),
-    # Anthropic Messages API reference, `tools[].name`: must match ^[a-zA-Z0-9_-]{1,64}$.
-    # No limit on the number of tools is documented; the window is the limit.
-    # (docs.anthropic.com/en/api/messages)
+    # Anthropic Messages API reference, `tools[].name`: ^[a-zA-Z0-9_-]{1,128}$ (older tool-use
+    # guides said {1,64}; names over 64 are best avoided). No limit on the number of tools is
+    # documented; the window is the limit. (docs.anthropic.com/en/api/messages)
     "anthropic": ProviderSpec(
         "anthropic",
         None,
-        re.compile(r"[a-zA-Z0-9_-]{1,64}"),
-        "1 to 64 of a-z, A-Z, 0-9, '_' or '-'",
+        re.compile(r"[a-zA-Z0-9_-]{1,128}"),
+        "1 to 128 of a-z, A-Z, 0-9, '_' or '-'",
         "Anthropic Messages API reference: tools[].name",
     ),
     # Gemini API reference, FunctionDeclaration.name: "Must be a-z, A-Z, 0-9, or contain
