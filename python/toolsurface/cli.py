@@ -154,6 +154,75 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from toolsurface.providers import name_problems
+    from toolsurface.surface import SurfaceLimits, ToolSurface, estimate_tokens
+    from toolsurface.tools.toolsearch import tool_search_tool
+
+    registry, label = _registry(args.catalogue, args.engine)
+    prefixes = sorted({n.split("__", 1)[0] for n in registry.names() if "__" in n})
+    for prefix in prefixes:
+        registry.declare_group(prefix, prefix=f"{prefix}__", dynamic=True)
+    if not args.no_discovery:
+        registry.register(tool_search_tool())
+    limits = SurfaceLimits(window_tokens=args.window, max_advertised_tools=args.max_tools)
+    surface = ToolSurface(registry, limits=limits, provider=args.provider)
+    plan = surface.plan()
+    tokens = [estimate_tokens(t) for t in plan.tools]
+    refused = name_problems(plan.names, args.provider)
+    limit = surface.limits.max_advertised_tools
+    if args.json:
+        out = {
+            "catalogue": label,
+            "provider": args.provider,
+            "tools_registered": len(registry),
+            "limits": {"window_tokens": args.window, "max_advertised_tools": limit},
+            "held_back": list(plan.held_back),
+            "reasons": list(plan.reasons),
+            "tools": [
+                {"name": t.name, "source": src, "tokens": n}
+                for t, src, n in zip(plan.tools, plan.sources, tokens, strict=True)
+            ],
+            "tool_tokens": sum(tokens),
+            "catalogue_block": plan.catalogue,
+            "refused_names": refused,
+        }
+        json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    from rich.console import Console
+    from rich.panel import Panel
+    from rich.table import Table
+
+    console = Console()
+    console.print(
+        f"[bold]{len(registry)}[/] tools in {label}; provider [bold]{args.provider}[/]"
+        f" (at most {limit if limit is not None else 'any number of'} tools)"
+        + (f", window {args.window:,} tokens" if args.window else "")
+    )
+    console.print(
+        f"Advertised: [bold]{len(plan.tools)}[/] tools, about {sum(tokens):,} tokens; "
+        f"held back: [bold]{len(plan.held_back)}[/] groups"
+    )
+    for reason in plan.reasons[:12]:
+        console.print(f"  - {reason}", highlight=False, markup=False)
+    if plan.catalogue:
+        console.print(Panel(plan.catalogue, title="catalogue block (system prompt)"), markup=False)
+    table = Table(title="tool list, in order")
+    table.add_column("#", justify="right")
+    table.add_column("tool")
+    table.add_column("source")
+    table.add_column("tokens", justify="right")
+    for i, (t, src, n) in enumerate(zip(plan.tools, plan.sources, tokens, strict=True), 1):
+        table.add_row(str(i), t.name, src, str(n))
+    console.print(table)
+    if refused:
+        console.print(f"[bold red]{args.provider} would refuse {len(refused)} name(s):[/]")
+        for name, why in refused.items():
+            console.print(f"  {name}: {why}", markup=False)
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="toolsurface",
@@ -191,6 +260,20 @@ def _build_parser() -> argparse.ArgumentParser:
     doc.add_argument("--limit", type=int, default=20, help="findings shown a section (0: all)")
     doc.add_argument("--engine", choices=("native", "pure"), default=None)
     doc.set_defaults(func=_cmd_doctor)
+    pl = sub.add_parser("plan", help="show what a request would hold back and send")
+    pl.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
+    pl.add_argument(
+        "--provider",
+        default="openai",
+        choices=("openai", "openai-responses", "anthropic", "gemini"),
+        help="whose limits and name rules apply (default openai)",
+    )
+    pl.add_argument("--window", type=int, default=None, help="the model's window in tokens")
+    pl.add_argument("--max-tools", type=int, default=None, help="override the count limit")
+    pl.add_argument("--no-discovery", action="store_true", help="without ToolSearch")
+    pl.add_argument("--json", action="store_true", help="print JSON for a machine")
+    pl.add_argument("--engine", choices=("native", "pure"), default=None)
+    pl.set_defaults(func=_cmd_plan)
     return parser
 
 

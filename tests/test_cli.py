@@ -1,0 +1,101 @@
+"""The command line as a user runs it: search, eval, doctor and plan, and their errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import MCP_TOOLS
+from toolsurface.cli import main
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:  # type: ignore[type-arg]
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_search_demo_russian_pull_requests(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "покажи открытые пулреквесты", "-k", "5"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[1]
+    assert "github__list_pull_requests" in first
+
+
+def test_search_json_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, ["search", "send a message to a slack channel", "--json", "--explain"])
+    assert data["hits"][0]["name"].startswith("slack__")
+    assert data["hits"][0]["explanation"]
+    assert [h["rank"] for h in data["hits"]] == list(range(1, len(data["hits"]) + 1))
+
+
+def test_search_real_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
+    if not MCP_TOOLS.exists():
+        pytest.skip("shared data (../shared/data) is absent")
+    data = _json(
+        capsys,
+        [
+            "search",
+            "--catalogue",
+            str(MCP_TOOLS),
+            "покажи открытые пулреквесты",
+            "-k",
+            "3",
+            "--json",
+        ],
+    )
+    assert "github__list_pull_requests" in [h["name"] for h in data["hits"]]
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [("{}", "without a 'tools' list"), ("[1]", "item 0 is not a tool definition")],
+)
+def test_wrong_file_exits_2_with_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, fragment: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["search", "x", "--catalogue", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "toolsurface: error:" in err and fragment in err and "expected" in err
+
+
+def test_missing_file_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", "x", "--catalogue", "/nonexistent/tools.json"]) == 2
+    assert "No such file" in capsys.readouterr().err
+
+
+def test_eval_on_a_small_query_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    queries = tmp_path / "q.jsonl"
+    rows = [
+        {
+            "id": "a",
+            "query": "list pull requests",
+            "lang": "en",
+            "style": "model",
+            "expected": ["github__list_pull_requests"],
+        },
+        {
+            "id": "b",
+            "query": "отправь сообщение в канал слака",
+            "lang": "ru",
+            "style": "user",
+            "expected": ["slack__send_message"],
+        },
+    ]
+    queries.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), "utf-8")
+    data = _json(capsys, ["eval", "--queries", str(queries), "--json"])
+    assert data["metrics"]["all"]["queries"] == 2
+    assert data["metrics"]["en/model"]["recall@1"] == 1.0
+    assert set(data["metrics"]) >= {"all", "lang=en", "lang=ru", "style=user", "ru/user"}
+
+
+def test_plan_respects_the_provider(capsys: pytest.CaptureFixture[str]) -> None:
+    data = _json(capsys, ["plan", "--provider", "openai", "--json"])
+    assert len(data["tools"]) <= 128
+    assert data["held_back"] and "<tool_catalogue>" in data["catalogue_block"]
+    assert data["tools"][-1]["name"] == "ToolSearch"
+    assert main(["plan", "--provider", "anthropic"]) == 0
+    assert "catalogue block" in capsys.readouterr().out
