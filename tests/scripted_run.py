@@ -55,9 +55,11 @@ def main() -> None:
     parser.add_argument("--snapshot-at", type=int, default=None)
     parser.add_argument("--snapshot", default=None)
     parser.add_argument("--resume", default=None)
+    parser.add_argument("--mark-key", default=None, help="a fixed mark key (same bytes anywhere)")
     args = parser.parse_args()
     registry = build_registry(args.engine)
-    surface = ToolSurface(registry, policy=policy, session_id="scripted")
+    key = args.mark_key.encode("utf-8") if args.mark_key else None
+    surface = ToolSurface(registry, policy=policy, session_id="scripted", mark_key=key)
     start = 0
     if args.resume:
         state = json.loads(Path(args.resume).read_text("utf-8"))

@@ -224,6 +224,24 @@ class ToolRegistry:
             self._generation += 1
         return tool
 
+    def unregister_many(self, names: Iterable[str], *, missing_ok: bool = False) -> list[Tool]:
+        """Remove several tools at once (one generation); unknown names raise unless allowed."""
+        wanted = list(dict.fromkeys(names))
+        with self._lock:
+            unknown = [n for n in wanted if n not in self._tools]
+            if unknown and not missing_ok:
+                raise UnknownToolError(f"no tool named {unknown[0]!r} is registered")
+            removed = []
+            for n in wanted:
+                tool = self._tools.pop(n, None)
+                if tool is not None:
+                    removed.append(tool)
+                    del self._origins[n]
+                    del self._fields[n]
+            if removed:
+                self._generation += 1
+        return removed
+
     def get(self, name: str) -> Tool:
         """The tool of that name; an unknown name raises ``UnknownToolError``."""
         try:

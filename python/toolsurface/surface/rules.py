@@ -24,9 +24,15 @@ RULES_MAX_CHARS = 4_000
 _PROCESS_KEY = secrets.token_bytes(32)
 
 
-def mark_for(session_id: str) -> str:
-    """The run's mark: stable for a session within a process, unguessable from outside."""
-    digest = hmac.new(_PROCESS_KEY, session_id.encode("utf-8"), hashlib.sha256).hexdigest()
+def mark_for(session_id: str, key: bytes | None = None) -> str:
+    """The run's mark: stable for a session within a process, unguessable from outside.
+
+    ``key`` defaults to a random per-process key. A host that wants the same bytes in every
+    process (several workers serving one session, reproducible tests) passes its own secret
+    key; it must never reach the model.
+    """
+    secret = _PROCESS_KEY if key is None else key
+    digest = hmac.new(secret, session_id.encode("utf-8"), hashlib.sha256).hexdigest()
     return digest[:MARK_CHARS]
 
 

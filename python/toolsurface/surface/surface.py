@@ -192,6 +192,7 @@ class ToolSurface:
         on_event: Callable[[Event], None] | None = None,
         session_id: str | None = None,
         provider: str | None = None,
+        mark_key: bytes | None = None,
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
@@ -219,7 +220,9 @@ class ToolSurface:
         self._tokens: dict[str, tuple[Tool, int]] = {}
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
-        self.mark = mark_for(self.session_id)
+        if mark_key is not None and len(mark_key) < 16:
+            raise ValueError("mark_key must be at least 16 bytes of secret")
+        self.mark = mark_for(self.session_id, mark_key)
         self._rules_given: set[str] = set()
         self._catalogue_rules: tuple[str, ...] | None = None
         self._rules_key: tuple[int, int, int, int] | None = None

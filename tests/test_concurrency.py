@@ -1,0 +1,106 @@
+"""Threads and processes: one registry under concurrent search and change; same bytes anywhere."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from toolsurface import Tool, ToolRegistry
+
+
+def test_searches_see_whole_generations(engine_name: str) -> None:
+    """Tools are registered in pairs with one call; a search must see both or neither."""
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register(Tool(name="base_tool", description="Unrelated base tool."))
+    stop = threading.Event()
+    torn: list[tuple[str, ...]] = []
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            for i in range(60):
+                word = f"zebra{i:03d}"
+                reg.register_many(
+                    [
+                        Tool(name=f"a_{i:03d}", description=f"Handles {word} records."),
+                        Tool(name=f"b_{i:03d}", description=f"Handles {word} records."),
+                    ]
+                )
+                if i % 7 == 0:
+                    reg.declare_group(f"grp{i}", prefix=f"a_{i:03d}")
+                if i % 11 == 0 and i:
+                    reg.unregister_many([f"a_{i - 1:03d}", f"b_{i - 1:03d}"])
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                for i in range(0, 60, 3):
+                    names = tuple(h.name for h in reg.search(f"zebra{i:03d} records", k=5))
+                    pair = {n for n in names if n.endswith(f"_{i:03d}")}
+                    if len(pair) == 1:
+                        torn.append(names)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer)] + [
+        threading.Thread(target=reader) for _ in range(3)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert not torn, torn[:3]
+    assert len(reg.names()) > 60
+
+
+def test_search_many_from_threads_matches_serial(engine_name: str) -> None:
+    tools = [
+        Tool(name=f"t{i:03d}", description=f"Tool number {i} for task {i % 17}.")
+        for i in range(300)
+    ]
+    reg = ToolRegistry(tools, engine=engine_name)  # type: ignore[arg-type]
+    queries = [f"task {i}" for i in range(17)] * 4
+    expected = [reg.search(q, k=5) for q in queries]
+    results: list[list[object]] = [[] for _ in range(4)]
+
+    def work(slot: int) -> None:
+        results[slot] = list(reg.search_many(queries, k=5))
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert all(r == expected for r in results)
+
+
+def test_same_bytes_whatever_the_hash_seed(engine_name: str) -> None:
+    script = Path(__file__).parent / "scripted_run.py"
+    outputs = []
+    for seed in ("0", "1", "12345", "random"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [
+                sys.executable,
+                str(script),
+                "--engine",
+                engine_name,
+                "--mark-key",
+                "a fixed key for reproducible runs",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        outputs.append(json.loads(out.stdout)["requests"])
+    assert all(o == outputs[0] for o in outputs)
