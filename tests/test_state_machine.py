@@ -1,0 +1,202 @@
+"""Random runs of a surface (hypothesis state machine) with the invariants checked every step.
+
+After every step: no request above the provider's limit; no blocked tool listed, loaded,
+suggested or described; the base of the tool list and the catalogue keep their bytes unless
+the catalogue, the groups or the policy changed; a snapshot restores to the same next
+request. ``TOOLSURFACE_STATEFUL_EXAMPLES`` sets how many runs (CI: 500; on demand: more).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+import toolsurface
+from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
+from toolsurface.dispatch import ToolCall
+
+EXAMPLES = int(os.environ.get("TOOLSURFACE_STATEFUL_EXAMPLES", "500"))
+SERVERS = ("gh", "jira", "slack")
+WORDS = ("list", "create", "delete", "issue", "message", "channel", "pull", "request", "file")
+NAMES = [f"{s}__{a}_{o}" for s in SERVERS for a in WORDS[:3] for o in WORDS[3:6]]
+HOST = ["host_read", "host_write", "host_shell"]
+BLOCKED = "gh__delete_issue"
+KEY = b"state machine test key, fixed"
+
+
+def _tool(name: str) -> Tool:
+    words = name.replace("__", " ").replace("_", " ")
+    return Tool(
+        name=name,
+        description=f"{words.capitalize()}. Uses the {name.split('__')[0]} API.",
+        input_schema={"type": "object", "properties": {"id": {"type": "string"}}},
+    )
+
+
+def _policy(name: str) -> bool:
+    return name != BLOCKED
+
+
+def _revealed(text: str, asked: list[str]) -> bool:
+    """Whether ``text`` names the blocked tool beyond echoing what the model asked for."""
+    for name in asked:
+        text = text.replace(repr(name), "")
+    return BLOCKED in text
+
+
+def _request(surface: ToolSurface) -> tuple[str, tuple[str, ...], str]:
+    plan = surface.plan()
+    body = json.dumps(plan.definitions(), sort_keys=True)
+    return body, plan.names, plan.catalogue
+
+
+class SurfaceMachine(RuleBasedStateMachine):
+    """A host's run: tools come and go, groups change, the model searches and calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registry = ToolRegistry(engine=toolsurface.engine())
+        self.limit = 8
+        self.surface: ToolSurface
+        self.last: tuple[str, tuple[str, ...], str] | None = None
+        self.changed = True
+
+    @initialize(limit=st.integers(4, 12), rules=st.booleans())
+    def start(self, limit: int, rules: bool) -> None:
+        self.limit = limit
+        self.registry.register_many([_tool(n) for n in NAMES + HOST])
+        for s in SERVERS:
+            self.registry.declare_group(
+                s, prefix=f"{s}__", dynamic=True, rules="Be careful." if rules else None
+            )
+        self.registry.register(tool_search_tool())
+        self.surface = ToolSurface(
+            self.registry,
+            policy=_policy,
+            limits=SurfaceLimits(max_advertised_tools=limit, max_loaded_entries=3),
+            session_id="machine",
+            mark_key=KEY,
+        )
+
+    # -- what changes the catalogue or the policy ----------------------------------------------
+
+    @rule(name=st.sampled_from(NAMES))
+    def toggle_tool(self, name: str) -> None:
+        if name in self.registry:
+            self.registry.unregister(name)
+        else:
+            self.registry.register(_tool(name))
+        self.changed = True
+
+    @rule(
+        server=st.sampled_from(SERVERS),
+        dynamic=st.booleans(),
+        load=st.sampled_from(["eager", "auto", "lazy"]),
+    )
+    def redeclare_group(self, server: str, dynamic: bool, load: Any) -> None:
+        self.registry.declare_group(server, prefix=f"{server}__", dynamic=dynamic, load=load)
+        self.changed = True
+
+    @rule(server=st.sampled_from(SERVERS))
+    def undeclare_group(self, server: str) -> None:
+        self.registry.undeclare_group(server)
+        self.changed = True
+
+    @rule(off=st.sets(st.sampled_from(NAMES), max_size=4))
+    def change_policy(self, off: set[str]) -> None:
+        self.surface.set_policy(lambda n: _policy(n) and n not in off)
+        self.changed = True
+
+    # -- what the model does -------------------------------------------------------------------
+
+    @rule(
+        query=st.sampled_from(
+            [
+                "list issues",
+                "send message channel",
+                "delete",
+                "pull request",
+                "удали задачу",
+                "отправь сообщение",
+                "zzz",
+            ]
+        )
+    )
+    def search(self, query: str) -> None:
+        result = self.surface.tool_search({"query": query})
+        assert BLOCKED not in result.text
+
+    @rule(names=st.lists(st.sampled_from([*NAMES, "nope__x", BLOCKED.upper()]), max_size=3))
+    def select(self, names: list[str]) -> None:
+        result = self.surface.tool_search({"select": names})
+        assert not _revealed(result.text, names) and BLOCKED not in result.loaded
+
+    @rule(group=st.sampled_from([*SERVERS, "missing"]))
+    def load_group(self, group: str) -> None:
+        result = self.surface.tool_search({"group": group})
+        assert BLOCKED not in result.loaded
+
+    @rule(
+        names=st.lists(st.sampled_from([*NAMES, *HOST, "gh__delete_issues", BLOCKED]), max_size=5)
+    )
+    def call(self, names: list[str]) -> None:
+        for v in self.surface.admit([ToolCall(n, {}) for n in names]):
+            assert not _revealed(v.message, names)
+            if v.call.name == BLOCKED:
+                assert not v.runs
+
+    @rule()
+    def end_turn(self) -> None:
+        self.surface.end_turn()
+
+    @rule()
+    def compact(self) -> None:
+        self.surface.compaction()
+        self.changed = True  # the catalogue may carry other rules now
+
+    @rule()
+    def snapshot_and_restore(self) -> None:
+        snap = self.surface.snapshot().to_json()
+        before = _request(self.surface)
+        fresh = ToolSurface(
+            self.registry,
+            policy=self.surface._policy,
+            limits=self.surface.limits,
+            mark_key=KEY,
+        )
+        fresh.restore(snap)
+        after = _request(fresh)
+        assert after == before
+        self.surface = fresh
+
+    # -- invariants ----------------------------------------------------------------------------
+
+    @invariant()
+    def request_is_sound(self) -> None:
+        if not hasattr(self, "surface"):
+            return
+        body, names, catalogue = _request(self.surface)
+        assert len(names) <= self.limit
+        assert BLOCKED not in names and BLOCKED not in catalogue
+        assert all(self.surface.admits(n) for n in names)
+        if self.last is not None and not self.changed:
+            base = [n for n, s in zip(names, self.surface.plan().sources) if s != "loaded"]
+            old_base = [n for n in self.last[1] if n in base or n not in names]
+            assert catalogue == self.last[2]
+            assert base == [n for n in old_base if n in base]
+        self.last = (body, names, catalogue)
+        self.changed = False
+
+
+SurfaceMachine.TestCase.settings = settings(
+    max_examples=EXAMPLES,
+    stateful_step_count=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestSurfaceMachine = SurfaceMachine.TestCase
