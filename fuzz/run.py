@@ -1,0 +1,47 @@
+"""Run a fuzz target under atheris for a bounded time, keeping new seeds under tests/.
+
+    python fuzz/run.py catalogue|snapshot [--seconds 60]
+
+Needs ``pip install atheris``. Crashes are written to fuzz/crash-*; the corpus directory
+(tests/fuzz_seeds/NAME) is both the starting seeds and where atheris adds what it finds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import atheris
+
+with atheris.instrument_imports():
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import targets
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def main() -> None:
+    """Parse the command line and fuzz the chosen target until the time is up."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("target", choices=("catalogue", "snapshot"))
+    parser.add_argument("--seconds", type=int, default=60)
+    args, rest = parser.parse_known_args()
+    corpus = ROOT / "tests" / "fuzz_seeds" / args.target
+    corpus.mkdir(parents=True, exist_ok=True)
+    fn = targets.catalogue_target if args.target == "catalogue" else targets.snapshot_target
+    argv = [
+        sys.argv[0],
+        str(corpus),
+        f"-max_total_time={args.seconds}",
+        "-max_len=4096",
+        f"-artifact_prefix={ROOT / 'fuzz'}/crash-",
+        "-print_final_stats=1",
+        *rest,
+    ]
+    atheris.Setup(argv, fn)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
