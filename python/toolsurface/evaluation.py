@@ -165,7 +165,7 @@ def evaluate(
             relevant |= aliases.get(e, frozenset())
         top = list(ranked)[:depth]
         ranks = [i for i, name in enumerate(top, 1) if name in relevant]
-        n_relevant = len(q.expected)
+        n_relevant = len(relevant)
         for key in _group_keys(q):
             groups.setdefault(key, GroupMetrics()).add(ranks, n_relevant)
         if not ranks or ranks[0] != 1:
