@@ -272,6 +272,7 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
     ("data", "fragment"),
     [
         ("{not json", "not JSON"),
+        ({"version": 1, "mark": "0123456789ab", "discovered": 1}, "field 'discovered'"),
         ("[]", "expected a JSON object"),
         ({"version": 9}, "unknown version 9"),
         ({"version": "2"}, "field 'version'"),

@@ -73,48 +73,75 @@ class SurfaceSnapshot(BaseModel):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
 
+class _DiscoveredV1(BaseModel):
+    """A version-1 row: a discovered tool and its last use."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str
+    last_use: int = Field(default=0, ge=0)
+
+
+class SurfaceSnapshotV1(BaseModel):
+    """The version-1 layout, validated before it is lifted (so errors name v1's fields)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    version: Literal[1]
+    session_id: str = ""
+    mark: str
+    discovered: list[_DiscoveredV1] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    held_back: list[str] = Field(default_factory=list)
+    rules_given: list[str] = Field(default_factory=list)
+
+
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     """Version 1 kept no called marks: a row from then is taken as called."""
+    try:
+        v1 = SurfaceSnapshotV1.model_validate(data)
+    except ValidationError as exc:
+        raise SnapshotError(_first_error(exc)) from None
     loaded: list[dict[str, Any]] = []
-    order = 0
-    for row in data.get("discovered", []):
-        order += 1
-        if not isinstance(row, Mapping):
-            raise SnapshotError(f"discovered[{order - 1}]: expected an object, got {row!r}")
+    for row in v1.discovered:
         loaded.append(
             {
                 "kind": "tool",
-                "name": row.get("name"),
+                "name": row.name,
                 "how": "select",
-                "order": order,
-                "last_use": row.get("last_use", 0),
+                "order": len(loaded) + 1,
+                "last_use": row.last_use,
                 "called": True,
             }
         )
-    for group in data.get("groups", []):
-        order += 1
+    for group in v1.groups:
         loaded.append(
             {
                 "kind": "group",
                 "name": group,
                 "how": "group",
-                "order": order,
+                "order": len(loaded) + 1,
                 "last_use": 0,
                 "called": False,
             }
         )
-    clock = max([r["last_use"] for r in loaded if isinstance(r["last_use"], int)] + [0])
     return {
         "version": 2,
-        "session_id": data.get("session_id", ""),
-        "mark": data.get("mark"),
-        "clock": clock,
-        "order": order,
+        "session_id": v1.session_id,
+        "mark": v1.mark,
+        "clock": max([r.last_use for r in v1.discovered] + [0]),
+        "order": len(loaded),
         "loaded": loaded,
-        "held_back": data.get("held_back", []),
-        "rules_given": data.get("rules_given", []),
+        "held_back": v1.held_back,
+        "rules_given": v1.rules_given,
         "catalogue_rules": None,
     }
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "<snapshot>"
+    return f"snapshot: field {loc!r}: {first['msg']}"
 
 
 #: version -> the step that lifts it one version.
@@ -147,6 +174,4 @@ def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> S
     try:
         return SurfaceSnapshot.model_validate(current)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "<snapshot>"
-        raise SnapshotError(f"snapshot: field {loc!r}: {first['msg']}") from None
+        raise SnapshotError(_first_error(exc)) from None
