@@ -395,9 +395,10 @@ class ToolRegistry:
         depth = max(k, FUSION_DEPTH) if hosts else k
         ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
         if not hosts and not explain:
-            table = built.names
+            # The hot path: tuple.__new__ skips the named tuple's Python-level constructor.
+            table, new = built.names, tuple.__new__
             return [
-                SearchHit(table[i], score, rank, fallback)
+                new(SearchHit, (table[i], score, rank, fallback, None))
                 for rank, (i, score) in enumerate(zip(ids, scores), 1)
             ]
         names = [built.names[i] for i in ids]
