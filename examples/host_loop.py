@@ -242,12 +242,13 @@ class Host:
             )
 
     async def answer(self, step: int, turn: Turn) -> None:
-        """Take one model message: admit its calls, run them, and return a result to each."""
+        """Take one model message: admit its calls, run those that may run, print the results."""
         if turn.user:
             self.say(f"   user: {turn.user}")
         self.say(f"   model: {turn.text or '(tool calls only)'}")
         calls = [ToolCall(n, a, id=f"call_{step}_{i}") for i, (n, a) in enumerate(turn.calls)]
         verdicts = self.surface.admit(calls)  # one verdict a call; a run also marks the use
+        # Every call gets a result, run or not; a real host sends them in the next request.
         results = [await self.run_tool(v) if v.runs else v.message for v in verdicts]
         if len(calls) > 3:
             ran = sum(v.runs for v in verdicts)
