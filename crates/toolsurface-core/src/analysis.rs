@@ -12,6 +12,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -32,6 +33,11 @@ thread_local! {
     /// (the Snowball algorithms are fixed), so every analyzer on the thread shares it.
     static STEMS: RefCell<FxHashMap<Box<str>, Box<str>>> = RefCell::new(FxHashMap::default());
 }
+
+const ASCII_BASE: u8 = 0;
+const ASCII_CONNECTOR: u8 = 1;
+const ASCII_SEP: u8 = 2;
+const ASCII_SLOW: u8 = 3;
 
 #[inline]
 fn is_connector(c: char) -> bool {
@@ -73,7 +79,6 @@ pub struct TokenScratch {
     pieces: Vec<(usize, usize)>,
     bases: Vec<usize>,
     word: String,
-    key: String,
     memo_tokens: Vec<Box<str>>,
 }
 
@@ -116,7 +121,12 @@ impl TokenBuf {
 
 /// Turns text into index terms: identifiers split, folded, filtered and stemmed.
 pub struct Analyzer {
+    /// Unique per analyzer in the process: tags memos that depend on the table and stopwords.
+    id: u64,
     table: CharTable,
+    /// Per ASCII byte: [`ASCII_BASE`], [`ASCII_CONNECTOR`], [`ASCII_SEP`] or [`ASCII_SLOW`]
+    /// (classified through the table), from the table's classes.
+    ascii: [u8; 128],
     stopwords: FxHashSet<Box<str>>,
     english: Stemmer,
     russian: Stemmer,
@@ -145,12 +155,29 @@ impl Analyzer {
                 }
             })
             .collect();
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let ascii = std::array::from_fn(|b| {
+            let c = char::from(b as u8);
+            match table.class(c) {
+                Class::Upper | Class::Lower | Class::Other | Class::Number => ASCII_BASE,
+                Class::Sep if is_connector(c) => ASCII_CONNECTOR,
+                Class::Sep => ASCII_SEP,
+                Class::Mark | Class::Ignore => ASCII_SLOW,
+            }
+        });
         Analyzer {
+            ascii,
+            id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
             table,
             stopwords,
             english: Stemmer::create(Algorithm::English),
             russian: Stemmer::create(Algorithm::Russian),
         }
+    }
+
+    /// A number no other analyzer of the process has.
+    pub(crate) fn id(&self) -> u64 {
+        self.id
     }
 
     /// The character table.
@@ -209,16 +236,7 @@ impl Analyzer {
         scratch: &mut TokenScratch,
         mut emit: impl FnMut(&str),
     ) {
-        let TokenScratch {
-            ident,
-            pieces,
-            bases,
-            word,
-            ..
-        } = scratch;
-        self.scan(text, ident, |id| {
-            self.analyse_identifier(id, pieces, bases, word, &mut emit)
-        });
+        self.for_each_identifier(text, |id| self.identifier_tokens(id, scratch, &mut emit));
     }
 
     /// Like [`Analyzer::for_each_token`], remembering each identifier's tokens in `memo`.
@@ -229,108 +247,162 @@ impl Analyzer {
         memo: &mut Memo,
         mut emit: impl FnMut(&str),
     ) {
-        let TokenScratch {
-            ident,
-            pieces,
-            bases,
-            word,
-            key,
-            memo_tokens,
-        } = scratch;
-        self.scan(text, ident, |id| {
-            key.clear();
-            key.extend(id.iter().map(|&(c, _)| c));
-            if let Some(toks) = memo.map.get(key.as_str()) {
+        self.for_each_identifier(text, |id| {
+            if let Some(toks) = memo.map.get(id) {
                 for t in toks.iter() {
                     emit(t);
                 }
                 return;
             }
-            memo_tokens.clear();
-            self.analyse_identifier(id, pieces, bases, word, &mut |t: &str| {
-                memo_tokens.push(t.into());
-            });
-            for t in memo_tokens.iter() {
+            let mut toks = std::mem::take(&mut scratch.memo_tokens);
+            toks.clear();
+            self.identifier_tokens(id, scratch, &mut |t: &str| toks.push(t.into()));
+            for t in toks.iter() {
                 emit(t);
             }
             if memo.map.len() >= MEMO_LIMIT {
                 memo.map.clear();
             }
-            let toks: Box<[Box<str>]> = std::mem::take(memo_tokens).into_boxed_slice();
-            memo.map.insert(key.as_str().into(), toks);
+            memo.map.insert(id.into(), toks.as_slice().into());
+            scratch.memo_tokens = toks;
         });
     }
 
-    /// Find the identifiers of `text` (class-I characters removed) and call `on_ident` with
-    /// each as a slice of (char, class).
-    fn scan(
+    /// The index terms of one identifier (a slice [`Analyzer::for_each_identifier`] gave),
+    /// stemmed through the per-thread memo of stems.
+    pub(crate) fn identifier_tokens(
         &self,
-        text: &str,
-        ident: &mut Vec<(char, Class)>,
-        mut on_ident: impl FnMut(&[(char, Class)]),
+        ident: &str,
+        scratch: &mut TokenScratch,
+        emit: &mut impl FnMut(&str),
     ) {
-        #[derive(PartialEq)]
-        enum State {
-            Out,
-            Seg,
-            Conn(usize),
-        }
-        let mut state = State::Out;
-        ident.clear();
-        for c in text.chars() {
-            let cl = self.table.class(c);
-            match cl {
-                Class::Ignore => continue,
-                Class::Upper | Class::Lower | Class::Other | Class::Number => {
-                    if state == State::Out {
-                        ident.clear();
+        self.identifier_words(ident, scratch, &mut |w| self.stem_memo(w, emit));
+    }
+
+    /// Call `f` with each identifier of `text` as the slice of `text` it spans: from its
+    /// first base character to its last base character or mark, inner connector runs and
+    /// class-I characters included (analysis drops the latter). The slice alone determines
+    /// the identifier's tokens, so it can key a memo.
+    pub(crate) fn for_each_identifier<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
+        const OUT: u8 = 0;
+        const SEG: u8 = 1;
+        const CONN: u8 = 2;
+        let bytes = text.as_bytes();
+        let n = bytes.len();
+        let mut state = OUT;
+        let (mut start, mut end) = (0usize, 0usize);
+        let mut i = 0;
+        while i < n {
+            let byte = bytes[i];
+            // ASCII (most of any catalogue) goes by its byte class; a run of ASCII letters
+            // and digits is taken in one tight loop.
+            if byte < 0x80 {
+                match self.ascii[usize::from(byte)] {
+                    ASCII_BASE => {
+                        if state == OUT {
+                            start = i;
+                        }
+                        i += 1;
+                        while i < n
+                            && bytes[i] < 0x80
+                            && self.ascii[usize::from(bytes[i])] == ASCII_BASE
+                        {
+                            i += 1;
+                        }
+                        end = i;
+                        state = SEG;
+                        continue;
                     }
-                    ident.push((c, cl));
-                    state = State::Seg;
+                    ASCII_CONNECTOR => {
+                        if state != OUT {
+                            state = CONN;
+                        }
+                        i += 1;
+                        continue;
+                    }
+                    ASCII_SEP => {
+                        if state != OUT {
+                            f(&text[start..end]);
+                        }
+                        state = OUT;
+                        i += 1;
+                        continue;
+                    }
+                    _ => {}
                 }
-                Class::Mark => match state {
-                    State::Seg => ident.push((c, cl)),
-                    State::Conn(pending) => {
-                        ident.truncate(ident.len() - pending);
-                        on_ident(ident);
-                        state = State::Out;
+            }
+            let (c, len) = match text[i..].chars().next() {
+                Some(c) => (c, c.len_utf8()),
+                None => break,
+            };
+            match self.table.class(c) {
+                Class::Ignore => {}
+                Class::Upper | Class::Lower | Class::Other | Class::Number => {
+                    if state == OUT {
+                        start = i;
                     }
-                    State::Out => {}
-                },
+                    end = i + len;
+                    state = SEG;
+                }
+                Class::Mark => {
+                    if state == SEG {
+                        end = i + len;
+                    } else if state == CONN {
+                        f(&text[start..end]);
+                        state = OUT;
+                    }
+                }
                 Class::Sep => {
                     if is_connector(c) {
-                        match state {
-                            State::Seg => {
-                                ident.push((c, cl));
-                                state = State::Conn(1);
-                            }
-                            State::Conn(pending) => {
-                                ident.push((c, cl));
-                                state = State::Conn(pending + 1);
-                            }
-                            State::Out => {}
+                        if state != OUT {
+                            state = CONN;
                         }
                     } else {
-                        match state {
-                            State::Seg => on_ident(ident),
-                            State::Conn(pending) => {
-                                ident.truncate(ident.len() - pending);
-                                on_ident(ident);
-                            }
-                            State::Out => {}
+                        if state != OUT {
+                            f(&text[start..end]);
                         }
-                        state = State::Out;
+                        state = OUT;
                     }
                 }
             }
+            i += len;
         }
-        match state {
-            State::Seg => on_ident(ident),
-            State::Conn(pending) => {
-                ident.truncate(ident.len() - pending);
-                on_ident(ident);
+        if state != OUT {
+            f(&text[start..end]);
+        }
+    }
+
+    /// Call `on_word` with each folded token of one identifier that survives the length and
+    /// stopword filters, in order (parts, then the joined form), before stemming.
+    pub(crate) fn identifier_words(
+        &self,
+        ident: &str,
+        scratch: &mut TokenScratch,
+        on_word: &mut impl FnMut(&str),
+    ) {
+        let TokenScratch {
+            ident: chars,
+            pieces,
+            bases,
+            word,
+            ..
+        } = scratch;
+        chars.clear();
+        for c in ident.chars() {
+            let cl = self.table.class(c);
+            if cl != Class::Ignore {
+                chars.push((c, cl));
             }
-            State::Out => {}
+        }
+        self.split_parts(chars, pieces, bases);
+        for &(a, b) in pieces.iter() {
+            self.finish_word(chars[a..b].iter().map(|&(c, _)| c), word, on_word);
+        }
+        if pieces.len() >= 2 {
+            let joined = pieces
+                .iter()
+                .flat_map(|&(a, b)| chars[a..b].iter().map(|&(c, _)| c));
+            self.finish_word(joined, word, on_word);
         }
     }
 
@@ -356,32 +428,13 @@ impl Analyzer {
         }
     }
 
-    fn analyse_identifier(
-        &self,
-        ident: &[(char, Class)],
-        pieces: &mut Vec<(usize, usize)>,
-        bases: &mut Vec<usize>,
-        word: &mut String,
-        emit: &mut impl FnMut(&str),
-    ) {
-        self.split_parts(ident, pieces, bases);
-        for &(a, b) in pieces.iter() {
-            self.finish_token(ident[a..b].iter().map(|&(c, _)| c), word, emit);
-        }
-        if pieces.len() >= 2 {
-            let joined = pieces
-                .iter()
-                .flat_map(|&(a, b)| ident[a..b].iter().map(|&(c, _)| c));
-            self.finish_token(joined, word, emit);
-        }
-    }
-
+    /// Fold `chars` into `word`; pass it on unless too short or a stopword.
     #[inline]
-    fn finish_token(
+    fn finish_word(
         &self,
         chars: impl Iterator<Item = char>,
         word: &mut String,
-        emit: &mut impl FnMut(&str),
+        on_word: &mut impl FnMut(&str),
     ) {
         word.clear();
         let mut n = 0usize;
@@ -392,6 +445,11 @@ impl Analyzer {
         if n < MIN_TOKEN_CHARS || self.stopwords.contains(word.as_str()) {
             return;
         }
+        on_word(word);
+    }
+
+    /// Stem a word that passed the filters, through the per-thread memo of stems.
+    fn stem_memo(&self, word: &str, emit: &mut impl FnMut(&str)) {
         if !is_english_token(word) && !is_russian_token(word) {
             emit(word);
             return;
@@ -402,7 +460,7 @@ impl Analyzer {
                 let Ok(mut memo) = cell.try_borrow_mut() else {
                     return false;
                 };
-                if let Some(stem) = memo.get(word.as_str()) {
+                if let Some(stem) = memo.get(word) {
                     emit(stem);
                     return true;
                 }
@@ -411,7 +469,7 @@ impl Analyzer {
                 if memo.len() >= STEM_MEMO_LIMIT {
                     memo.clear();
                 }
-                memo.insert(word.as_str().into(), stem.as_ref().into());
+                memo.insert(word.into(), stem.as_ref().into());
                 true
             })
             .unwrap_or(false);

@@ -3,16 +3,30 @@
 //! Mirrors `PureIndex` of `python/toolsurface/retrieval/pure.py` expression for expression:
 //! f64 everywhere, the same evaluation order, accumulation in query-term order, and ties
 //! broken the same way (score descending, name ascending, then first-touch order).
+//!
+//! Layout, for the scan and for size:
+//!
+//! - the vocabulary and the names are strings in one arena each ([`StrTable`], [`Arena`]);
+//! - the postings of term `t` are `term_start[t]..term_start[t + 1]` of `post_doc` (u32
+//!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
+//!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
+//! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
+//!   posting, cached per settings value) and adds `(qw * idf) * sat` into a dense
+//!   accumulator (no branch per posting), then walks the same postings again: the first
+//!   visit of a document reads its score, zeroes the slot for the next search and offers
+//!   the hit to a bounded top-k (a score below the k-th best is rejected with one
+//!   comparison).
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::analysis::{Analyzer, Memo, TokenBuf, TokenScratch};
+use crate::analysis::{Analyzer, TokenScratch};
 use crate::lexicon::Lexicon;
+use crate::strtab::{str_hash, Arena, StrTable};
 
 /// Number of indexed fields: name, search_hint, summary, body, params.
 pub const N_FIELDS: usize = 5;
@@ -26,6 +40,19 @@ pub const FUZZY_MIN_CHARS: usize = 3;
 pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
 /// Vocabulary terms a query token may bring in through the fallback.
 pub const FUZZY_PER_TOKEN: usize = 3;
+
+/// A field count of a posting that does not fit a byte: the exact counts are in `tf_big`.
+const TF_BIG: u8 = u8::MAX;
+/// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
+/// hits are collected and partially sorted.
+const TOP_INSERT_MAX: usize = 64;
+/// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
+/// over.
+const QUERY_MEMO_IDENTS: usize = 1 << 13;
+const QUERY_MEMO_BYTES: usize = 1 << 18;
+/// Identifiers a build memo holds (per chunk of documents) before it starts over.
+const BUILD_MEMO_IDENTS: usize = 1 << 20;
+const BUILD_MEMO_BYTES: usize = 1 << 26;
 
 /// Scoring settings: BM25F field weights and `b`, `k1`, and the lexicon expansion weight.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -149,15 +176,29 @@ pub struct SearchResult {
 pub type Explanation = (String, f64, [f64; N_FIELDS]);
 
 /// Bounded LRU of saturated-weight tables, keyed by the bits of the scoring settings.
+///
+/// A search with the most recently used settings (the usual case) takes only the read lock;
+/// the write lock is for reordering and inserting.
 #[derive(Debug, Default)]
 struct SatCache {
     // Most recently used last.
-    entries: Mutex<Vec<(ScoringKey, Arc<[f64]>)>>,
+    entries: RwLock<Vec<(ScoringKey, Arc<[f64]>)>>,
 }
 
 impl SatCache {
     fn get(&self, key: &ScoringKey) -> Option<Arc<[f64]>> {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        {
+            let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
+            match entries.last() {
+                Some((k, table)) if k == key => return Some(Arc::clone(table)),
+                _ => {}
+            }
+            if !entries.iter().any(|(k, _)| k == key) {
+                return None;
+            }
+        }
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        // Another thread may have evicted it meanwhile.
         let pos = entries.iter().position(|(k, _)| k == key)?;
         let entry = entries.remove(pos);
         let table = Arc::clone(&entry.1);
@@ -166,7 +207,7 @@ impl SatCache {
     }
 
     fn insert(&self, key: ScoringKey, table: Arc<[f64]>) -> Arc<[f64]> {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
         if let Some(pos) = entries.iter().position(|(k, _)| *k == key) {
             // Another thread computed it meanwhile: keep one copy.
             let entry = entries.remove(pos);
@@ -182,7 +223,7 @@ impl SatCache {
     }
 
     fn len(&self) -> usize {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.entries.read().unwrap_or_else(|e| e.into_inner()).len()
     }
 }
 
@@ -232,27 +273,58 @@ impl TermList {
 struct Hit {
     score: f64,
     doc: u32,
-    pos: u32,
+}
+
+/// Tokens of recent query identifiers, per thread: an identifier seen before costs one hash
+/// lookup instead of splitting, folding, stopword and stem lookups. Tokens carry their
+/// [`str_hash`], so the vocabulary and the lexicon look them up without hashing again.
+#[derive(Debug, Default)]
+struct QueryMemo {
+    /// The analyzer the tokens come from ([`Analyzer::id`]); 0 for none.
+    owner: u64,
+    /// Identifier -> range of `toks`.
+    map: FxHashMap<Box<str>, (usize, usize)>,
+    /// Token text, back to back.
+    text: String,
+    /// (start, end) in `text`, and the token's hash.
+    toks: Vec<(usize, usize, u64)>,
+}
+
+impl QueryMemo {
+    fn reset(&mut self, owner: u64) {
+        self.owner = owner;
+        self.map.clear();
+        self.text.clear();
+        self.toks.clear();
+    }
+
+    #[inline]
+    fn token(&self, t: &(usize, usize, u64)) -> &str {
+        &self.text[t.0..t.1]
+    }
 }
 
 /// Per-thread buffers of the query path.
 #[derive(Debug, Default)]
 struct Scratch {
     tok: TokenScratch,
-    toks: TokenBuf,
+    memo: QueryMemo,
+    /// The query's tokens, as entries of `memo.toks`.
+    qtoks: Vec<(usize, usize, u64)>,
+    /// The query tokens' lexicon word ids.
+    lex_ids: Vec<u32>,
     terms: TermList,
     accum: Accum,
     fuzzy: FuzzyScratch,
 }
 
-/// Score accumulator: a slot per document, valid when its stamp is the current generation.
+/// Score accumulator: a dense slot per document. Between searches every slot is 0.0 (the
+/// collection pass restores that); `dirty` marks a search that did not finish (a panic),
+/// so the next one clears all.
 #[derive(Debug, Default)]
 struct Accum {
     acc: Vec<f64>,
-    stamp: Vec<u32>,
-    gen: u32,
-    touched: Vec<u32>,
-    hits: Vec<Hit>,
+    dirty: bool,
     top: Vec<Hit>,
 }
 
@@ -330,26 +402,35 @@ fn trigrams_into(term: &str, out: &mut Vec<u64>) {
     out.dedup();
 }
 
-struct DocTerms {
-    lens: [u32; N_FIELDS],
-    terms: Vec<(String, [u32; N_FIELDS])>,
+/// What one worker makes of a run of documents: its own vocabulary and, per document,
+/// field lengths and (local term id, per-field counts) pairs.
+struct ChunkTerms {
+    /// Local terms, by local id.
+    terms: StrTable,
+    lens: Vec<[u32; N_FIELDS]>,
+    /// End of each document's pairs in `pairs`.
+    doc_ends: Vec<usize>,
+    pairs: Vec<(u32, [u32; N_FIELDS])>,
 }
 
 /// The columnar index.
 pub struct Index {
     analyzer: Arc<Analyzer>,
-    names: Vec<String>,
-    vocab: FxHashMap<Box<str>, u32>,
-    terms: Vec<Box<str>>,
+    names: Arena,
+    vocab: StrTable,
     /// Postings of term `t` are `term_start[t]..term_start[t + 1]`.
-    term_start: Vec<usize>,
+    term_start: Vec<u32>,
     post_doc: Vec<u32>,
-    post_tf: Vec<[u32; N_FIELDS]>,
+    post_tf: Vec<[u8; N_FIELDS]>,
+    /// (posting, exact counts) of the postings with a [`TF_BIG`] byte, by posting.
+    tf_big: Vec<(u32, [u32; N_FIELDS])>,
     doc_len: Vec<[u32; N_FIELDS]>,
     avglen: [f64; N_FIELDS],
     idf: Vec<f64>,
-    /// Trigram -> range of `tri_terms` (vocabulary ids, ascending).
-    tri_map: FxHashMap<u64, (u32, u32)>,
+    /// Distinct trigrams, ascending; the terms having `tri_keys[i]` are
+    /// `tri_terms[tri_start[i]..tri_start[i + 1]]` (vocabulary ids, ascending).
+    tri_keys: Vec<u64>,
+    tri_start: Vec<u32>,
     tri_terms: Vec<u32>,
     /// Distinct trigrams of each term (0 for terms too short for the fallback).
     tri_count: Vec<u32>,
@@ -360,7 +441,7 @@ impl std::fmt::Debug for Index {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Index")
             .field("docs", &self.names.len())
-            .field("vocabulary", &self.terms.len())
+            .field("vocabulary", &self.vocab.len())
             .field("postings", &self.post_doc.len())
             .finish_non_exhaustive()
     }
@@ -370,38 +451,137 @@ fn to_u32(n: usize, what: &str) -> Result<u32, String> {
     u32::try_from(n).map_err(|_| format!("{what} {n} exceeds the index's limit of {}", u32::MAX))
 }
 
-fn analyse_doc(
-    analyzer: &Analyzer,
-    fields: &[String; N_FIELDS],
-    scratch: &mut TokenScratch,
-    memo: &mut Memo,
-    counts: &mut FxHashMap<String, [u32; N_FIELDS]>,
-) -> Result<DocTerms, String> {
-    counts.clear();
-    let mut lens = [0usize; N_FIELDS];
-    for (f, text) in fields.iter().enumerate() {
-        let mut n = 0usize;
-        analyzer.for_each_token_memo(text, scratch, memo, |t| {
-            n += 1;
-            match counts.get_mut(t) {
-                Some(c) => c[f] = c[f].saturating_add(1),
-                None => {
-                    let mut c = [0u32; N_FIELDS];
-                    c[f] = 1;
-                    counts.insert(t.to_string(), c);
-                }
+/// Stems shared by the workers of one build: a word is stemmed once per build, not once
+/// per chunk of documents (Snowball costs about a microsecond a word).
+#[derive(Default)]
+struct StemCache {
+    map: RwLock<FxHashMap<Box<str>, Box<str>>>,
+}
+
+impl StemCache {
+    /// The stem of `word` (folded, filtered) into `out`.
+    fn stem(&self, an: &Analyzer, word: &str, out: &mut String) {
+        out.clear();
+        {
+            let map = self.map.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(s) = map.get(word) {
+                out.push_str(s);
+                return;
             }
-        });
-        lens[f] = n;
+        }
+        let stem = an.stem(word);
+        out.push_str(&stem);
+        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
+        map.entry(word.into())
+            .or_insert_with(|| stem.as_ref().into());
     }
-    let mut out_lens = [0u32; N_FIELDS];
-    for f in 0..N_FIELDS {
-        out_lens[f] = to_u32(lens[f], "field token count")?;
+}
+
+/// Analyse a run of documents into a [`ChunkTerms`]. Each distinct identifier is analysed
+/// once (its local term ids are remembered, keyed by its text), and each distinct folded
+/// word is stemmed once. The memo and the word map are [`StrTable`]s: keys packed in an
+/// arena, 8-byte slots, so that the lookup every identifier costs stays in cache as much
+/// as it can.
+fn analyse_chunk(
+    an: &Analyzer,
+    stems: &StemCache,
+    docs: &[[String; N_FIELDS]],
+) -> Result<ChunkTerms, String> {
+    let mut stem = String::new();
+    let mut scratch = TokenScratch::default();
+    // Identifier -> range of `memo_ids`.
+    let mut memo = StrTable::default();
+    let mut memo_ranges: Vec<(usize, usize)> = Vec::new();
+    let mut memo_ids: Vec<u32> = Vec::new();
+    // Folded word -> local id of its stem.
+    let mut words = StrTable::default();
+    let mut word_term: Vec<u32> = Vec::new();
+    let mut terms = StrTable::default();
+    let mut counts: Vec<[u32; N_FIELDS]> = Vec::new();
+    let mut stamp: Vec<u32> = Vec::new();
+    let mut doc_terms: Vec<u32> = Vec::new();
+    let mut out = ChunkTerms {
+        terms: StrTable::default(),
+        lens: Vec::with_capacity(docs.len()),
+        doc_ends: Vec::with_capacity(docs.len()),
+        pairs: Vec::new(),
+    };
+    let mut failure: Option<String> = None;
+    for (di, doc) in docs.iter().enumerate() {
+        let mark = di as u32 + 1;
+        doc_terms.clear();
+        let mut lens = [0u32; N_FIELDS];
+        for (f, text) in doc.iter().enumerate() {
+            let mut n = 0usize;
+            an.for_each_identifier(text, |ident| {
+                let h = str_hash(ident);
+                let (a, b) = match memo.find(ident, h) {
+                    Some(e) => memo_ranges[e as usize],
+                    None => {
+                        if memo.len() >= BUILD_MEMO_IDENTS || memo.text_len() >= BUILD_MEMO_BYTES {
+                            memo.clear();
+                            memo_ranges.clear();
+                            memo_ids.clear();
+                        }
+                        let a = memo_ids.len();
+                        an.identifier_words(ident, &mut scratch, &mut |w: &str| {
+                            let wh = str_hash(w);
+                            let id = match words.find(w, wh) {
+                                Some(wid) => word_term[wid as usize],
+                                None => {
+                                    stems.stem(an, w, &mut stem);
+                                    let inserted = terms
+                                        .insert(&stem, str_hash(&stem))
+                                        .and_then(|(id, _)| words.insert(w, wh).map(|_| id));
+                                    match inserted {
+                                        Ok(id) => {
+                                            word_term.push(id);
+                                            id
+                                        }
+                                        Err(e) => {
+                                            failure.get_or_insert(e);
+                                            return;
+                                        }
+                                    }
+                                }
+                            };
+                            memo_ids.push(id);
+                        });
+                        let range = (a, memo_ids.len());
+                        if let Err(e) = memo.insert(ident, h) {
+                            failure.get_or_insert(e);
+                        }
+                        memo_ranges.push(range);
+                        range
+                    }
+                };
+                for &id in &memo_ids[a..b] {
+                    let i = id as usize;
+                    if i >= stamp.len() {
+                        stamp.resize(i + 1, 0);
+                        counts.resize(i + 1, [0; N_FIELDS]);
+                    }
+                    if stamp[i] != mark {
+                        stamp[i] = mark;
+                        counts[i] = [0; N_FIELDS];
+                        doc_terms.push(id);
+                    }
+                    counts[i][f] = counts[i][f].saturating_add(1);
+                }
+                n += b - a;
+            });
+            lens[f] = to_u32(n, "field token count")?;
+        }
+        if let Some(e) = failure.take() {
+            return Err(e);
+        }
+        out.lens.push(lens);
+        out.pairs
+            .extend(doc_terms.iter().map(|&id| (id, counts[id as usize])));
+        out.doc_ends.push(out.pairs.len());
     }
-    Ok(DocTerms {
-        lens: out_lens,
-        terms: counts.drain().collect(),
-    })
+    out.terms = terms;
+    Ok(out)
 }
 
 impl Index {
@@ -421,74 +601,86 @@ impl Index {
         }
         let n = names.len();
         to_u32(n, "document count")?;
+        // Few chunks: each has its own memo and vocabulary to merge; two a thread so that
+        // one slow worker (a busy machine) does not hold the build up for long.
         let threads = rayon::current_num_threads().max(1);
-        let chunk = n.div_ceil(threads * 4).max(16);
+        let chunk = n.div_ceil(threads * 2).max(256);
         let an: &Analyzer = &analyzer;
-        let per_chunk: Vec<Result<Vec<DocTerms>, String>> = fields
+        let stems = StemCache::default();
+        let chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
-            .map(|docs| {
-                let mut scratch = TokenScratch::default();
-                let mut memo = Memo::new();
-                let mut counts = FxHashMap::default();
-                docs.iter()
-                    .map(|f| analyse_doc(an, f, &mut scratch, &mut memo, &mut counts))
-                    .collect()
-            })
-            .collect();
+            .map(|docs| analyse_chunk(an, &stems, docs))
+            .collect::<Result<_, String>>()?;
         drop(fields);
+        drop(stems);
 
-        // Intern terms in document order and count document frequencies.
-        let mut vocab: FxHashMap<Box<str>, u32> = FxHashMap::default();
-        let mut terms: Vec<Box<str>> = Vec::new();
-        let mut df: Vec<usize> = Vec::new();
-        let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
-        let mut doc_terms: Vec<Vec<(u32, [u32; N_FIELDS])>> = Vec::with_capacity(n);
-        let mut totals = [0u64; N_FIELDS];
-        for chunk in per_chunk {
-            for doc in chunk? {
-                let mut ids = Vec::with_capacity(doc.terms.len());
-                for (term, tf) in doc.terms {
-                    let id = match vocab.get(term.as_str()) {
-                        Some(&id) => id,
-                        None => {
-                            let id = to_u32(terms.len(), "vocabulary size")?;
-                            let boxed = term.into_boxed_str();
-                            terms.push(boxed.clone());
-                            vocab.insert(boxed, id);
-                            df.push(0);
-                            id
-                        }
-                    };
-                    df[id as usize] += 1;
-                    ids.push((id, tf));
-                }
-                for (total, &len) in totals.iter_mut().zip(&doc.lens) {
-                    *total += u64::from(len);
-                }
-                doc_len.push(doc.lens);
-                doc_terms.push(ids);
-            }
+        let mut name_arena = Arena::default();
+        for name in &names {
+            name_arena.push(name)?;
         }
+        drop(names);
+        name_arena.shrink_to_fit();
+
+        // Merge the chunks' vocabularies (in document order) and count document frequencies.
+        let mut vocab = StrTable::default();
+        let mut df: Vec<u32> = Vec::new();
+        let mut maps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            let mut map = Vec::with_capacity(c.terms.len());
+            for local in 0..c.terms.len() {
+                let term = c.terms.get(local);
+                let (id, new) = vocab.insert(term, str_hash(term))?;
+                if new {
+                    df.push(0);
+                }
+                map.push(id);
+            }
+            for &(local, _) in &c.pairs {
+                df[map[local as usize] as usize] += 1;
+            }
+            maps.push(map);
+        }
+        vocab.shrink_to_fit();
 
         // Postings: offsets per term, doc ids ascending, per-field counts.
-        let mut term_start = Vec::with_capacity(terms.len() + 1);
+        let mut term_start: Vec<u32> = Vec::with_capacity(df.len() + 1);
         let mut total = 0usize;
         for &d in &df {
-            term_start.push(total);
-            total += d;
+            term_start.push(to_u32(total, "postings count")?);
+            total += d as usize;
         }
-        term_start.push(total);
-        let mut cursor: Vec<usize> = term_start[..terms.len()].to_vec();
+        term_start.push(to_u32(total, "postings count")?);
+        let mut cursor: Vec<u32> = term_start[..df.len()].to_vec();
         let mut post_doc = vec![0u32; total];
-        let mut post_tf = vec![[0u32; N_FIELDS]; total];
-        for (d, ids) in doc_terms.into_iter().enumerate() {
-            for (id, tf) in ids {
-                let p = cursor[id as usize];
-                cursor[id as usize] += 1;
-                post_doc[p] = d as u32;
-                post_tf[p] = tf;
+        let mut post_tf = vec![[0u8; N_FIELDS]; total];
+        let mut tf_big: Vec<(u32, [u32; N_FIELDS])> = Vec::new();
+        let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
+        let mut totals = [0u64; N_FIELDS];
+        let mut doc = 0u32;
+        for (c, map) in chunks.into_iter().zip(&maps) {
+            let mut start = 0;
+            for (lens, &end) in c.lens.iter().zip(&c.doc_ends) {
+                for &(local, tf) in &c.pairs[start..end] {
+                    let id = map[local as usize] as usize;
+                    let p = cursor[id];
+                    cursor[id] += 1;
+                    post_doc[p as usize] = doc;
+                    post_tf[p as usize] = tf.map(|x| x.min(u32::from(TF_BIG)) as u8);
+                    if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
+                        tf_big.push((p, tf));
+                    }
+                }
+                for (total, &len) in totals.iter_mut().zip(lens) {
+                    *total += u64::from(len);
+                }
+                doc_len.push(*lens);
+                doc += 1;
+                start = end;
             }
         }
+        drop(maps);
+        tf_big.sort_unstable_by_key(|&(p, _)| p);
+        tf_big.shrink_to_fit();
 
         let nf = n as f64;
         let mut avglen = [0.0f64; N_FIELDS];
@@ -498,48 +690,27 @@ impl Index {
         let idf: Vec<f64> = df
             .iter()
             .map(|&d| {
-                let dff = d as f64;
+                let dff = f64::from(d);
                 (1.0 + ((nf - dff) + 0.5) / (dff + 0.5)).ln()
             })
             .collect();
+        drop(df);
 
-        // Trigram index over the vocabulary.
-        let mut tri_count = vec![0u32; terms.len()];
-        let mut pairs: Vec<(u64, u32)> = Vec::new();
-        let mut grams = Vec::new();
-        for (id, term) in terms.iter().enumerate() {
-            if term.chars().count() >= FUZZY_MIN_CHARS {
-                trigrams_into(term, &mut grams);
-                tri_count[id] = grams.len() as u32;
-                pairs.extend(grams.iter().map(|&g| (g, id as u32)));
-            }
-        }
-        pairs.sort_unstable();
-        let mut tri_map: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
-        let tri_terms: Vec<u32> = pairs.iter().map(|&(_, id)| id).collect();
-        to_u32(tri_terms.len(), "trigram postings")?;
-        let mut i = 0;
-        while i < pairs.len() {
-            let g = pairs[i].0;
-            let start = i;
-            while i < pairs.len() && pairs[i].0 == g {
-                i += 1;
-            }
-            tri_map.insert(g, (start as u32, i as u32));
-        }
+        let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
 
         Ok(Index {
             analyzer,
-            names,
+            names: name_arena,
             vocab,
-            terms,
             term_start,
             post_doc,
             post_tf,
+            tf_big,
             doc_len,
             avglen,
             idf,
-            tri_map,
+            tri_keys,
+            tri_start,
             tri_terms,
             tri_count,
             cache: SatCache::default(),
@@ -553,12 +724,12 @@ impl Index {
 
     /// Whether there are no documents.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.names.len() == 0
     }
 
     /// Number of distinct terms.
     pub fn vocabulary_size(&self) -> usize {
-        self.terms.len()
+        self.vocab.len()
     }
 
     /// Number of postings (term, document) pairs.
@@ -571,9 +742,9 @@ impl Index {
         &self.analyzer
     }
 
-    /// Document names, by id.
-    pub fn names(&self) -> &[String] {
-        &self.names
+    /// The name of document `doc` (panics when out of range, like slice indexing).
+    pub fn name(&self, doc: usize) -> &str {
+        self.names.get(doc)
     }
 
     /// Average field lengths (tokens).
@@ -583,7 +754,9 @@ impl Index {
 
     /// idf of a term, if it is in the vocabulary.
     pub fn idf(&self, term: &str) -> Option<f64> {
-        self.vocab.get(term).map(|&id| self.idf[id as usize])
+        self.vocab
+            .find(term, str_hash(term))
+            .map(|id| self.idf[id as usize])
     }
 
     /// Number of cached saturated-weight tables.
@@ -591,25 +764,21 @@ impl Index {
         self.cache.len()
     }
 
-    /// Heap bytes of the index structures (vocabulary strings and map, postings, lengths,
-    /// idf, trigram index, names); the settings cache is not counted.
+    /// Heap bytes of the index structures (vocabulary, postings, lengths, idf, trigram
+    /// index, names); the settings cache is not counted.
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
-        let map_slot = |k: usize, v: usize| k + v + 1;
-        let strings: usize = self.terms.iter().map(|t| t.len()).sum();
-        let names: usize = self.names.iter().map(String::capacity).sum::<usize>()
-            + self.names.capacity() * size_of::<String>();
-        let vocab = self.vocab.capacity() * map_slot(size_of::<Box<str>>(), 4) + strings;
-        let terms = self.terms.capacity() * size_of::<Box<str>>() + strings;
-        let postings = self.term_start.capacity() * size_of::<usize>()
+        let postings = self.term_start.capacity() * 4
             + self.post_doc.capacity() * 4
-            + self.post_tf.capacity() * size_of::<[u32; N_FIELDS]>();
+            + self.post_tf.capacity() * N_FIELDS
+            + self.tf_big.capacity() * size_of::<(u32, [u32; N_FIELDS])>();
         let docs = self.doc_len.capacity() * size_of::<[u32; N_FIELDS]>();
         let idf = self.idf.capacity() * 8;
-        let tri = self.tri_map.capacity() * map_slot(8, 8)
+        let tri = self.tri_keys.capacity() * 8
+            + self.tri_start.capacity() * 4
             + self.tri_terms.capacity() * 4
             + self.tri_count.capacity() * 4;
-        names + vocab + terms + postings + docs + idf + tri
+        self.names.memory_bytes() + self.vocab.memory_bytes() + postings + docs + idf + tri
     }
 
     /// A filter admitting the given document ids; an id out of range is an error.
@@ -638,6 +807,23 @@ impl Index {
             .ok()
             .filter(|&d| d < n)
             .ok_or_else(|| format!("document id {doc} out of range 0..{n}"))
+    }
+
+    #[inline]
+    fn postings(&self, term: usize) -> std::ops::Range<usize> {
+        self.term_start[term] as usize..self.term_start[term + 1] as usize
+    }
+
+    /// Exact per-field counts of posting `p`.
+    #[inline]
+    fn tf(&self, p: usize) -> [u32; N_FIELDS] {
+        let tf = self.post_tf[p];
+        if tf.contains(&TF_BIG) {
+            if let Ok(i) = self.tf_big.binary_search_by_key(&(p as u32), |&(q, _)| q) {
+                return self.tf_big[i].1;
+            }
+        }
+        tf.map(u32::from)
     }
 
     /// Weighted query terms in order: the query's own (weight 1), then lexicon expansions
@@ -674,6 +860,8 @@ impl Index {
         out
     }
 
+    /// The main stage's terms of analysed tokens (the explain path's; searches use
+    /// [`Index::query_main_terms`]).
     fn main_terms(
         &self,
         toks: &[String],
@@ -683,14 +871,14 @@ impl Index {
     ) {
         out.clear();
         for t in toks {
-            if let Some(&id) = self.vocab.get(t.as_str()) {
+            if let Some(id) = self.vocab.find(t, str_hash(t)) {
                 out.add(id, 1.0);
             }
         }
         if let Some(lex) = lexicon {
             if expansion_weight > 0.0 {
                 lex.expand(toks, |t| {
-                    if let Some(&id) = self.vocab.get(t) {
+                    if let Some(id) = self.vocab.find(t, str_hash(t)) {
                         out.add(id, expansion_weight);
                     }
                 });
@@ -698,14 +886,78 @@ impl Index {
         }
     }
 
+    /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo.
+    fn analyse_query(&self, query: &str, sc: &mut Scratch) {
+        let Scratch {
+            tok, memo, qtoks, ..
+        } = sc;
+        let owner = self.analyzer.id();
+        if memo.owner != owner
+            || memo.map.len() >= QUERY_MEMO_IDENTS
+            || memo.text.len() >= QUERY_MEMO_BYTES
+        {
+            // Start over only between queries, so that the ranges in `qtoks` stay valid.
+            memo.reset(owner);
+        }
+        qtoks.clear();
+        self.analyzer.for_each_identifier(query, |ident| {
+            let (a, b) = match memo.map.get(ident) {
+                Some(&range) => range,
+                None => {
+                    let a = memo.toks.len();
+                    let QueryMemo { text, toks, .. } = &mut *memo;
+                    self.analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
+                        let start = text.len();
+                        text.push_str(t);
+                        toks.push((start, text.len(), str_hash(t)));
+                    });
+                    let range = (a, memo.toks.len());
+                    memo.map.insert(ident.into(), range);
+                    range
+                }
+            };
+            qtoks.extend_from_slice(&memo.toks[a..b]);
+        });
+    }
+
+    /// The main stage's terms of the analysed query in `sc`: its tokens in the vocabulary
+    /// (weight 1), then the lexicon's expansions in the vocabulary.
+    fn query_main_terms(&self, req: &Request<'_>, sc: &mut Scratch) {
+        let Scratch {
+            memo,
+            qtoks,
+            lex_ids,
+            terms,
+            ..
+        } = sc;
+        terms.clear();
+        for t in qtoks.iter() {
+            if let Some(id) = self.vocab.find(memo.token(t), t.2) {
+                terms.add(id, 1.0);
+            }
+        }
+        let Some(lex) = req.lexicon else {
+            return;
+        };
+        if req.expansion_weight > 0.0 {
+            lex_ids.clear();
+            lex_ids.extend(qtoks.iter().map(|t| lex.word_id(memo.token(t), t.2)));
+            lex.expand_ids(lex_ids, |t, h| {
+                if let Some(id) = self.vocab.find(t, h) {
+                    terms.add(id, req.expansion_weight);
+                }
+            });
+        }
+    }
+
     /// Fallback terms: for each distinct query token of >= 3 chars, the best 3 vocabulary
     /// terms by trigram Dice similarity (>= 0.5), weighted by that similarity.
-    fn fuzzy_terms(&self, toks: &[String], fz: &mut FuzzyScratch, out: &mut TermList) {
+    fn fuzzy_terms(&self, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
         out.clear();
         let mut seen: FxHashSet<&str> = FxHashSet::default();
-        let vocab_n = self.terms.len();
-        for tok in toks {
-            if !seen.insert(tok.as_str()) || tok.chars().count() < FUZZY_MIN_CHARS {
+        let vocab_n = self.vocab.len();
+        for &tok in toks {
+            if !seen.insert(tok) || tok.chars().count() < FUZZY_MIN_CHARS {
                 continue;
             }
             trigrams_into(tok, &mut fz.grams);
@@ -715,16 +967,18 @@ impl Index {
             }
             fz.touched.clear();
             for g in &fz.grams {
-                if let Some(&(a, b)) = self.tri_map.get(g) {
-                    for &id in &self.tri_terms[a as usize..b as usize] {
-                        let i = id as usize;
-                        if fz.stamp[i] != fz.gen {
-                            fz.stamp[i] = fz.gen;
-                            fz.count[i] = 0;
-                            fz.touched.push(id);
-                        }
-                        fz.count[i] += 1;
+                let Ok(i) = self.tri_keys.binary_search(g) else {
+                    continue;
+                };
+                let range = self.tri_start[i] as usize..self.tri_start[i + 1] as usize;
+                for &id in &self.tri_terms[range] {
+                    let i = id as usize;
+                    if fz.stamp[i] != fz.gen {
+                        fz.stamp[i] = fz.gen;
+                        fz.count[i] = 0;
+                        fz.touched.push(id);
                     }
+                    fz.count[i] += 1;
                 }
             }
             let nq = fz.grams.len();
@@ -734,8 +988,9 @@ impl Index {
                 let dice =
                     (2.0 * f64::from(fz.count[i])) / ((nq + self.tri_count[i] as usize) as f64);
                 if dice >= FUZZY_MIN_SIMILARITY {
+                    let term = self.vocab.get(i);
                     let better = |x: &(f64, u32)| {
-                        dice > x.0 || (dice == x.0 && *self.terms[i] < *self.terms[x.1 as usize])
+                        dice > x.0 || (dice == x.0 && term < self.vocab.get(x.1 as usize))
                     };
                     let at = best.iter().position(better).unwrap_or(best.len());
                     if at < FUZZY_PER_TOKEN {
@@ -773,8 +1028,14 @@ impl Index {
             .post_doc
             .par_iter()
             .zip(self.post_tf.par_iter())
+            .enumerate()
             .with_min_len(8192)
-            .map(|(&doc, tf)| {
+            .map(|(p, (&doc, small))| {
+                let tf = if small.contains(&TF_BIG) {
+                    self.tf(p)
+                } else {
+                    small.map(u32::from)
+                };
                 let den = &denom[doc as usize];
                 let mut s = 0.0;
                 for f in 0..N_FIELDS {
@@ -789,115 +1050,171 @@ impl Index {
         self.cache.insert(key, table)
     }
 
-    /// Add each term's weighted postings into the scratch accumulator and collect the hits
-    /// (score > 0, admitted by `allowed`) in first-touch order.
-    fn score(&self, terms: &TermList, sat: &[f64], allowed: Option<&Filter>, accum: &mut Accum) {
-        let Accum {
-            acc,
-            stamp,
-            gen,
-            touched,
-            hits,
-            ..
-        } = accum;
+    /// Add each term's weighted postings into the accumulator.
+    fn accumulate(&self, terms: &TermList, sat: &[f64], accum: &mut Accum) {
         let n = self.names.len();
-        next_generation(stamp, gen, n);
-        if acc.len() < n {
-            acc.resize(n, 0.0);
+        if accum.dirty {
+            accum.acc.iter_mut().for_each(|x| *x = 0.0);
         }
-        touched.clear();
-        hits.clear();
+        if accum.acc.len() < n {
+            accum.acc.resize(n, 0.0);
+        }
+        accum.dirty = true;
+        let acc = &mut accum.acc[..n];
         for &(id, weight) in &terms.items {
             let t = id as usize;
             let q = weight * self.idf[t];
-            let range = self.term_start[t]..self.term_start[t + 1];
+            let range = self.postings(t);
             for (&doc, &s) in self.post_doc[range.clone()].iter().zip(&sat[range]) {
-                let d = doc as usize;
-                if stamp[d] != *gen {
-                    stamp[d] = *gen;
-                    acc[d] = 0.0;
-                    touched.push(doc);
-                }
-                acc[d] += q * s;
-            }
-        }
-        for &doc in touched.iter() {
-            let s = acc[doc as usize];
-            let admitted = match allowed {
-                None => true,
-                Some(f) => f.contains(doc as usize),
-            };
-            if s > 0.0 && admitted {
-                let pos = hits.len() as u32;
-                hits.push(Hit { score: s, doc, pos });
+                acc[doc as usize] += q * s;
             }
         }
     }
 
-    fn hit_order(&self, a: &Hit, b: &Hit) -> Ordering {
+    /// Walk the postings of `terms` again: the first visit of a document reads its score
+    /// and zeroes its slot for the next search (a later visit, or a document whose score
+    /// is 0, reads 0 and is skipped; such a document is no hit). The best `k` hits (score
+    /// > 0, admitted by `allowed`) go to `accum.top`, best first. Returns the number of hits.
+    fn collect(
+        &self,
+        terms: &TermList,
+        k: usize,
+        allowed: Option<&Filter>,
+        accum: &mut Accum,
+    ) -> usize {
+        let n = self.names.len();
+        let Accum { acc, top, .. } = accum;
+        let acc = &mut acc[..n];
+        let small = k <= TOP_INSERT_MAX;
+        top.clear();
+        let mut hits = 0usize;
+        // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
+        let mut floor = 0.0f64;
+        for &(id, _) in &terms.items {
+            for &doc in &self.post_doc[self.postings(id as usize)] {
+                let d = doc as usize;
+                let score = acc[d];
+                if score == 0.0 {
+                    continue;
+                }
+                acc[d] = 0.0;
+                if score.partial_cmp(&0.0) != Some(Ordering::Greater)
+                    || allowed.is_some_and(|f| !f.contains(d))
+                {
+                    continue;
+                }
+                hits += 1;
+                if score < floor {
+                    continue;
+                }
+                let hit = Hit { score, doc };
+                if !small {
+                    top.push(hit);
+                } else if k > 0 && self.offer(top, k, hit, terms) {
+                    floor = top[k - 1].score;
+                }
+            }
+        }
+        accum.dirty = false;
+        if !small {
+            let cmp = |a: &Hit, b: &Hit| self.hit_order(a, b, terms);
+            if k < top.len() {
+                top.select_nth_unstable_by(k - 1, cmp);
+                top.truncate(k);
+            }
+            top.sort_unstable_by(cmp);
+        }
+        hits
+    }
+
+    /// Put `hit` into `top` (sorted, best first, at most `k` long) if it belongs there;
+    /// whether `top` is full afterwards.
+    #[inline]
+    fn offer(&self, top: &mut Vec<Hit>, k: usize, hit: Hit, terms: &TermList) -> bool {
+        let mut at = top.len();
+        if at == k {
+            if !self.before(&hit, &top[k - 1], terms) {
+                return true;
+            }
+            at = k - 1;
+        } else {
+            top.push(hit);
+        }
+        // Insertion step: move worse hits down one place.
+        while at > 0 && self.before(&hit, &top[at - 1], terms) {
+            top[at] = top[at - 1];
+            at -= 1;
+        }
+        top[at] = hit;
+        top.len() == k
+    }
+
+    /// Whether `a` ranks before `b`.
+    #[inline]
+    fn before(&self, a: &Hit, b: &Hit, terms: &TermList) -> bool {
+        if a.score != b.score {
+            return a.score > b.score;
+        }
+        self.tie_order(a.doc, b.doc, terms) == Ordering::Less
+    }
+
+    /// Order of hits: score descending, then name (code point order), then first touch.
+    fn hit_order(&self, a: &Hit, b: &Hit, terms: &TermList) -> Ordering {
         b.score
             .total_cmp(&a.score)
-            .then_with(|| {
-                self.names[a.doc as usize]
-                    .as_bytes()
-                    .cmp(self.names[b.doc as usize].as_bytes())
+            .then_with(|| self.tie_order(a.doc, b.doc, terms))
+    }
+
+    /// Order of two documents with equal scores: name, then the order in which the scan of
+    /// `terms` first touched them (as the pure engine's dict of accumulators has them).
+    #[cold]
+    fn tie_order(&self, a: u32, b: u32, terms: &TermList) -> Ordering {
+        let (na, nb) = (self.names.get(a as usize), self.names.get(b as usize));
+        na.as_bytes()
+            .cmp(nb.as_bytes())
+            .then_with(|| self.first_touch(a, terms).cmp(&self.first_touch(b, terms)))
+    }
+
+    /// When the scan of `terms` first touches `doc`: (index of the first term whose
+    /// postings hold it, doc); postings are scanned in ascending doc order.
+    fn first_touch(&self, doc: u32, terms: &TermList) -> (usize, u32) {
+        let first = terms
+            .items
+            .iter()
+            .position(|&(id, _)| {
+                self.post_doc[self.postings(id as usize)]
+                    .binary_search(&doc)
+                    .is_ok()
             })
-            .then(a.pos.cmp(&b.pos))
+            .unwrap_or(usize::MAX);
+        (first, doc)
     }
 
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
-        let Scratch {
-            tok,
-            toks,
-            terms,
-            accum,
-            fuzzy,
-        } = sc;
-        toks.clear();
-        self.analyzer.tokens_buf(query, tok, toks);
-        self.main_terms(toks.as_slice(), req.lexicon, req.expansion_weight, terms);
-        self.score(terms, req.sat, req.allowed, accum);
-        let fallback = accum.hits.is_empty();
+        self.analyse_query(query, sc);
+        self.query_main_terms(req, sc);
+        self.accumulate(&sc.terms, req.sat, &mut sc.accum);
+        let mut hits = self.collect(&sc.terms, req.k, req.allowed, &mut sc.accum);
+        let fallback = hits == 0;
         if fallback {
-            self.fuzzy_terms(toks.as_slice(), fuzzy, terms);
-            self.score(terms, req.sat, req.allowed, accum);
+            let Scratch {
+                memo,
+                qtoks,
+                terms,
+                accum,
+                fuzzy,
+                ..
+            } = sc;
+            let toks: Vec<&str> = qtoks.iter().map(|t| memo.token(t)).collect();
+            self.fuzzy_terms(&toks, fuzzy, terms);
+            self.accumulate(terms, req.sat, accum);
+            hits = self.collect(terms, req.k, req.allowed, accum);
         }
-        let k = req.k.min(accum.hits.len());
-        if k == 0 {
-            return SearchResult {
-                docs: Vec::new(),
-                scores: Vec::new(),
-                fallback,
-            };
-        }
-        let Accum { hits, top, .. } = accum;
-        let best: &[Hit] = if k.saturating_mul(8) <= hits.len() {
-            // Few wanted of many: one pass keeping the best k in order.
-            top.clear();
-            for h in hits.iter() {
-                if top.len() == k {
-                    match top.last() {
-                        Some(worst) if self.hit_order(h, worst) == Ordering::Less => {
-                            top.pop();
-                        }
-                        _ => continue,
-                    }
-                }
-                let at = top.partition_point(|x| self.hit_order(x, h) == Ordering::Less);
-                top.insert(at, *h);
-            }
-            top
-        } else {
-            if k < hits.len() {
-                hits.select_nth_unstable_by(k - 1, |a, b| self.hit_order(a, b));
-                hits.truncate(k);
-            }
-            hits.sort_unstable_by(|a, b| self.hit_order(a, b));
-            hits
-        };
+        let top = &sc.accum.top;
+        let k = req.k.min(hits).min(top.len());
         SearchResult {
-            docs: best.iter().map(|h| h.doc).collect(),
-            scores: best.iter().map(|h| h.score).collect(),
+            docs: top[..k].iter().map(|h| h.doc).collect(),
+            scores: top[..k].iter().map(|h| h.score).collect(),
             fallback,
         }
     }
@@ -963,7 +1280,8 @@ impl Index {
         let toks = self.analyzer.tokens(query);
         let mut terms = TermList::default();
         if fallback {
-            self.fuzzy_terms(&toks, &mut FuzzyScratch::default(), &mut terms);
+            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
+            self.fuzzy_terms(&refs, &mut FuzzyScratch::default(), &mut terms);
         } else {
             self.main_terms(&toks, lexicon, settings.expansion_weight, &mut terms);
         }
@@ -972,11 +1290,11 @@ impl Index {
         let mut out = Vec::new();
         for &(id, weight) in &terms.items {
             let t = id as usize;
-            let range = self.term_start[t]..self.term_start[t + 1];
+            let range = self.postings(t);
             let Ok(i) = self.post_doc[range.clone()].binary_search(&(doc as u32)) else {
                 continue;
             };
-            let tf = &self.post_tf[range.start + i];
+            let tf = self.tf(range.start + i);
             let mut parts = [0.0f64; N_FIELDS];
             let mut s = 0.0;
             for f in 0..N_FIELDS {
@@ -993,10 +1311,85 @@ impl Index {
                     shares[f] = total * (parts[f] / s);
                 }
             }
-            out.push((self.terms[t].to_string(), weight, shares));
+            out.push((self.vocab.get(t).to_string(), weight, shares));
         }
         Ok(out)
     }
+}
+
+type TrigramIndex = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u32>);
+
+/// The trigram index of the vocabulary: distinct trigrams ascending, their term ranges,
+/// the terms (ascending ids), and each term's trigram count. Terms' trigrams are found in
+/// parallel; the index is then laid out by counting (no sort of the (trigram, term) pairs).
+fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
+    let v = vocab.len();
+    let step = v
+        .div_ceil(rayon::current_num_threads().max(1) * 4)
+        .max(1024);
+    // Per run of terms: each term's distinct trigrams, back to back, and their counts.
+    let parts: Vec<(Vec<u64>, Vec<u32>)> = (0..v.div_ceil(step))
+        .into_par_iter()
+        .map(|c| {
+            let ids = c * step..((c + 1) * step).min(v);
+            let mut all = Vec::new();
+            let mut counts = Vec::with_capacity(ids.len());
+            let mut grams = Vec::new();
+            for id in ids {
+                let term = vocab.get(id);
+                if term.chars().nth(FUZZY_MIN_CHARS - 1).is_some() {
+                    trigrams_into(term, &mut grams);
+                    counts.push(grams.len() as u32);
+                    all.extend_from_slice(&grams);
+                } else {
+                    counts.push(0);
+                }
+            }
+            (all, counts)
+        })
+        .collect();
+    let total: usize = parts.iter().map(|p| p.0.len()).sum();
+    to_u32(total, "trigram postings")?;
+    // Distinct trigrams, sorted; each pair's trigram by its rank.
+    let mut slot: FxHashMap<u64, u32> = FxHashMap::default();
+    for (all, _) in &parts {
+        for &g in all {
+            let next = slot.len() as u32;
+            slot.entry(g).or_insert(next);
+        }
+    }
+    let mut tri_keys: Vec<u64> = slot.keys().copied().collect();
+    tri_keys.par_sort_unstable();
+    for (rank, g) in tri_keys.iter().enumerate() {
+        slot.insert(*g, rank as u32);
+    }
+    let mut tri_start = vec![0u32; tri_keys.len() + 1];
+    for (all, _) in &parts {
+        for g in all {
+            tri_start[slot[g] as usize + 1] += 1;
+        }
+    }
+    for i in 1..tri_start.len() {
+        tri_start[i] += tri_start[i - 1];
+    }
+    let mut cursor = tri_start.clone();
+    let mut tri_terms = vec![0u32; total];
+    let mut tri_count: Vec<u32> = Vec::with_capacity(v);
+    let mut id = 0u32;
+    for (all, counts) in &parts {
+        let mut at = 0;
+        for &c in counts {
+            for g in &all[at..at + c as usize] {
+                let r = slot[g] as usize;
+                tri_terms[cursor[r] as usize] = id;
+                cursor[r] += 1;
+            }
+            at += c as usize;
+            id += 1;
+        }
+        tri_count.extend_from_slice(counts);
+    }
+    Ok((tri_keys, tri_start, tri_terms, tri_count))
 }
 
 #[cfg(test)]
@@ -1077,15 +1470,15 @@ mod tests {
                 continue;
             }
             seen.push(t);
-            let Some(&id) = idx.vocab.get(t.as_str()) else {
+            let Some(id) = idx.vocab.find(t, str_hash(t)) else {
                 continue;
             };
             let id = id as usize;
-            for p in idx.term_start[id]..idx.term_start[id + 1] {
+            for p in idx.postings(id) {
                 if idx.post_doc[p] as usize != doc {
                     continue;
                 }
-                let tf = idx.post_tf[p];
+                let tf = idx.tf(p);
                 let lens = idx.doc_len[doc];
                 let mut x = 0.0;
                 for f in 0..N_FIELDS {
@@ -1108,10 +1501,7 @@ mod tests {
             .search("list pull requests", 10, &s, None, None)
             .unwrap();
         assert!(!r.fallback);
-        assert_eq!(
-            idx.names()[r.docs[0] as usize],
-            "github__list_pull_requests"
-        );
+        assert_eq!(idx.name(r.docs[0] as usize), "github__list_pull_requests");
         for (d, sc) in r.docs.iter().zip(&r.scores) {
             assert_eq!(
                 *sc,
@@ -1192,7 +1582,7 @@ mod tests {
             ]
         );
         let r = idx.search("созвон", 10, &s, Some(&lex), None).unwrap();
-        assert_eq!(idx.names()[r.docs[0] as usize], "calendar__create_event");
+        assert_eq!(idx.name(r.docs[0] as usize), "calendar__create_event");
         assert!(!r.fallback);
         let mut no_exp = s;
         no_exp.expansion_weight = 0.0;
@@ -1206,11 +1596,7 @@ mod tests {
         let s = settings();
         let r = idx.search("calendr mesage", 10, &s, None, None).unwrap();
         assert!(r.fallback);
-        let names: Vec<&str> = r
-            .docs
-            .iter()
-            .map(|&d| idx.names()[d as usize].as_str())
-            .collect();
+        let names: Vec<&str> = r.docs.iter().map(|&d| idx.name(d as usize)).collect();
         assert!(names.contains(&"calendar__create_event"), "{names:?}");
         assert!(names.contains(&"slack__send_message"), "{names:?}");
         let ex = idx.explain("calendr", 4, &s, None, true).unwrap();
@@ -1372,5 +1758,29 @@ mod term_list_tests {
         t.clear();
         t.add(5, 1.0);
         assert_eq!(t.items, vec![(5, 1.0)]);
+    }
+}
+
+impl Index {
+    /// TEMPORARY: (postings of the query's terms, best-case MaxScore candidates).
+    pub fn debug_maxscore(&self, query: &str, settings: &Settings, lexicon: Option<&Lexicon>) -> (usize, usize, usize) {
+        let sat = self.sat_table(settings);
+        let r = self.search(query, 10, settings, lexicon, None).unwrap();
+        let toks = self.analyzer.tokens(query);
+        let mut terms = TermList::default();
+        self.main_terms(&toks, lexicon, settings.expansion_weight, &mut terms);
+        let theta = r.scores.last().copied().unwrap_or(0.0);
+        let mut ub: Vec<(f64, usize)> = terms.items.iter().map(|&(id, w)| {
+            let range = self.postings(id as usize);
+            let m = sat[range.clone()].iter().copied().fold(0.0, f64::max);
+            ((w * self.idf[id as usize]) * m, id as usize)
+        }).collect();
+        ub.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let total: usize = ub.iter().map(|&(_, t)| self.postings(t).len()).sum();
+        let mut acc = 0.0; let mut e = 0;
+        while e < ub.len() && acc + ub[e].0 < theta { acc += ub[e].0; e += 1; }
+        let mut docs: Vec<u32> = ub[e..].iter().flat_map(|&(_, t)| self.post_doc[self.postings(t)].iter().copied()).collect();
+        docs.sort_unstable(); docs.dedup();
+        (total, docs.len(), ub.len() - e)
     }
 }

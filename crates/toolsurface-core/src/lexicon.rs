@@ -4,18 +4,47 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::Analyzer;
 use crate::chars::py_repr;
+use crate::strtab::{str_hash, StrTable};
+
+/// A word id no key contains ([`Lexicon::word_id`] of a word outside every key).
+pub(crate) const NO_WORD: u32 = u32::MAX;
+
+/// An analysed target term and its [`str_hash`].
+#[derive(Debug, Clone)]
+struct Target {
+    term: Box<str>,
+    hash: u64,
+}
 
 /// Source phrase (a sequence of terms) -> target terms, both analysed by one analyzer.
+///
+/// The words of the keys are interned, so that a key is a short slice of ids and matching a
+/// query allocates nothing: each query token is looked up once ([`Lexicon::word_id`]) and
+/// the longest-key scan hashes id slices.
 #[derive(Debug, Default, Clone)]
 pub struct Lexicon {
-    map: FxHashMap<Vec<String>, Vec<String>>,
+    words: StrTable,
+    /// Per word: the length of the longest key that starts with it.
+    longest: Vec<u32>,
+    /// Keys of up to [`SHORT_KEY`] words, padded with [`NO_WORD`] (stored inline: a lookup
+    /// follows no pointer) -> entry.
+    short: FxHashMap<[u32; SHORT_KEY], u32>,
+    /// Longer keys -> entry.
+    long: FxHashMap<Box<[u32]>, u32>,
+    targets: Vec<Vec<Target>>,
     max_key_len: usize,
 }
 
-fn push_unique(out: &mut Vec<String>, t: String) {
-    if !out.contains(&t) {
-        out.push(t);
+/// Keys of at most this many words are kept inline.
+const SHORT_KEY: usize = 4;
+
+fn short_key(ids: &[u32]) -> Option<[u32; SHORT_KEY]> {
+    if ids.len() > SHORT_KEY {
+        return None;
     }
+    let mut key = [NO_WORD; SHORT_KEY];
+    key[..ids.len()].copy_from_slice(ids);
+    Some(key)
 }
 
 impl Lexicon {
@@ -23,8 +52,7 @@ impl Lexicon {
     /// terms is an error naming the entry; entries with the same key merge their targets
     /// (first-occurrence order).
     pub fn new(analyzer: &Analyzer, entries: &[(String, String)]) -> Result<Lexicon, String> {
-        let mut map: FxHashMap<Vec<String>, Vec<String>> = FxHashMap::default();
-        let mut max_key_len = 0;
+        let mut lex = Lexicon::default();
         for (i, (source, target)) in entries.iter().enumerate() {
             let key = analyzer.tokens(source);
             if key.is_empty() {
@@ -41,23 +69,54 @@ impl Lexicon {
                     py_repr(target)
                 ));
             }
-            max_key_len = max_key_len.max(key.len());
-            let slot = map.entry(key).or_default();
+            lex.max_key_len = lex.max_key_len.max(key.len());
+            let ids = key
+                .iter()
+                .map(|w| lex.words.insert(w, str_hash(w)).map(|(id, _)| id))
+                .collect::<Result<Box<[u32]>, String>>()?;
+            lex.longest.resize(lex.words.len(), 0);
+            let first = &mut lex.longest[ids[0] as usize];
+            *first = (*first).max(ids.len() as u32);
+            let next = lex.targets.len() as u32;
+            let entry = match short_key(&ids) {
+                Some(k) => *lex.short.entry(k).or_insert(next),
+                None => *lex.long.entry(ids).or_insert(next),
+            };
+            if entry == next {
+                lex.targets.push(Vec::new());
+            }
+            let slot = &mut lex.targets[entry as usize];
             for t in targets {
-                push_unique(slot, t);
+                if !slot.iter().any(|x| *x.term == *t) {
+                    let hash = str_hash(&t);
+                    slot.push(Target {
+                        term: t.into_boxed_str(),
+                        hash,
+                    });
+                }
             }
         }
-        Ok(Lexicon { map, max_key_len })
+        lex.words.shrink_to_fit();
+        Ok(lex)
     }
 
     /// Number of distinct keys.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.targets.len()
     }
 
     /// Whether there are no keys.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.targets.is_empty()
+    }
+
+    /// The entry of a key, if it is one.
+    #[inline]
+    fn entry(&self, ids: &[u32]) -> Option<u32> {
+        match short_key(ids) {
+            Some(k) => self.short.get(&k).copied(),
+            None => self.long.get(ids).copied(),
+        }
     }
 
     /// Length (in terms) of the longest key.
@@ -66,23 +125,58 @@ impl Lexicon {
     }
 
     /// Targets of the key `terms`, if it is one.
-    pub fn get(&self, terms: &[String]) -> Option<&[String]> {
-        self.map.get(terms).map(Vec::as_slice)
+    pub fn get<S: AsRef<str>>(&self, terms: &[S]) -> Option<Vec<&str>> {
+        let ids: Vec<u32> = terms
+            .iter()
+            .map(|t| self.word_id(t.as_ref(), str_hash(t.as_ref())))
+            .collect();
+        let entry = self.entry(&ids)?;
+        Some(
+            self.targets[entry as usize]
+                .iter()
+                .map(|t| &*t.term)
+                .collect(),
+        )
+    }
+
+    /// The id of a key word (`hash` its [`str_hash`]), or [`NO_WORD`].
+    #[inline]
+    pub(crate) fn word_id(&self, word: &str, hash: u64) -> u32 {
+        self.words.find(word, hash).unwrap_or(NO_WORD)
     }
 
     /// Walk `toks` left to right taking the longest key at each position and call `add`
     /// with every target of each key found (the expansion of the query terms).
-    pub fn expand<'a>(&'a self, toks: &[String], mut add: impl FnMut(&'a str)) {
+    pub fn expand<'a, S: AsRef<str>>(&'a self, toks: &[S], mut add: impl FnMut(&'a str)) {
+        let ids: Vec<u32> = toks
+            .iter()
+            .map(|t| self.word_id(t.as_ref(), str_hash(t.as_ref())))
+            .collect();
+        self.expand_ids(&ids, |t, _| add(t));
+    }
+
+    /// [`Lexicon::expand`] over the tokens' word ids ([`Lexicon::word_id`]); `add` also gets
+    /// each target's [`str_hash`].
+    pub(crate) fn expand_ids<'a>(&'a self, ids: &[u32], mut add: impl FnMut(&'a str, u64)) {
         let mut i = 0;
-        while i < toks.len() {
-            let longest = self.max_key_len.min(toks.len() - i);
+        while i < ids.len() {
+            // A key holds only key words: the longest candidate stops at the first other, and
+            // at the longest key starting with the word at `i`.
+            let longest = match ids[i] {
+                NO_WORD => 0,
+                w => ids[i..]
+                    .iter()
+                    .take(self.longest[w as usize] as usize)
+                    .take_while(|&&w| w != NO_WORD)
+                    .count(),
+            };
             let found = (1..=longest)
                 .rev()
-                .find_map(|l| self.map.get(&toks[i..i + l]).map(|t| (l, t)));
+                .find_map(|l| self.entry(&ids[i..i + l]).map(|e| (l, e)));
             match found {
-                Some((l, targets)) => {
-                    for t in targets {
-                        add(t);
+                Some((l, entry)) => {
+                    for t in &self.targets[entry as usize] {
+                        add(&t.term, t.hash);
                     }
                     i += l;
                 }
@@ -93,17 +187,22 @@ impl Lexicon {
 
     /// Approximate heap bytes.
     pub fn memory_bytes(&self) -> usize {
-        let strings: usize = self
-            .map
+        let targets: usize = self
+            .targets
             .iter()
-            .map(|(k, v)| {
-                k.capacity() * std::mem::size_of::<String>()
-                    + k.iter().map(String::capacity).sum::<usize>()
-                    + v.capacity() * std::mem::size_of::<String>()
-                    + v.iter().map(String::capacity).sum::<usize>()
+            .map(|v| {
+                v.capacity() * std::mem::size_of::<Target>()
+                    + v.iter().map(|t| t.term.len()).sum::<usize>()
             })
             .sum();
-        strings + self.map.capacity() * (2 * std::mem::size_of::<Vec<String>>() + 1)
+        let long: usize = self.long.keys().map(|k| k.len() * 4).sum();
+        self.words.memory_bytes()
+            + self.longest.capacity() * 4
+            + self.short.capacity() * (std::mem::size_of::<([u32; SHORT_KEY], u32)>() + 1)
+            + long
+            + self.long.capacity() * (std::mem::size_of::<(Box<[u32]>, u32)>() + 1)
+            + self.targets.capacity() * std::mem::size_of::<Vec<Target>>()
+            + targets
     }
 }
 
@@ -140,15 +239,48 @@ mod tests {
         .unwrap();
         assert_eq!(lex.len(), 3);
         assert_eq!(lex.max_key_len(), 2);
-        let key = vec!["pr".to_string()];
-        assert_eq!(
-            lex.get(&key).unwrap(),
-            ["pull", "request", "review"].map(String::from)
-        );
+        assert_eq!(lex.get(&["pr"]).unwrap(), ["pull", "request", "review"]);
+        assert!(lex.get(&["pull"]).is_none());
+        assert_eq!(lex.get(&["pull", "request"]).unwrap(), ["merg"]);
+        assert!(lex.memory_bytes() > 0);
         let toks = a.tokens("open pull request in repo");
         let mut got = Vec::new();
         lex.expand(&toks, |t| got.push(t.to_string()));
         assert_eq!(got, ["merg", "repositori"]);
+    }
+
+    #[test]
+    fn long_keys_and_longest_match() {
+        let a = analyzer();
+        let lex = Lexicon::new(
+            &a,
+            &[
+                e("alpha beta gamma delta epsilon", "greek"),
+                e("alpha beta", "pair"),
+                e("beta", "second"),
+                e("zeta eta theta", "three"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(lex.max_key_len(), 5);
+        let expand = |q: &str| {
+            let mut got = Vec::new();
+            lex.expand(&a.tokens(q), |t| got.push(t.to_string()));
+            got
+        };
+        assert_eq!(
+            expand("alpha beta gamma delta epsilon beta"),
+            ["greek", "second"]
+        );
+        assert_eq!(expand("alpha beta gamma delta"), ["pair"]);
+        assert_eq!(expand("x beta alpha"), ["second"]);
+        assert_eq!(expand("zeta eta theta zeta eta"), ["three"]);
+        assert_eq!(
+            lex.get(&["alpha", "beta", "gamma", "delta", "epsilon"])
+                .unwrap(),
+            ["greek"]
+        );
+        assert!(lex.get(&["alpha", "beta", "gamma", "delta"]).is_none());
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod analysis;
 pub mod chars;
 pub mod index;
 pub mod lexicon;
+mod strtab;
 
 pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch};
 pub use chars::{CharTable, Class};

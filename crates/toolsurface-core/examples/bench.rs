@@ -1,0 +1,209 @@
+//! Profiling harness for the native engine (not part of the library).
+//!
+//! ```sh
+//! cargo run --release --example bench -- FIELDS.json QUERIES.json LEXICON.json [ROUNDS] [MODE]
+//! ```
+//!
+//! `FIELDS.json`: `[[name, [name, search_hint, summary, body, params]], ...]`;
+//! `QUERIES.json`: `["query", ...]`; `LEXICON.json`: `[["source", "targets"], ...]`.
+//! `MODE`: `all` (default: build, then time `ROUNDS` passes over the queries, one search at a
+//! time, and print a checksum of every result's ids and score bits), `build` (build only),
+//! `check` (one pass, checksum and per-query results to stdout, for diffing), `parse`
+//! (stop before the build: `build` minus `parse` is the build's cost).
+//! Run it under `valgrind --tool=callgrind` with `ROUNDS` 0 and 1 and subtract to get the
+//! instructions of the query pass.
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Settings};
+
+fn analyzer() -> Analyzer {
+    let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+        .expect("chars.tsv parses");
+    let en = include_str!("../../../python/toolsurface/data/stopwords_en.txt");
+    let ru = include_str!("../../../python/toolsurface/data/stopwords_ru.txt");
+    Analyzer::new(table, en.lines().chain(ru.lines()))
+}
+
+fn read(path: &str) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s.as_str().expect("string").to_string())
+        .collect()
+}
+
+/// CPU time of this thread (ns), from /proc (0 where unavailable).
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time of the process, all threads (user + system, seconds), from /proc.
+fn process_cpu_s() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the command name (which is in parentheses): utime is the 12th, stime the 13th.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0))
+        .collect();
+    (f.get(11).copied().unwrap_or(0) + f.get(12).copied().unwrap_or(0)) as f64 / 100.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() < 4 {
+        eprintln!("usage: bench FIELDS.json QUERIES.json LEXICON.json [ROUNDS] [MODE]");
+        std::process::exit(2);
+    }
+    let rounds: usize = args.get(4).map_or(5, |r| r.parse().expect("rounds"));
+    let mode = args.get(5).map_or("all", String::as_str);
+
+    let fields_json = read(&args[1]);
+    let mut names = Vec::new();
+    let mut fields = Vec::new();
+    for row in fields_json.as_array().expect("rows") {
+        names.push(row[0].as_str().expect("name").to_string());
+        let f = strings(&row[1]);
+        fields.push(<[String; 5]>::try_from(f).expect("five fields"));
+    }
+    drop(fields_json);
+    let text_bytes: usize = fields.iter().flatten().map(String::len).sum();
+    let queries = strings(&read(&args[2]));
+    let lex_entries: Vec<(String, String)> = read(&args[3])
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e[0].as_str().expect("source").to_string(),
+                e[1].as_str().expect("target").to_string(),
+            )
+        })
+        .collect();
+
+    let an = Arc::new(analyzer());
+    let lexicon = Lexicon::new(&an, &lex_entries).expect("lexicon");
+    let n = names.len();
+    if mode == "parse" {
+        // Everything but the build: subtract from `build` to cost the build alone.
+        std::hint::black_box((&names, &fields, &lexicon));
+        return;
+    }
+    let t0 = Instant::now();
+    let c0 = process_cpu_s();
+    let index = Index::build(Arc::clone(&an), names, fields).expect("index");
+    let build = t0.elapsed();
+    let build_cpu = process_cpu_s() - c0;
+    eprintln!(
+        "docs {n}  text {text_bytes} B  build {:.1} ms wall, {:.2} s cpu  memory_bytes {}  ({:.2}x text)  vocab {}  postings {}",
+        build.as_secs_f64() * 1e3,
+        build_cpu,
+        index.memory_bytes(),
+        index.memory_bytes() as f64 / text_bytes as f64,
+        index.vocabulary_size(),
+        index.postings_len(),
+    );
+    if mode == "build" {
+        return;
+    }
+    let settings = Settings::new(
+        [5.0, 2.5, 1.25, 0.4, 0.4],
+        [0.5, 0.5, 0.5, 0.6, 0.6],
+        2.0,
+        1.0,
+    );
+    if mode == "maxscore" {
+        maxscore_stats(&index, &queries, &settings, &lexicon);
+        return;
+    }
+    // Warm the settings table.
+    index
+        .search("", 10, &settings, Some(&lexicon), None)
+        .expect("search");
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut fallbacks = 0;
+    let verbose = mode == "check";
+    for q in &queries {
+        let r = index
+            .search(q, 10, &settings, Some(&lexicon), None)
+            .expect("search");
+        r.docs.hash(&mut hasher);
+        for s in &r.scores {
+            s.to_bits().hash(&mut hasher);
+        }
+        r.fallback.hash(&mut hasher);
+        fallbacks += usize::from(r.fallback);
+        if verbose {
+            let parts: Vec<String> = r
+                .docs
+                .iter()
+                .zip(&r.scores)
+                .map(|(d, s)| format!("{d}:{:016x}", s.to_bits()))
+                .collect();
+            println!("{q}\t{}\t{}", r.fallback, parts.join(" "));
+        }
+    }
+    eprintln!(
+        "checksum {:016x}  fallbacks {fallbacks}/{}",
+        hasher.finish(),
+        queries.len()
+    );
+    let best = timed_rounds(&index, &queries, &settings, &lexicon, rounds);
+    if rounds > 0 {
+        eprintln!(
+            "search: best of {rounds} rounds {:.2} us/query wall, {:.2} us/query cpu",
+            best.0 / queries.len() as f64 * 1e6,
+            best.1 / queries.len() as f64 * 1e6
+        );
+    }
+}
+
+/// The timed passes (a function of its own so that callgrind can collect just it:
+/// `--collect-atstart=no --toggle-collect='*timed_rounds*'`).
+#[inline(never)]
+fn timed_rounds(
+    index: &Index,
+    queries: &[String],
+    settings: &Settings,
+    lexicon: &Lexicon,
+    rounds: usize,
+) -> (f64, f64) {
+    let mut best = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..rounds {
+        let t0 = Instant::now();
+        let c0 = thread_cpu_ns();
+        for q in queries {
+            let r = index
+                .search(q, 10, settings, Some(lexicon), None)
+                .expect("search");
+            std::hint::black_box(r);
+        }
+        best.0 = best.0.min(t0.elapsed().as_secs_f64());
+        best.1 = best.1.min((thread_cpu_ns() - c0) as f64 * 1e-9);
+    }
+    best
+}
+#[allow(dead_code)]
+fn maxscore_stats(index: &Index, queries: &[String], settings: &Settings, lexicon: &Lexicon) {
+    let (mut p, mut c) = (0, 0);
+    for q in queries {
+        let (a, b, e) = index.debug_maxscore(q, settings, Some(lexicon));
+        p += a; c += b;
+        let _ = e;
+    }
+    eprintln!("postings/query {} best-case candidates/query {}", p / queries.len(), c / queries.len());
+}
