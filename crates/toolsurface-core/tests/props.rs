@@ -27,8 +27,16 @@ fn text() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Cases per property: 300 in CI, more on demand (`PROPTEST_CASES=1000000` for a long run).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     #[test]
     fn analysis_never_panics(s in text()) {
