@@ -126,6 +126,10 @@ fn main() {
         2.0,
         1.0,
     );
+    if mode == "maxscore" {
+        maxscore_stats(&index, &queries, &settings, &lexicon);
+        return;
+    }
     // Warm the settings table.
     index
         .search("", 10, &settings, Some(&lexicon), None)
@@ -192,4 +196,19 @@ fn timed_rounds(
         best.1 = best.1.min((thread_cpu_ns() - c0) as f64 * 1e-9);
     }
     best
+}
+#[allow(dead_code)]
+fn maxscore_stats(index: &Index, queries: &[String], settings: &Settings, lexicon: &Lexicon) {
+    let (mut p, mut c) = (0, 0);
+    for q in queries {
+        let (a, b, e) = index.debug_maxscore(q, settings, Some(lexicon));
+        p += a;
+        c += b;
+        let _ = e;
+    }
+    eprintln!(
+        "postings/query {} best-case candidates/query {}",
+        p / queries.len(),
+        c / queries.len()
+    );
 }

@@ -43,8 +43,6 @@ pub const FUZZY_PER_TOKEN: usize = 3;
 
 /// A field count of a posting that does not fit a byte: the exact counts are in `tf_big`.
 const TF_BIG: u8 = u8::MAX;
-/// Documents scored together: their accumulator slots (8 bytes each) stay in a core's L2.
-const SCAN_BLOCK: usize = 1 << 15;
 /// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
 /// hits are collected and partially sorted.
 const TOP_INSERT_MAX: usize = 64;
@@ -327,8 +325,6 @@ struct Scratch {
 struct Accum {
     acc: Vec<f64>,
     dirty: bool,
-    /// Per query term: (qw * idf, its postings not yet scanned).
-    cursors: Vec<(f64, std::ops::Range<usize>)>,
     top: Vec<Hit>,
 }
 
@@ -1054,24 +1050,8 @@ impl Index {
         self.cache.insert(key, table)
     }
 
-    /// Score the documents having any of `terms` and keep the best `k` hits (score > 0,
-    /// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
-    ///
-    /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
-    /// touches stay in the core's cache. In each block, every term in query order adds
-    /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
-    /// order, whatever the blocking); then the block's postings are walked again: each visit
-    /// reads the slot and zeroes it for the next search, so that the first visit of a
-    /// document sees its score and a later one sees 0, which no hit has; a score at least
-    /// the current k-th best is offered to the top.
-    fn scan(
-        &self,
-        terms: &TermList,
-        sat: &[f64],
-        k: usize,
-        allowed: Option<&Filter>,
-        accum: &mut Accum,
-    ) -> usize {
+    /// Add each term's weighted postings into the accumulator.
+    fn accumulate(&self, terms: &TermList, sat: &[f64], accum: &mut Accum) {
         let n = self.names.len();
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
@@ -1080,66 +1060,60 @@ impl Index {
             accum.acc.resize(n, 0.0);
         }
         accum.dirty = true;
-        let Accum {
-            acc, top, cursors, ..
-        } = accum;
-        let acc = &mut acc[..n];
-        // Per term: its weight, then its postings not yet scanned.
-        cursors.clear();
-        cursors.extend(terms.items.iter().map(|&(id, weight)| {
+        let acc = &mut accum.acc[..n];
+        for &(id, weight) in &terms.items {
             let t = id as usize;
-            (weight * self.idf[t], self.postings(t))
-        }));
+            let q = weight * self.idf[t];
+            let range = self.postings(t);
+            for (&doc, &s) in self.post_doc[range.clone()].iter().zip(&sat[range]) {
+                acc[doc as usize] += q * s;
+            }
+        }
+    }
+
+    /// Walk the postings of `terms` again: the first visit of a document reads its score
+    /// and zeroes its slot for the next search (a later visit, or a document whose score
+    /// is 0, reads 0 and is skipped; such a document is no hit). The best `k` hits (score
+    /// > 0, admitted by `allowed`) go to `accum.top`, best first. Returns the number of hits.
+    fn collect(
+        &self,
+        terms: &TermList,
+        k: usize,
+        allowed: Option<&Filter>,
+        accum: &mut Accum,
+    ) -> usize {
+        let n = self.names.len();
+        let Accum { acc, top, .. } = accum;
+        let acc = &mut acc[..n];
         let small = k <= TOP_INSERT_MAX;
         top.clear();
-        let mut found = false;
+        let mut hits = 0usize;
         // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
         let mut floor = 0.0f64;
-        let mut block_start = 0usize;
-        while block_start < n {
-            let block_end = (block_start + SCAN_BLOCK).min(n);
-            let last = block_end == n;
-            for (q, range) in cursors.iter_mut() {
-                let docs = &self.post_doc[range.clone()];
-                let m = if last {
-                    docs.len()
-                } else {
-                    docs.partition_point(|&d| (d as usize) < block_end)
-                };
-                let q = *q;
-                for (&doc, &s) in docs[..m].iter().zip(&sat[range.start..range.start + m]) {
-                    acc[doc as usize] += q * s;
+        for &(id, _) in &terms.items {
+            for &doc in &self.post_doc[self.postings(id as usize)] {
+                let d = doc as usize;
+                let score = acc[d];
+                if score == 0.0 {
+                    continue;
+                }
+                acc[d] = 0.0;
+                if score.partial_cmp(&0.0) != Some(Ordering::Greater)
+                    || allowed.is_some_and(|f| !f.contains(d))
+                {
+                    continue;
+                }
+                hits += 1;
+                if score < floor {
+                    continue;
+                }
+                let hit = Hit { score, doc };
+                if !small {
+                    top.push(hit);
+                } else if k > 0 && self.offer(top, k, hit, terms) {
+                    floor = top[k - 1].score;
                 }
             }
-            for (_, range) in cursors.iter_mut() {
-                let docs = &self.post_doc[range.clone()];
-                let m = if last {
-                    docs.len()
-                } else {
-                    docs.partition_point(|&d| (d as usize) < block_end)
-                };
-                for &doc in &docs[..m] {
-                    let d = doc as usize;
-                    let score = acc[d];
-                    acc[d] = 0.0;
-                    // Branches taken rarely once the top is full: no misprediction for
-                    // the many documents that score below it (or were seen already).
-                    if score > 0.0 && score >= floor {
-                        if allowed.is_some_and(|f| !f.contains(d)) {
-                            continue;
-                        }
-                        found = true;
-                        let hit = Hit { score, doc };
-                        if !small {
-                            top.push(hit);
-                        } else if k > 0 && self.offer(top, k, hit, terms) {
-                            floor = top[k - 1].score;
-                        }
-                    }
-                }
-                range.start += m;
-            }
-            block_start = block_end;
         }
         accum.dirty = false;
         if !small {
@@ -1150,7 +1124,7 @@ impl Index {
             }
             top.sort_unstable_by(cmp);
         }
-        found
+        hits
     }
 
     /// Put `hit` into `top` (sorted, best first, at most `k` long) if it belongs there;
@@ -1219,8 +1193,9 @@ impl Index {
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
         self.analyse_query(query, sc);
         self.query_main_terms(req, sc);
-        let found = self.scan(&sc.terms, req.sat, req.k, req.allowed, &mut sc.accum);
-        let fallback = !found;
+        self.accumulate(&sc.terms, req.sat, &mut sc.accum);
+        let mut hits = self.collect(&sc.terms, req.k, req.allowed, &mut sc.accum);
+        let fallback = hits == 0;
         if fallback {
             let Scratch {
                 memo,
@@ -1232,10 +1207,11 @@ impl Index {
             } = sc;
             let toks: Vec<&str> = qtoks.iter().map(|t| memo.token(t)).collect();
             self.fuzzy_terms(&toks, fuzzy, terms);
-            self.scan(terms, req.sat, req.k, req.allowed, accum);
+            self.accumulate(terms, req.sat, accum);
+            hits = self.collect(terms, req.k, req.allowed, accum);
         }
         let top = &sc.accum.top;
-        let k = req.k.min(top.len());
+        let k = req.k.min(hits).min(top.len());
         SearchResult {
             docs: top[..k].iter().map(|h| h.doc).collect(),
             scores: top[..k].iter().map(|h| h.score).collect(),
@@ -1782,5 +1758,46 @@ mod term_list_tests {
         t.clear();
         t.add(5, 1.0);
         assert_eq!(t.items, vec![(5, 1.0)]);
+    }
+}
+
+impl Index {
+    /// TEMPORARY: (postings of the query's terms, best-case MaxScore candidates).
+    pub fn debug_maxscore(
+        &self,
+        query: &str,
+        settings: &Settings,
+        lexicon: Option<&Lexicon>,
+    ) -> (usize, usize, usize) {
+        let sat = self.sat_table(settings);
+        let r = self.search(query, 10, settings, lexicon, None).unwrap();
+        let toks = self.analyzer.tokens(query);
+        let mut terms = TermList::default();
+        self.main_terms(&toks, lexicon, settings.expansion_weight, &mut terms);
+        let theta = r.scores.last().copied().unwrap_or(0.0);
+        let mut ub: Vec<(f64, usize)> = terms
+            .items
+            .iter()
+            .map(|&(id, w)| {
+                let range = self.postings(id as usize);
+                let m = sat[range.clone()].iter().copied().fold(0.0, f64::max);
+                ((w * self.idf[id as usize]) * m, id as usize)
+            })
+            .collect();
+        ub.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let total: usize = ub.iter().map(|&(_, t)| self.postings(t).len()).sum();
+        let mut acc = 0.0;
+        let mut e = 0;
+        while e < ub.len() && acc + ub[e].0 < theta {
+            acc += ub[e].0;
+            e += 1;
+        }
+        let mut docs: Vec<u32> = ub[e..]
+            .iter()
+            .flat_map(|&(_, t)| self.post_doc[self.postings(t)].iter().copied())
+            .collect();
+        docs.sort_unstable();
+        docs.dedup();
+        (total, docs.len(), ub.len() - e)
     }
 }
