@@ -28,7 +28,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("target", choices=("catalogue", "snapshot"))
     parser.add_argument("--seconds", type=int, default=60)
-    parser.add_argument("--merge-into", help="write a minimised copy of the corpus there, then stop")
+    parser.add_argument(
+        "--merge-into", help="write a minimised copy of the corpus there, then stop"
+    )
     args, rest = parser.parse_known_args()
     corpus = ROOT / "tests" / "fuzz_seeds" / args.target
     corpus.mkdir(parents=True, exist_ok=True)
