@@ -8,7 +8,9 @@
 //! `QUERIES.json`: `["query", ...]`; `LEXICON.json`: `[["source", "targets"], ...]`.
 //! `MODE`: `all` (default: build, then time `ROUNDS` passes over the queries, one search at a
 //! time, and print a checksum of every result's ids and score bits), `build` (build only),
-//! `check` (one pass, checksum and per-query results to stdout, for diffing), `parse`
+//! `check` (one pass, checksum and per-query results to stdout, for diffing), `check2`
+//! (fallback, filters, other settings, explain, query terms and batches to stdout, for
+//! diffing two builds), `parse`
 //! (stop before the build: `build` minus `parse` is the build's cost).
 //! Run it under `valgrind --tool=callgrind` with `ROUNDS` 0 and 1 and subtract to get the
 //! instructions of the query pass.
@@ -126,8 +128,8 @@ fn main() {
         2.0,
         1.0,
     );
-    if mode == "maxscore" {
-        maxscore_stats(&index, &queries, &settings, &lexicon);
+    if mode == "check2" {
+        check_other_paths(&index, &queries, &lexicon);
         return;
     }
     // Warm the settings table.
@@ -197,18 +199,79 @@ fn timed_rounds(
     }
     best
 }
-#[allow(dead_code)]
-fn maxscore_stats(index: &Index, queries: &[String], settings: &Settings, lexicon: &Lexicon) {
-    let (mut p, mut c) = (0, 0);
-    for q in queries {
-        let (a, b, e) = index.debug_maxscore(q, settings, Some(lexicon));
-        p += a;
-        c += b;
-        let _ = e;
-    }
-    eprintln!(
-        "postings/query {} best-case candidates/query {}",
-        p / queries.len(),
-        c / queries.len()
+
+/// Every other path a search can take, printed for diffing two builds.
+fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
+    let other = Settings::new(
+        [3.0, 2.5, 2.0, 1.0, 0.4],
+        [0.3, 0.5, 0.5, 0.75, 0.75],
+        1.2,
+        0.6,
     );
+    let n = index.len() as i64;
+    let filter = index
+        .make_filter(&(0..n).filter(|i| i % 3 != 0).collect::<Vec<_>>())
+        .expect("filter");
+    let show = |r: &toolsurface_core::SearchResult| {
+        let parts: Vec<String> = r
+            .docs
+            .iter()
+            .zip(&r.scores)
+            .map(|(d, s)| format!("{d}:{:016x}", s.to_bits()))
+            .collect();
+        format!("{} {}", r.fallback, parts.join(" "))
+    };
+    for (i, q) in queries.iter().enumerate().step_by(3) {
+        // A typo in every word of three letters or more sends most of these to the fallback.
+        let typo: String = q
+            .split(' ')
+            .map(|w| {
+                let c: Vec<char> = w.chars().collect();
+                if c.len() >= 4 {
+                    c.iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != 2)
+                        .map(|(_, &x)| x)
+                        .collect()
+                } else {
+                    w.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        for (label, query) in [("q", q.as_str()), ("typo", typo.as_str())] {
+            let a = index.search(query, 10, &other, None, None).expect("search");
+            let b = index
+                .search(query, 5, &other, Some(lexicon), Some(&filter))
+                .expect("search");
+            let c = index
+                .search(query, 100, &other, Some(lexicon), None)
+                .expect("search");
+            println!("{i} {label} A {}", show(&a));
+            println!("{i} {label} B {}", show(&b));
+            println!("{i} {label} C {}", show(&c));
+            for &d in a.docs.iter().take(3) {
+                let ex = index
+                    .explain(query, i64::from(d), &other, Some(lexicon), a.fallback)
+                    .expect("explain");
+                let parts: Vec<String> = ex
+                    .iter()
+                    .map(|(t, w, f)| {
+                        let bits: Vec<String> =
+                            f.iter().map(|x| format!("{:016x}", x.to_bits())).collect();
+                        format!("{t}/{w}/{}", bits.join(","))
+                    })
+                    .collect();
+                println!("{i} {label} X {d} {}", parts.join(" "));
+            }
+        }
+        let terms = index.query_terms(q, Some(lexicon), 0.6);
+        println!("{i} T {terms:?}");
+    }
+    let batch = index
+        .search_many(queries, 10, &other, Some(lexicon), Some(&filter))
+        .expect("batch");
+    for (i, r) in batch.iter().enumerate() {
+        println!("{i} M {}", show(r));
+    }
 }

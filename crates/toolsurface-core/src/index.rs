@@ -11,11 +11,15 @@
 //!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
 //!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
 //! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
-//!   posting, cached per settings value) and adds `(qw * idf) * sat` into a dense
-//!   accumulator (no branch per posting), then walks the same postings again: the first
-//!   visit of a document reads its score, zeroes the slot for the next search and offers
-//!   the hit to a bounded top-k (a score below the k-th best is rejected with one
-//!   comparison).
+//!   posting, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
+//!   (their accumulator slots stay in cache); in a block every term, in query order, adds
+//!   `(qw * idf) * sat` into a dense accumulator (no branch per posting), then the block's
+//!   touched slots are read once each, zeroed for the next search, and offered to a
+//!   bounded top-k (a score below the k-th best is rejected with one comparison). Ties
+//!   (equal score and name) are ordered by first touch, worked out only when they occur;
+//! - a build analyses runs of documents in parallel (each distinct identifier once per run,
+//!   each distinct word stemmed once per build), merges the runs' vocabularies, and lays
+//!   out postings and the trigram index in parallel.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -43,6 +47,18 @@ pub const FUZZY_PER_TOKEN: usize = 3;
 
 /// A field count of a posting that does not fit a byte: the exact counts are in `tf_big`.
 const TF_BIG: u8 = u8::MAX;
+/// Documents scored together: their accumulator slots (8 bytes each) stay in a core's L2.
+/// A multiple of 64 (a block's bitset is whole words). Unit tests use small values so that
+/// small catalogues take every path (several blocks, re-walk and sweep).
+#[cfg(not(test))]
+const SCAN_BLOCK: usize = 1 << 15;
+#[cfg(test)]
+const SCAN_BLOCK: usize = 128;
+/// From this many documents, a block's touched documents are found by a bitset sweep.
+#[cfg(not(test))]
+const SWEEP_MIN_DOCS: usize = 1 << 13;
+#[cfg(test)]
+const SWEEP_MIN_DOCS: usize = 200;
 /// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
 /// hits are collected and partially sorted.
 const TOP_INSERT_MAX: usize = 64;
@@ -288,6 +304,8 @@ struct QueryMemo {
     text: String,
     /// (start, end) in `text`, and the token's hash.
     toks: Vec<(usize, usize, u64)>,
+    /// Bytes of the identifiers held as keys.
+    key_bytes: usize,
 }
 
 impl QueryMemo {
@@ -296,6 +314,7 @@ impl QueryMemo {
         self.map.clear();
         self.text.clear();
         self.toks.clear();
+        self.key_bytes = 0;
     }
 
     #[inline]
@@ -325,6 +344,10 @@ struct Scratch {
 struct Accum {
     acc: Vec<f64>,
     dirty: bool,
+    /// Per query term: (qw * idf, its postings not yet scanned).
+    cursors: Vec<(f64, std::ops::Range<usize>)>,
+    /// Documents of the current block touched (large catalogues).
+    seen: Vec<u64>,
     top: Vec<Hit>,
 }
 
@@ -411,6 +434,55 @@ struct ChunkTerms {
     /// End of each document's pairs in `pairs`.
     doc_ends: Vec<usize>,
     pairs: Vec<(u32, [u32; N_FIELDS])>,
+}
+
+/// Marks a global term a chunk does not have.
+const NO_LOCAL: u32 = u32::MAX;
+
+/// A chunk's postings sorted by term: the run of local term `l` is
+/// `start[l]..start[l + 1]` of `docs` (global ids, ascending) and `tfs`.
+struct ChunkRuns {
+    start: Vec<u32>,
+    docs: Vec<u32>,
+    tfs: Vec<[u32; N_FIELDS]>,
+    /// Global term id -> local id, or [`NO_LOCAL`].
+    local: Vec<u32>,
+}
+
+impl ChunkRuns {
+    fn new(c: ChunkTerms, map: &[u32], first_doc: u32, vocab_len: usize) -> ChunkRuns {
+        let nl = c.terms.len();
+        let mut start = vec![0u32; nl + 1];
+        for &(l, _) in &c.pairs {
+            start[l as usize + 1] += 1;
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut cursor = start.clone();
+        let mut docs = vec![0u32; c.pairs.len()];
+        let mut tfs = vec![[0u32; N_FIELDS]; c.pairs.len()];
+        let mut begin = 0;
+        for (d, &end) in c.doc_ends.iter().enumerate() {
+            for &(l, tf) in &c.pairs[begin..end] {
+                let p = cursor[l as usize] as usize;
+                cursor[l as usize] += 1;
+                docs[p] = first_doc + d as u32;
+                tfs[p] = tf;
+            }
+            begin = end;
+        }
+        let mut local = vec![NO_LOCAL; vocab_len];
+        for (l, &g) in map.iter().enumerate() {
+            local[g as usize] = l as u32;
+        }
+        ChunkRuns {
+            start,
+            docs,
+            tfs,
+            local,
+        }
+    }
 }
 
 /// The columnar index.
@@ -621,65 +693,118 @@ impl Index {
         drop(names);
         name_arena.shrink_to_fit();
 
-        // Merge the chunks' vocabularies (in document order) and count document frequencies.
+        // Merge the chunks' vocabularies (in document order): local id -> global id.
         let mut vocab = StrTable::default();
-        let mut df: Vec<u32> = Vec::new();
         let mut maps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
         for c in &chunks {
             let mut map = Vec::with_capacity(c.terms.len());
             for local in 0..c.terms.len() {
                 let term = c.terms.get(local);
-                let (id, new) = vocab.insert(term, str_hash(term))?;
-                if new {
-                    df.push(0);
-                }
-                map.push(id);
-            }
-            for &(local, _) in &c.pairs {
-                df[map[local as usize] as usize] += 1;
+                map.push(vocab.insert(term, str_hash(term))?.0);
             }
             maps.push(map);
         }
         vocab.shrink_to_fit();
+        let v = vocab.len();
 
-        // Postings: offsets per term, doc ids ascending, per-field counts.
-        let mut term_start: Vec<u32> = Vec::with_capacity(df.len() + 1);
+        // Field lengths, and each chunk's first document id.
+        let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
+        let mut first_doc = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            first_doc.push(doc_len.len() as u32);
+            doc_len.extend_from_slice(&c.lens);
+        }
+        let mut totals = [0u64; N_FIELDS];
+        for lens in &doc_len {
+            for (total, &len) in totals.iter_mut().zip(lens) {
+                *total += u64::from(len);
+            }
+        }
+
+        // Each chunk, in parallel, sorts its pairs by term (counting sort: doc ids stay
+        // ascending within a term) and maps global ids to its local ones.
+        let runs: Vec<ChunkRuns> = chunks
+            .into_par_iter()
+            .zip(maps.par_iter())
+            .zip(first_doc.par_iter())
+            .map(|((c, map), &first)| ChunkRuns::new(c, map, first, v))
+            .collect();
+        drop(maps);
+
+        // Document frequencies and postings offsets.
+        let mut df = vec![0u32; v];
+        for r in &runs {
+            for (g, &local) in r.local.iter().enumerate() {
+                if local != NO_LOCAL {
+                    let l = local as usize;
+                    df[g] += r.start[l + 1] - r.start[l];
+                }
+            }
+        }
+        let mut term_start: Vec<u32> = Vec::with_capacity(v + 1);
         let mut total = 0usize;
         for &d in &df {
             term_start.push(to_u32(total, "postings count")?);
             total += d as usize;
         }
         term_start.push(to_u32(total, "postings count")?);
-        let mut cursor: Vec<u32> = term_start[..df.len()].to_vec();
+
+        // Postings laid out in parallel over ranges of terms: each range's part of the
+        // arrays is its own slice, filled from the chunks' runs in chunk (document) order.
         let mut post_doc = vec![0u32; total];
         let mut post_tf = vec![[0u8; N_FIELDS]; total];
-        let mut tf_big: Vec<(u32, [u32; N_FIELDS])> = Vec::new();
-        let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
-        let mut totals = [0u64; N_FIELDS];
-        let mut doc = 0u32;
-        for (c, map) in chunks.into_iter().zip(&maps) {
-            let mut start = 0;
-            for (lens, &end) in c.lens.iter().zip(&c.doc_ends) {
-                for &(local, tf) in &c.pairs[start..end] {
-                    let id = map[local as usize] as usize;
-                    let p = cursor[id];
-                    cursor[id] += 1;
-                    post_doc[p as usize] = doc;
-                    post_tf[p as usize] = tf.map(|x| x.min(u32::from(TF_BIG)) as u8);
-                    if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
-                        tf_big.push((p, tf));
-                    }
-                }
-                for (total, &len) in totals.iter_mut().zip(lens) {
-                    *total += u64::from(len);
-                }
-                doc_len.push(*lens);
-                doc += 1;
-                start = end;
+        let parts = (rayon::current_num_threads().max(1) * 4).min(v.max(1));
+        let mut pieces = Vec::with_capacity(parts);
+        {
+            let (mut docs_rest, mut tfs_rest) = (post_doc.as_mut_slice(), post_tf.as_mut_slice());
+            let mut t0 = 0usize;
+            for i in 1..=parts {
+                // End at the term where the i-th share of the postings is reached.
+                let goal = (total * i / parts) as u32;
+                let t1 = if i == parts {
+                    v
+                } else {
+                    term_start.partition_point(|&s| s < goal).clamp(t0, v)
+                };
+                let len = (term_start[t1] - term_start[t0]) as usize;
+                let (d, dr) = docs_rest.split_at_mut(len);
+                let (f, fr) = tfs_rest.split_at_mut(len);
+                docs_rest = dr;
+                tfs_rest = fr;
+                pieces.push((t0..t1, d, f));
+                t0 = t1;
             }
         }
-        drop(maps);
-        tf_big.sort_unstable_by_key(|&(p, _)| p);
+        let bigs: Vec<Vec<(u32, [u32; N_FIELDS])>> = pieces
+            .into_par_iter()
+            .map(|(terms, docs, tfs)| {
+                let base = term_start[terms.start] as usize;
+                let mut at = 0usize;
+                let mut big = Vec::new();
+                for g in terms {
+                    for r in &runs {
+                        let local = r.local[g];
+                        if local == NO_LOCAL {
+                            continue;
+                        }
+                        let l = local as usize;
+                        let run = r.start[l] as usize..r.start[l + 1] as usize;
+                        let m = run.len();
+                        docs[at..at + m].copy_from_slice(&r.docs[run.clone()]);
+                        for (i, tf) in r.tfs[run].iter().enumerate() {
+                            tfs[at + i] = tf.map(|x| x.min(u32::from(TF_BIG)) as u8);
+                            if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
+                                big.push(((base + at + i) as u32, *tf));
+                            }
+                        }
+                        at += m;
+                    }
+                }
+                big
+            })
+            .collect();
+        drop(runs);
+        let mut tf_big: Vec<(u32, [u32; N_FIELDS])> = bigs.concat();
         tf_big.shrink_to_fit();
 
         let nf = n as f64;
@@ -894,7 +1019,7 @@ impl Index {
         let owner = self.analyzer.id();
         if memo.owner != owner
             || memo.map.len() >= QUERY_MEMO_IDENTS
-            || memo.text.len() >= QUERY_MEMO_BYTES
+            || memo.text.len() + memo.key_bytes >= QUERY_MEMO_BYTES
         {
             // Start over only between queries, so that the ranges in `qtoks` stay valid.
             memo.reset(owner);
@@ -912,6 +1037,7 @@ impl Index {
                         toks.push((start, text.len(), str_hash(t)));
                     });
                     let range = (a, memo.toks.len());
+                    memo.key_bytes += ident.len();
                     memo.map.insert(ident.into(), range);
                     range
                 }
@@ -1050,8 +1176,24 @@ impl Index {
         self.cache.insert(key, table)
     }
 
-    /// Add each term's weighted postings into the accumulator.
-    fn accumulate(&self, terms: &TermList, sat: &[f64], accum: &mut Accum) {
+    /// Score the documents having any of `terms` and keep the best `k` hits (score > 0,
+    /// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
+    ///
+    /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
+    /// touches stay in the core's cache. In each block, every term in query order adds
+    /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
+    /// order, whatever the blocking); then the block's postings are walked again: each visit
+    /// reads the slot and zeroes it for the next search, so that the first visit of a
+    /// document sees its score and a later one sees 0, which no hit has; a score at least
+    /// the current k-th best is offered to the top.
+    fn scan(
+        &self,
+        terms: &TermList,
+        sat: &[f64],
+        k: usize,
+        allowed: Option<&Filter>,
+        accum: &mut Accum,
+    ) -> bool {
         let n = self.names.len();
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
@@ -1060,60 +1202,109 @@ impl Index {
             accum.acc.resize(n, 0.0);
         }
         accum.dirty = true;
-        let acc = &mut accum.acc[..n];
-        for &(id, weight) in &terms.items {
-            let t = id as usize;
-            let q = weight * self.idf[t];
-            let range = self.postings(t);
-            for (&doc, &s) in self.post_doc[range.clone()].iter().zip(&sat[range]) {
-                acc[doc as usize] += q * s;
-            }
-        }
-    }
-
-    /// Walk the postings of `terms` again: the first visit of a document reads its score
-    /// and zeroes its slot for the next search (a later visit, or a document whose score
-    /// is 0, reads 0 and is skipped; such a document is no hit). The best `k` hits (score
-    /// > 0, admitted by `allowed`) go to `accum.top`, best first. Returns the number of hits.
-    fn collect(
-        &self,
-        terms: &TermList,
-        k: usize,
-        allowed: Option<&Filter>,
-        accum: &mut Accum,
-    ) -> usize {
-        let n = self.names.len();
-        let Accum { acc, top, .. } = accum;
+        let Accum {
+            acc,
+            top,
+            cursors,
+            seen,
+            ..
+        } = accum;
         let acc = &mut acc[..n];
+        // Per term: its weight, then its postings not yet scanned.
+        cursors.clear();
+        cursors.extend(terms.items.iter().map(|&(id, weight)| {
+            let t = id as usize;
+            (weight * self.idf[t], self.postings(t))
+        }));
         let small = k <= TOP_INSERT_MAX;
         top.clear();
-        let mut hits = 0usize;
+        let mut found = false;
         // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
         let mut floor = 0.0f64;
-        for &(id, _) in &terms.items {
-            for &doc in &self.post_doc[self.postings(id as usize)] {
-                let d = doc as usize;
-                let score = acc[d];
-                if score == 0.0 {
-                    continue;
+        // Large catalogues mark the documents each block touches in a bitset and sweep it
+        // in id order (sequential slots, no second random walk); small ones walk the
+        // block's postings again (fewer instructions when everything is in cache).
+        let sweep = n >= SWEEP_MIN_DOCS;
+        if sweep {
+            seen.clear();
+            seen.resize(SCAN_BLOCK / 64, 0);
+        }
+        // Offer document `d` with `score` (its slot just read): the branches are taken
+        // rarely once the top is full, so the many documents below it (or seen already,
+        // reading 0) cost no misprediction. A macro, to be inlined in both loops.
+        macro_rules! consider {
+            ($d:expr, $score:expr) => {{
+                let (d, score): (usize, f64) = ($d, $score);
+                if score > 0.0 && score >= floor && allowed.is_none_or(|f| f.contains(d)) {
+                    found = true;
+                    let hit = Hit {
+                        score,
+                        doc: d as u32,
+                    };
+                    if !small {
+                        top.push(hit);
+                    } else if k > 0 && self.offer(top, k, hit, terms) {
+                        floor = top[k - 1].score;
+                    }
                 }
-                acc[d] = 0.0;
-                if score.partial_cmp(&0.0) != Some(Ordering::Greater)
-                    || allowed.is_some_and(|f| !f.contains(d))
-                {
-                    continue;
+            }};
+        }
+        let mut block_start = 0usize;
+        while block_start < n {
+            let block_end = (block_start + SCAN_BLOCK).min(n);
+            let last = block_end == n;
+            for (q, range) in cursors.iter_mut() {
+                let docs = &self.post_doc[range.clone()];
+                let m = if last {
+                    docs.len()
+                } else {
+                    docs.partition_point(|&d| (d as usize) < block_end)
+                };
+                let q = *q;
+                let sats = &sat[range.start..range.start + m];
+                if sweep {
+                    for (&doc, &s) in docs[..m].iter().zip(sats) {
+                        let d = doc as usize;
+                        acc[d] += q * s;
+                        let b = d - block_start;
+                        seen[b >> 6] |= 1u64 << (b & 63);
+                    }
+                } else {
+                    for (&doc, &s) in docs[..m].iter().zip(sats) {
+                        acc[doc as usize] += q * s;
+                    }
                 }
-                hits += 1;
-                if score < floor {
-                    continue;
+                range.start += m;
+            }
+            if sweep {
+                for (w, word) in seen.iter_mut().enumerate() {
+                    let mut bits = std::mem::take(word);
+                    while bits != 0 {
+                        let d = block_start + w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        let score = acc[d];
+                        acc[d] = 0.0;
+                        consider!(d, score);
+                    }
                 }
-                let hit = Hit { score, doc };
-                if !small {
-                    top.push(hit);
-                } else if k > 0 && self.offer(top, k, hit, terms) {
-                    floor = top[k - 1].score;
+            } else {
+                // The block's postings of each term end at its cursor.
+                for (&(id, _), (_, rest)) in terms.items.iter().zip(cursors.iter()) {
+                    let docs = &self.post_doc[self.postings(id as usize).start..rest.start];
+                    let from = if block_start == 0 {
+                        0
+                    } else {
+                        docs.partition_point(|&d| (d as usize) < block_start)
+                    };
+                    for &doc in &docs[from..] {
+                        let d = doc as usize;
+                        let score = acc[d];
+                        acc[d] = 0.0;
+                        consider!(d, score);
+                    }
                 }
             }
+            block_start = block_end;
         }
         accum.dirty = false;
         if !small {
@@ -1124,7 +1315,7 @@ impl Index {
             }
             top.sort_unstable_by(cmp);
         }
-        hits
+        found
     }
 
     /// Put `hit` into `top` (sorted, best first, at most `k` long) if it belongs there;
@@ -1193,9 +1384,8 @@ impl Index {
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
         self.analyse_query(query, sc);
         self.query_main_terms(req, sc);
-        self.accumulate(&sc.terms, req.sat, &mut sc.accum);
-        let mut hits = self.collect(&sc.terms, req.k, req.allowed, &mut sc.accum);
-        let fallback = hits == 0;
+        let found = self.scan(&sc.terms, req.sat, req.k, req.allowed, &mut sc.accum);
+        let fallback = !found;
         if fallback {
             let Scratch {
                 memo,
@@ -1207,11 +1397,10 @@ impl Index {
             } = sc;
             let toks: Vec<&str> = qtoks.iter().map(|t| memo.token(t)).collect();
             self.fuzzy_terms(&toks, fuzzy, terms);
-            self.accumulate(terms, req.sat, accum);
-            hits = self.collect(terms, req.k, req.allowed, accum);
+            self.scan(terms, req.sat, req.k, req.allowed, accum);
         }
         let top = &sc.accum.top;
-        let k = req.k.min(hits).min(top.len());
+        let k = req.k.min(top.len());
         SearchResult {
             docs: top[..k].iter().map(|h| h.doc).collect(),
             scores: top[..k].iter().map(|h| h.score).collect(),
@@ -1321,7 +1510,8 @@ type TrigramIndex = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u32>);
 
 /// The trigram index of the vocabulary: distinct trigrams ascending, their term ranges,
 /// the terms (ascending ids), and each term's trigram count. Terms' trigrams are found in
-/// parallel; the index is then laid out by counting (no sort of the (trigram, term) pairs).
+/// parallel, as are sorting the distinct trigrams and ranking each pair's; the index is
+/// then laid out by counting (no sort of the (trigram, term) pairs).
 fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
     let v = vocab.len();
     let step = v
@@ -1350,24 +1540,27 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
         .collect();
     let total: usize = parts.iter().map(|p| p.0.len()).sum();
     to_u32(total, "trigram postings")?;
-    // Distinct trigrams, sorted; each pair's trigram by its rank.
-    let mut slot: FxHashMap<u64, u32> = FxHashMap::default();
+    // Distinct trigrams, sorted (in parallel); each pair's trigram by its rank.
+    let mut tri_keys: Vec<u64> = Vec::with_capacity(total);
     for (all, _) in &parts {
-        for &g in all {
-            let next = slot.len() as u32;
-            slot.entry(g).or_insert(next);
-        }
+        tri_keys.extend_from_slice(all);
     }
-    let mut tri_keys: Vec<u64> = slot.keys().copied().collect();
     tri_keys.par_sort_unstable();
-    for (rank, g) in tri_keys.iter().enumerate() {
-        slot.insert(*g, rank as u32);
-    }
+    tri_keys.dedup();
+    tri_keys.shrink_to_fit();
+    let rank: FxHashMap<u64, u32> = tri_keys
+        .iter()
+        .enumerate()
+        .map(|(r, &g)| (g, r as u32))
+        .collect();
+    let ranks: Vec<Vec<u32>> = parts
+        .par_iter()
+        .map(|(all, _)| all.iter().map(|g| rank[g]).collect())
+        .collect();
+    drop(rank);
     let mut tri_start = vec![0u32; tri_keys.len() + 1];
-    for (all, _) in &parts {
-        for g in all {
-            tri_start[slot[g] as usize + 1] += 1;
-        }
+    for r in ranks.iter().flatten() {
+        tri_start[*r as usize + 1] += 1;
     }
     for i in 1..tri_start.len() {
         tri_start[i] += tri_start[i - 1];
@@ -1376,13 +1569,12 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
     let mut tri_terms = vec![0u32; total];
     let mut tri_count: Vec<u32> = Vec::with_capacity(v);
     let mut id = 0u32;
-    for (all, counts) in &parts {
+    for ((_, counts), ranks) in parts.iter().zip(&ranks) {
         let mut at = 0;
         for &c in counts {
-            for g in &all[at..at + c as usize] {
-                let r = slot[g] as usize;
-                tri_terms[cursor[r] as usize] = id;
-                cursor[r] += 1;
+            for &r in &ranks[at..at + c as usize] {
+                tri_terms[cursor[r as usize] as usize] = id;
+                cursor[r as usize] += 1;
             }
             at += c as usize;
             id += 1;
@@ -1761,43 +1953,182 @@ mod term_list_tests {
     }
 }
 
-impl Index {
-    /// TEMPORARY: (postings of the query's terms, best-case MaxScore candidates).
-    pub fn debug_maxscore(
-        &self,
-        query: &str,
-        settings: &Settings,
-        lexicon: Option<&Lexicon>,
-    ) -> (usize, usize, usize) {
-        let sat = self.sat_table(settings);
-        let r = self.search(query, 10, settings, lexicon, None).unwrap();
-        let toks = self.analyzer.tokens(query);
-        let mut terms = TermList::default();
-        self.main_terms(&toks, lexicon, settings.expansion_weight, &mut terms);
-        let theta = r.scores.last().copied().unwrap_or(0.0);
-        let mut ub: Vec<(f64, usize)> = terms
-            .items
-            .iter()
-            .map(|&(id, w)| {
-                let range = self.postings(id as usize);
-                let m = sat[range.clone()].iter().copied().fold(0.0, f64::max);
-                ((w * self.idf[id as usize]) * m, id as usize)
-            })
-            .collect();
-        ub.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let total: usize = ub.iter().map(|&(_, t)| self.postings(t).len()).sum();
-        let mut acc = 0.0;
-        let mut e = 0;
-        while e < ub.len() && acc + ub[e].0 < theta {
-            acc += ub[e].0;
-            e += 1;
+#[cfg(test)]
+mod scan_tests {
+    use super::*;
+    use crate::chars::CharTable;
+
+    /// The ranking by definition: every document scored term by term in query order, hits
+    /// ordered by score, name, then first touch of a term-at-a-time scan.
+    fn naive(
+        idx: &Index,
+        terms: &TermList,
+        sat: &[f64],
+        k: usize,
+        allowed: Option<&Filter>,
+    ) -> Vec<(u32, f64)> {
+        let n = idx.len();
+        let mut acc = vec![0.0f64; n];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut seen = vec![false; n];
+        for &(id, w) in &terms.items {
+            let q = w * idf_of(idx, id);
+            for p in idx.postings(id as usize) {
+                let d = idx.post_doc[p] as usize;
+                if !seen[d] {
+                    seen[d] = true;
+                    touched.push(d as u32);
+                }
+                acc[d] += q * sat[p];
+            }
         }
-        let mut docs: Vec<u32> = ub[e..]
+        let mut hits: Vec<(usize, u32, f64)> = touched
             .iter()
-            .flat_map(|&(_, t)| self.post_doc[self.postings(t)].iter().copied())
+            .enumerate()
+            .filter(|&(_, &d)| {
+                acc[d as usize] > 0.0 && allowed.is_none_or(|f| f.contains(d as usize))
+            })
+            .map(|(pos, &d)| (pos, d, acc[d as usize]))
             .collect();
-        docs.sort_unstable();
-        docs.dedup();
-        (total, docs.len(), ub.len() - e)
+        hits.sort_by(|a, b| {
+            b.2.total_cmp(&a.2)
+                .then_with(|| idx.name(a.1 as usize).cmp(idx.name(b.1 as usize)))
+                .then(a.0.cmp(&b.0))
+        });
+        hits.into_iter().take(k).map(|(_, d, s)| (d, s)).collect()
+    }
+
+    fn idf_of(idx: &Index, id: u32) -> f64 {
+        idx.idf[id as usize]
+    }
+
+    #[test]
+    fn every_scan_path_ranks_as_the_definition() {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let words = [
+            "alpha", "beta", "gamma", "delta", "omega", "sigma", "pi", "rho",
+        ];
+        let s = Settings::new(
+            [1.0, 0.5, 2.0, 0.25, 1.5],
+            [0.75, 0.2, 0.5, 1.0, 0.0],
+            1.2,
+            0.7,
+        );
+        // Single block (re-walk), several blocks (re-walk), several blocks (sweep).
+        for n in [40usize, 150, 333] {
+            let mut x: u64 = 99 + n as u64;
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) as usize
+            };
+            let mut names = Vec::new();
+            let mut fields = Vec::new();
+            for i in 0..n {
+                let mut f: [String; N_FIELDS] = Default::default();
+                for field in f.iter_mut() {
+                    for _ in 0..next() % 4 {
+                        field.push_str(words[next() % words.len()]);
+                        field.push(' ');
+                    }
+                }
+                // Duplicate names and identical documents make exact ties.
+                names.push(format!("tool{}", (i * 7) % (n / 3 + 1)));
+                fields.push(f);
+            }
+            let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
+            let sat = idx.sat_table(&s);
+            let filter = idx
+                .make_filter(&(0..n as i64).filter(|i| i % 3 != 1).collect::<Vec<_>>())
+                .unwrap();
+            for q in [
+                "alpha",
+                "beta gamma",
+                "omega pi rho alpha",
+                "sigma delta beta alpha",
+            ] {
+                let toks = a.tokens(q);
+                let mut terms = TermList::default();
+                idx.main_terms(&toks, None, 0.0, &mut terms);
+                for allowed in [None, Some(&filter)] {
+                    let full = naive(&idx, &terms, &sat, usize::MAX, allowed);
+                    assert!(!full.is_empty(), "{q} n={n}");
+                    for k in [0, 1, 2, 3, 5, 10, 17, 64, 65, 100, n, n + 5] {
+                        let r = idx.search(q, k, &s, None, allowed).unwrap();
+                        let want = &full[..k.min(full.len())];
+                        let got: Vec<(u32, f64)> = r
+                            .docs
+                            .iter()
+                            .copied()
+                            .zip(r.scores.iter().copied())
+                            .collect();
+                        assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
+                        assert!(!r.fallback);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_query_memo_follows_the_analyzer() {
+        let table = || {
+            CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+                .expect("table")
+        };
+        // Same documents, analyzers that differ only in a stopword.
+        let plain = Arc::new(Analyzer::new(table(), ["the"]));
+        let picky = Arc::new(Analyzer::new(table(), ["the", "alpha"]));
+        let docs = || {
+            vec![
+                [
+                    "alpha_tool".to_string(),
+                    String::new(),
+                    "alpha beta".to_string(),
+                    String::new(),
+                    String::new(),
+                ],
+                [
+                    "beta_tool".to_string(),
+                    String::new(),
+                    "beta gamma".to_string(),
+                    String::new(),
+                    String::new(),
+                ],
+            ]
+        };
+        let names = || vec!["alpha_tool".to_string(), "beta_tool".to_string()];
+        let a = Index::build(plain, names(), docs()).unwrap();
+        let b = Index::build(picky, names(), docs()).unwrap();
+        let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.0);
+        for _ in 0..3 {
+            for q in ["Alpha", "alpha beta", "ALPHA_beta", "alpha"] {
+                let ra = a.search(q, 5, &s, None, None).unwrap();
+                let rb = b.search(q, 5, &s, None, None).unwrap();
+                let ta: Vec<String> = a
+                    .query_terms(q, None, 0.0)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect();
+                let tb: Vec<String> = b
+                    .query_terms(q, None, 0.0)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect();
+                assert!(ta.contains(&"alpha".to_string()), "{q}: {ta:?}");
+                assert!(!tb.contains(&"alpha".to_string()), "{q}: {tb:?}");
+                // "alpha" finds document 0 through the plain analyzer only.
+                assert_eq!(ra.docs.first(), Some(&0), "{q}");
+                if q == "alpha" || q == "Alpha" {
+                    assert!(rb.fallback, "{q}: {rb:?}");
+                } else {
+                    // Only "beta" counts: both documents have it, the first in one field.
+                    assert!(!rb.fallback && rb.docs == [1, 0], "{q}: {rb:?}");
+                }
+            }
+        }
     }
 }
