@@ -11,6 +11,7 @@ import pytest
 from toolsurface import (
     DuplicateToolError,
     RetrievalSettings,
+    SearchHit,
     Tool,
     ToolDefinitionError,
     ToolRegistry,
@@ -220,3 +221,43 @@ def test_search_many_matches_search(registry: ToolRegistry) -> None:
     queries = ["send message", "покажи пулреквесты", "read file", "zzzz"]
     many = registry.search_many(queries, k=3)
     assert many == [registry.search(q, k=3) for q in queries]
+
+
+def _full_path(registry: ToolRegistry, query: str, k: int = 10) -> list[tuple[str, float, int]]:
+    """What the explaining path (no bound searcher) ranks: the hot path's reference."""
+    return [(h.name, h.score, h.rank) for h in registry.search(query, k, explain=True)]
+
+
+def test_hot_path_follows_the_catalogue_and_the_settings(registry: ToolRegistry) -> None:
+    queries = ["write file", "send a message", "покажи пулреквесты", "zzqx", "file\ud800"]
+    for q in queries:
+        hits = registry.search(q)
+        assert all(type(h) is SearchHit for h in hits)
+        assert [(h.name, h.score, h.rank) for h in hits] == _full_path(registry, q)
+    registry.register({"name": "fs__write_file", "description": "Write a file to disk."})
+    assert registry.search("write file", k=1)[0].name == "fs__write_file"
+    before = registry.search("send a message in a channel")
+    registry.settings = RetrievalSettings(k1=0.3)
+    after = registry.search("send a message in a channel")
+    assert [h.score for h in after] != [h.score for h in before]
+    assert [(h.name, h.score, h.rank) for h in after] == _full_path(
+        registry, "send a message in a channel"
+    )
+    registry.unregister("fs__write_file")
+    assert "fs__write_file" not in [h.name for h in registry.search("write file")]
+
+
+def test_native_searcher_rejects_mismatched_arguments() -> None:
+    native = pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    reg = ToolRegistry(TOOLS, engine="native")
+    reg.search("file")
+    built = reg._current()
+    args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
+    with pytest.raises(ValueError, match="one name per document: 1 names for"):
+        built.index.searcher(["x"], SearchHit, *args, None)
+    with pytest.raises(ValueError, match="hit_type must be a tuple subclass, got dict"):
+        built.index.searcher(built.names, dict, *args, None)
+    searcher = built.index.searcher(built.names, SearchHit, *args, None)
+    assert isinstance(searcher, native.Searcher)
+    with pytest.raises(ValueError, match="k must be >= 0"):
+        searcher.search("file", -1)

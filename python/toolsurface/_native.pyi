@@ -6,9 +6,9 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 ``object``'s), and ``mypy.stubtest`` checks the stub against the runtime signatures.
 """
 
-from typing import final
+from typing import Any, final
 
-__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "__version__"]
+__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "Searcher", "__version__"]
 
 __version__: str
 
@@ -83,6 +83,20 @@ class Index:
         allowed: Filter | None = None,
     ) -> list[_Hits]:
         """``search`` for each query, in parallel, detached from the interpreter."""
+    def searcher(
+        self,
+        names: list[str],
+        hit_type: type[tuple[Any, ...]],
+        weights: _Five,
+        b: _Five,
+        k1: float,
+        expansion_weight: float,
+        lexicon: Lexicon | None,
+    ) -> Searcher:
+        """A bound search whose hits are ``hit_type(name, score, rank, fallback, None)``.
+
+        ``names`` go in id order; ``ValueError`` when they do not match the documents.
+        """
     def explain(
         self,
         query: str,
@@ -95,3 +109,15 @@ class Index:
         fallback: bool,
     ) -> list[tuple[str, float, list[float]]]:
         """Per matched term of ``doc``: the term, its query weight, each field's contribution."""
+
+@final
+class Searcher:
+    """A search bound to one index, settings value and lexicon, whose hits come back built.
+
+    Made by ``Index.searcher``; the registry's hot path.
+    """
+
+    def search(self, query: str, k: int) -> list[Any]:
+        """The ``k`` best hits for ``query``, best first, as ``hit_type`` instances."""
+    def search_many(self, queries: list[str], k: int) -> list[list[Any]]:
+        """``search`` for each query, in parallel, detached from the interpreter."""

@@ -26,7 +26,7 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
-from toolsurface.retrieval.backend import Backend, IndexLike, backend
+from toolsurface.retrieval.backend import Backend, IndexLike, Searcher, backend
 from toolsurface.retrieval.fields import (
     FIELD_MAX_CHARS,
     FIELD_NAMES,
@@ -46,6 +46,7 @@ QUERY_MAX_CHARS = 4096
 #: How many lexical hits a host ranker's ranking is fused with, at the least.
 FUSION_DEPTH = 50
 _FILTER_CACHE = 16
+_SEARCHER_CACHE = 8
 
 
 class _DefaultLexicon:
@@ -103,6 +104,8 @@ class _Built:
     ids: dict[str, int]
     index: IndexLike
     filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
+    # Bound searches by settings object (kept alive here, so an id is not reused).
+    searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def filter_for(self, admitted: Collection[str]) -> Any:
@@ -153,6 +156,9 @@ class ToolRegistry:
         self._groups: dict[str, ToolGroup] = {}
         self._groups_version = 0
         self._built: _Built | None = None
+        # The hot path's bound search: (generation, settings, searcher) of the last plain
+        # search; used while both still hold (see ``search``).
+        self._fast: tuple[int, RetrievalSettings, Searcher] | None = None
         for i, tool in enumerate(tools):
             self.register(tool, where=f"item {i}")
 
@@ -389,13 +395,35 @@ class ToolRegistry:
         matched terms and each field's contribution to every hit; ``retrievers`` (default:
         the registry's) are fused with the lexical ranking by reciprocal rank.
         """
+        fast = self._fast
+        if (
+            fast is not None
+            and type(query) is str
+            and type(k) is int
+            and k >= 0
+            and settings is None
+            and admitted is None
+            and not explain
+            and retrievers is None
+            and not self.retrievers
+            and fast[0] == self._generation
+            and fast[1] is self.settings
+            and len(query) <= QUERY_MAX_CHARS
+        ):
+            # The hot path: a plain search of the current catalogue, one call into the
+            # engine. A query with lone surrogates takes the full path, which cleans it.
+            try:
+                return fast[2].search(query, k)
+            except UnicodeEncodeError:
+                pass
         query, k, chosen = self._prepare(query, k, settings)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
+        if not hosts and not explain and admitted is None:
+            return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
         ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
         if not hosts and not explain:
-            # The hot path: tuple.__new__ skips the named tuple's Python-level constructor.
             table, new = built.names, tuple.__new__
             return [
                 new(SearchHit, (table[i], score, rank, fallback, None))
@@ -427,6 +455,8 @@ class ToolRegistry:
         prepared = [self._prepare(q, k, settings)[0] for q in queries]
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
+        if admitted is None:
+            return self._searcher(built, chosen).search_many(prepared, k)
         allowed = built.filter_for(admitted) if admitted is not None else None
         weights, b, k1, ew = scoring_args(chosen)
         results = built.index.search_many(prepared, k, weights, b, k1, ew, self._lexicon, allowed)
@@ -446,6 +476,27 @@ class ToolRegistry:
         return list(
             self._current().index.query_terms(query, self._lexicon, chosen.expansion_weight)
         )
+
+    def _searcher(self, built: _Built, chosen: RetrievalSettings) -> Searcher:
+        """The bound search of ``built`` under ``chosen`` (the hot path keeps the registry's)."""
+        fast = self._fast
+        if fast is not None and fast[0] == built.generation and fast[1] is chosen:
+            return fast[2]
+        with built.lock:
+            found = built.searchers.get(id(chosen))
+        if found is not None and found[0] is chosen:
+            made = found[1]
+        else:
+            made = self._backend.searcher(
+                built.index, built.names, scoring_args(chosen), self._lexicon
+            )
+            with built.lock:
+                if len(built.searchers) >= _SEARCHER_CACHE:
+                    built.searchers.pop(next(iter(built.searchers)))
+                built.searchers[id(chosen)] = (chosen, made)
+        if chosen is self.settings:
+            self._fast = (built.generation, chosen, made)
+        return made
 
     def _lexical(
         self,

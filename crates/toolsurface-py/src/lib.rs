@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyInt;
+use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
 
@@ -284,6 +284,45 @@ impl PyIndex {
         })
     }
 
+    /// A [`PySearcher`] over this index: `names` (one per document, in id order) and
+    /// `hit_type` (a tuple subclass taking name, score, rank, fallback, explanation).
+    #[allow(clippy::too_many_arguments)]
+    fn searcher(
+        &self,
+        py: Python<'_>,
+        names: Vec<Bound<'_, PyString>>,
+        hit_type: Bound<'_, PyType>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+    ) -> PyResult<PySearcher> {
+        if names.len() != self.inner.len() {
+            return Err(PyValueError::new_err(format!(
+                "searcher takes one name per document: {} names for {} documents",
+                names.len(),
+                self.inner.len()
+            )));
+        }
+        let tuple_type = py.get_type::<PyTuple>();
+        if !hit_type.is_subclass(&tuple_type)? {
+            return Err(PyValueError::new_err(format!(
+                "hit_type must be a tuple subclass, got {}",
+                hit_type.name()?
+            )));
+        }
+        let settings = guard(|| settings(&weights, &b, k1, expansion_weight))?;
+        Ok(PySearcher {
+            index: Arc::clone(&self.inner),
+            settings,
+            lexicon: lex(&lexicon),
+            names: names.into_iter().map(Bound::unbind).collect(),
+            hit_type: hit_type.unbind(),
+            tuple_new: tuple_type.getattr("__new__")?.unbind(),
+        })
+    }
+
     /// Per matched term of `doc`: the term, its query weight, each field's contribution.
     #[allow(clippy::too_many_arguments)]
     fn explain(
@@ -312,6 +351,87 @@ impl PyIndex {
     }
 }
 
+/// A search bound to one index, one settings value and one lexicon, whose hits come back
+/// as the caller's named-tuple type.
+///
+/// The registry's hot path: the settings are checked once, the names are Python strings
+/// made once, and each hit is built here, so a search costs one call from Python.
+#[pyclass(frozen, module = "toolsurface._native", name = "Searcher")]
+struct PySearcher {
+    index: Arc<core::Index>,
+    settings: core::Settings,
+    lexicon: Option<Arc<core::Lexicon>>,
+    names: Vec<Py<PyString>>,
+    hit_type: Py<PyType>,
+    /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
+    tuple_new: Py<PyAny>,
+}
+
+impl PySearcher {
+    /// `(name, score, rank, fallback, None)` as `hit_type`, for each hit in order.
+    fn to_hits<'py>(&self, py: Python<'py>, r: core::SearchResult) -> PyResult<Bound<'py, PyList>> {
+        let out = PyList::empty(py);
+        let hit_type = self.hit_type.bind(py);
+        let tuple_new = self.tuple_new.bind(py);
+        for (rank, (&doc, &score)) in r.docs.iter().zip(&r.scores).enumerate() {
+            let name = self.names.get(doc as usize).ok_or_else(|| {
+                PyRuntimeError::new_err(format!("toolsurface native core returned document {doc}"))
+            })?;
+            let fields = PyTuple::new(
+                py,
+                [
+                    name.bind(py).clone().into_any(),
+                    score.into_pyobject(py)?.into_any(),
+                    (rank + 1).into_pyobject(py)?.into_any(),
+                    r.fallback.into_pyobject(py)?.to_owned().into_any(),
+                    py.None().into_bound(py),
+                ],
+            )?;
+            out.append(tuple_new.call1((hit_type, fields))?)?;
+        }
+        Ok(out)
+    }
+}
+
+#[pymethods]
+impl PySearcher {
+    /// The `k` best hits for `query`, best first, as `hit_type` instances.
+    fn search<'py>(
+        &self,
+        py: Python<'py>,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let k = int_arg(k)?;
+        let r = guard(|| {
+            let k = check_k(k)?;
+            self.index
+                .search(query, k, &self.settings, self.lexicon.as_deref(), None)
+        })?;
+        self.to_hits(py, r)
+    }
+
+    /// `search` for each query, in parallel, detached from the interpreter.
+    fn search_many<'py>(
+        &self,
+        py: Python<'py>,
+        queries: Vec<String>,
+        k: &Bound<'_, PyInt>,
+    ) -> PyResult<Vec<Bound<'py, PyList>>> {
+        let k = int_arg(k)?;
+        let index = Arc::clone(&self.index);
+        let lexicon = self.lexicon.clone();
+        let settings = self.settings;
+        let rs = py.detach(move || {
+            guard(move || {
+                let k = check_k(k)?;
+                index.search_many(&queries, k, &settings, lexicon.as_deref(), None)
+            })
+        })?;
+        rs.into_iter().map(|r| self.to_hits(py, r)).collect()
+    }
+}
+
 /// The native engine of toolsurface.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -320,5 +440,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyLexicon>()?;
     m.add_class::<PyFilter>()?;
     m.add_class::<PyIndex>()?;
+    m.add_class::<PySearcher>()?;
     Ok(())
 }

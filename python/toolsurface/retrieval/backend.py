@@ -13,11 +13,13 @@ from typing import Any, Protocol
 
 from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
+from toolsurface.models import ScoringArgs, SearchHit
 from toolsurface.retrieval import pure
 from toolsurface.retrieval.analysis import Analyzer, CharTable
+from toolsurface.retrieval.fields import clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
-__all__ = ["Backend", "IndexLike", "backend"]
+__all__ = ["Backend", "IndexLike", "Searcher", "backend"]
 
 FieldTexts = tuple[str, str, str, str, str]
 Hits = tuple[list[int], list[float], bool]
@@ -67,6 +69,43 @@ class IndexLike(Protocol):
     ) -> list[tuple[str, float, list[float]]]: ...
 
 
+class Searcher(Protocol):
+    """A search bound to one index, settings value and lexicon; hits come back built."""
+
+    def search(self, query: str, k: int) -> list[SearchHit]: ...
+    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]: ...
+
+
+class _BoundSearch:
+    """The pure engine's ``Searcher``: the native one's contract, in Python."""
+
+    def __init__(
+        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+    ) -> None:
+        self._index, self._names, self._args, self._lexicon = index, list(names), args, lexicon
+
+    def _hits(self, found: Hits) -> list[SearchHit]:
+        ids, scores, fallback = found
+        names, new = self._names, tuple.__new__
+        return [
+            new(SearchHit, (names[i], score, rank, fallback, None))
+            for rank, (i, score) in enumerate(zip(ids, scores), 1)
+        ]
+
+    def search(self, query: str, k: int) -> list[SearchHit]:
+        """The ``k`` best hits for ``query``, best first."""
+        weights, b, k1, ew = self._args
+        found = self._index.search(clean_text(query), k, weights, b, k1, ew, self._lexicon)
+        return self._hits(found)
+
+    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
+        """``search`` for each query, in order."""
+        weights, b, k1, ew = self._args
+        cleaned = [clean_text(q) for q in queries]
+        found = self._index.search_many(cleaned, k, weights, b, k1, ew, self._lexicon)
+        return [self._hits(f) for f in found]
+
+
 @dataclass(frozen=True)
 class Backend:
     """An engine's analyser and factories for its lexicons and indexes."""
@@ -91,6 +130,22 @@ class Backend:
             idx: IndexLike = _native_or_raise().Index(self.analyzer, list(names), list(fields))
             return idx
         return pure.PureIndex(self.analyzer, names, fields)
+
+    def searcher(
+        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+    ) -> Searcher:
+        """``index`` bound to ``args`` and ``lexicon``, returning ``SearchHit`` lists.
+
+        The native one is built in Rust (one call per search, hits made there); the pure
+        one wraps ``index.search``. Queries must be clean text (see ``clean_text``).
+        """
+        if self.name == "native":
+            weights, b, k1, ew = args
+            bound: Searcher = index.searcher(  # type: ignore[attr-defined]
+                list(names), SearchHit, weights, b, k1, ew, lexicon
+            )
+            return bound
+        return _BoundSearch(index, names, args, lexicon)
 
 
 def _native_or_raise() -> Any:
