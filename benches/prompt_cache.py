@@ -4,14 +4,27 @@
 
 Every MCP server of the catalogue is a dynamic group, the host has a group of its own tools,
 and ToolSearch is registered. A scripted model searches (English and Russian), selects exact
-names, loads a whole group, uses what it loaded, and the host compacts twice. Each request is
-serialised the way a provider reads it (tool definitions, then the system prompt); for each
-request we report the share of its bytes that repeat the previous request's prefix (what a
-prefix cache can reuse) and the tokens of tool definitions it carries, for three hosts:
+names, loads a whole group, uses what it loaded, and the host compacts twice.
+
+The run is played the way an agent loop plays it, one provider request per model step: a
+user message is one request; a tool call (ToolSearch or another tool) adds its result and
+another request; the step after the result answers or calls the tool it found. Each request
+is serialised in the order a provider's prompt cache reads it (Anthropic's documented order:
+tool definitions, then the system prompt with the catalogue block, then the messages). The
+messages are the real ToolSearch answers the surface gave and short fixed stand-ins for
+other tools' results and the model's replies; a compaction replaces the history with a
+summary. For each request we report the share of its bytes that repeat the previous
+request's prefix (what a prefix cache can reuse) and the tokens of tool definitions it
+carries, for three hosts on the same conversation:
 
 - ``surface``: toolsurface with a 128-tool provider limit;
 - ``everything``: every tool on every request (a provider with a 128-tool limit refuses it);
 - ``clip12``: a per-message clip that re-ranks the list to the top 12 for each user message.
+
+``--part library`` measures only what the library writes (tool definitions and system
+prompt), without the messages: the stricter figure, since the messages a request adds are
+counted as new bytes in the default ``--part request`` too, but a load there also re-reads
+the history after the tool list.
 """
 
 from __future__ import annotations
@@ -91,15 +104,31 @@ SCRIPT: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def serialise(tools: list[dict[str, Any]], system: str) -> bytes:
-    """The part of a request the library writes: the system text, then the tool definitions.
+STAND_IN_RESULT = (
+    '{"ok": true, "items": [{"id": 4812, "title": "payments: p95 latency over 2s", '
+    '"state": "open", "updated": "2026-11-30T05:12:00Z"}, {"id": 4809, "title": '
+    '"checkout retries exhausted", "state": "open", "updated": "2026-11-30T04:58:00Z"}]}'
+)
+STAND_IN_REPLY = "Done. Here is what I found, with the details above; tell me what to do next."
+SUMMARY = (
+    "Summary of the conversation so far: an incident in the payments service; pull requests "
+    "listed and one merged; alerts checked and silenced; the on-call engineer found; a ticket "
+    "opened with the timeline; a summary posted to the incidents channel."
+)
 
-    The system text (with the catalogue block) is the part designed to stay byte-stable, so
-    it comes first, as in a Chat Completions request whose system message precedes the tools
-    it is rendered with.
-    """
-    payload = json.dumps(tools, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    return (system + "\n" + payload).encode("utf-8")
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def serialise(
+    tools: list[dict[str, Any]], system: str, messages: list[dict[str, Any]], part: str
+) -> bytes:
+    """One request in prompt-cache order: tool definitions, system prompt, messages."""
+    text = _json(tools) + "\n" + system
+    if part == "request":
+        text += "\n" + _json(messages)
+    return text.encode("utf-8")
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -122,59 +151,105 @@ def build(tools: list[Tool]) -> ToolRegistry:
     return reg
 
 
-def run(tools: list[Tool]) -> dict[str, dict[str, float]]:
-    """Play the script for the three hosts and measure every request."""
-    reg = build(tools)
-    surface = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=128))
-    clip = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(retrieval_top_k=12))
-    everything = [t for t in reg.tools()]
-    series: dict[str, list[tuple[bytes, int, int]]] = {
-        "surface": [],
-        "everything": [],
-        "clip12": [],
-    }
-    for message, action in SCRIPT:
-        if action.get("compact"):
-            surface.compaction()
-            continue
-        plan = surface.plan()
-        series["surface"].append(
+class _Loop:
+    """The conversation and the requests of the three hosts, step by step."""
+
+    def __init__(self, reg: ToolRegistry, part: str, max_loaded: int | None = None) -> None:
+        self.part = part
+        limits = SurfaceLimits(max_advertised_tools=128)
+        if max_loaded is not None:
+            limits = limits.model_copy(update={"max_loaded_entries": max_loaded})
+        self.surface = ToolSurface(reg, limits=limits)
+        self.clip = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(retrieval_top_k=12))
+        self.everything = list(reg.tools())
+        self.all_defs = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in self.everything
+        ]
+        self.all_tokens = sum(estimate_tokens(t) for t in self.everything)
+        self.messages: list[dict[str, Any]] = []
+        self.user_message = ""
+        self.calls = 0
+        self.series: dict[str, list[tuple[bytes, int, int]]] = {
+            "surface": [],
+            "everything": [],
+            "clip12": [],
+        }
+
+    def request(self) -> None:
+        """One provider request of each host, on the conversation as it stands."""
+        plan = self.surface.plan()
+        self.series["surface"].append(
             (
-                serialise(plan.definitions(), plan.system_text(SYSTEM)),
+                serialise(plan.definitions(), plan.system_text(SYSTEM), self.messages, self.part),
                 sum(estimate_tokens(t) for t in plan.tools),
                 len(plan.tools),
             )
         )
-        all_defs = [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-            for t in everything
-        ]
-        series["everything"].append(
+        self.series["everything"].append(
             (
-                serialise(all_defs, SYSTEM),
-                sum(estimate_tokens(t) for t in everything),
-                len(everything),
+                serialise(self.all_defs, SYSTEM, self.messages, self.part),
+                self.all_tokens,
+                len(self.everything),
             )
         )
-        clipped = clip.plan(user_message=message or "continue")
-        series["clip12"].append(
+        clipped = self.clip.plan(user_message=self.user_message or "continue")
+        self.series["clip12"].append(
             (
-                serialise(clipped.definitions(), SYSTEM),
+                serialise(clipped.definitions(), SYSTEM, self.messages, self.part),
                 sum(estimate_tokens(t) for t in clipped.tools),
                 len(clipped.tools),
             )
         )
-        if "search" in action:
-            surface.tool_search({"query": action["search"]})
-        if "select" in action:
-            surface.tool_search({"select": action["select"]})
-        if "group" in action:
-            surface.tool_search({"group": action["group"]})
+
+    def call(self, name: str, arguments: dict[str, Any], result: str) -> None:
+        """The model calls a tool; its result joins the conversation; the next request."""
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        self.messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call_id, "name": name, "input": arguments}],
+            }
+        )
+        self.messages.append(
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call_id, "content": result}],
+            }
+        )
+        self.request()
+
+    def turn(self, message: str, action: dict[str, Any]) -> None:
+        """One user turn: the message, the model's steps, the turn boundary."""
+        if action.get("compact"):
+            self.surface.compaction()
+            self.messages = [{"role": "user", "content": SUMMARY}]
+            return
+        self.user_message = message
+        self.messages.append({"role": "user", "content": message})
+        self.request()
+        for key in ("search", "select", "group"):
+            if key in action:
+                arguments = {"query" if key == "search" else key: action[key]}
+                found = self.surface.tool_search(arguments)
+                self.call("ToolSearch", arguments, found.text)
         if "use" in action:
-            surface.note_tool_used(action["use"])
-        surface.end_turn()
+            self.surface.note_tool_used(action["use"])
+            self.call(action["use"], {}, STAND_IN_RESULT)
+        self.messages.append({"role": "assistant", "content": STAND_IN_REPLY})
+        self.surface.end_turn()
+
+
+def run(
+    tools: list[Tool], part: str = "request", max_loaded: int | None = None
+) -> dict[str, dict[str, float]]:
+    """Play the script for the three hosts and measure every request."""
+    loop = _Loop(build(tools), part, max_loaded)
+    for message, action in SCRIPT:
+        loop.turn(message, action)
     out: dict[str, dict[str, float]] = {}
-    for host, rows in series.items():
+    for host, rows in loop.series.items():
         reuse = [common_prefix(a[0], b[0]) / len(b[0]) for a, b in itertools.pairwise(rows)]
         out[host] = {
             "requests": len(rows),
@@ -193,9 +268,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--catalogue", default=str(SHARED / "catalogue" / "mcp_tools.json"))
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--part",
+        choices=("request", "library"),
+        default="request",
+        help="the whole request (default), or only tool definitions and system prompt",
+    )
+    parser.add_argument(
+        "--max-loaded",
+        type=int,
+        help="the surface's cap on loaded entries (default: SurfaceLimits' own)",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
-    result = run(tools)
+    result = run(tools, args.part, args.max_loaded)
     if args.json:
         print(json.dumps(result, indent=2))
         return

@@ -337,8 +337,30 @@ def test_eviction_only_at_safe_points_least_recently_used(reg: ToolRegistry) -> 
     plan = surface.plan()
     assert plan.names[-2:] == ("gh__create_issue", "gh__list_issues")
     surface.tool_search({"select": "gh__merge_pull_request"})
-    surface.compaction()  # a compaction trims whenever above half the cap
-    assert surface.discovered_tool_names() == ["gh__create_issue", "gh__merge_pull_request"]
+    surface.compaction()  # a compaction is a safe point too, but under the cap it keeps all
+    assert len(surface.loaded_entries()) == 3
+    surface.tool_search({"select": ["slack__send_message", "gh__list_pull_requests"]})
+    surface.note_tool_used("gh__list_issues")
+    surface.compaction()  # past the cap: trim to half of it, least recently used first
+    assert surface.discovered_tool_names() == ["gh__list_issues", "gh__list_pull_requests"]
+
+
+def test_loads_over_the_token_budget_are_unloaded_at_a_safe_point(reg: ToolRegistry) -> None:
+    def estimator(tool: Tool) -> int:
+        return 100
+
+    limits = SurfaceLimits(window_tokens=3_200, tool_definitions_ratio=0.25)
+    surface = ToolSurface(reg, limits=limits, estimator=estimator)
+    base = surface.plan()
+    room = 800 - 100 * len(base.names)
+    names = [n for n in reg.names() if n not in base.names and n != "ToolSearch"]
+    assert 0 < room < 100 * len(names)
+    surface.tool_search({"select": names})
+    assert surface.discovered_tool_names() == names  # never mid-turn
+    surface.end_turn()
+    kept = surface.discovered_tool_names()
+    assert 0 < 100 * len(kept) <= room / 2
+    assert kept == names[-len(kept) :]  # the most recently loaded stay
 
 
 def test_clip_is_opt_in_and_counts_only_retrieved(reg: ToolRegistry) -> None:

@@ -83,7 +83,7 @@ class SurfaceLimits(BaseModel):
     window_tokens: int | None = Field(default=None, gt=0, description="The model's window.")
     tool_definitions_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
     max_advertised_tools: int | None = Field(default=None, gt=0, description="Provider limit.")
-    max_loaded_entries: int = Field(default=16, ge=1, description="Loaded tools or groups.")
+    max_loaded_entries: int = Field(default=64, ge=1, description="Loaded tools or groups.")
     load_reserve: int = Field(default=8, ge=0, description="Slots kept free for loads.")
     search_results: int = Field(default=8, ge=1, le=50)
     search_loads: int = Field(default=3, ge=0, le=20)
@@ -650,21 +650,45 @@ class ToolSurface:
         return True
 
     def _evict(self, why: str) -> None:
-        """Unload the least recently used entries, at a safe point only.
+        """Unload the least recently used entries, at a safe point, only when over a limit.
 
-        Every eviction rewrites the tool list from the evicted entry on, so evictions come
-        seldom and trim deep: a turn boundary acts only once the cap is passed, and then
-        trims to half the cap; a compaction (after which the conversation's cache is cold
-        anyway) trims to half the cap whenever it is above it.
+        Every eviction rewrites the tool list from the evicted entry on (and, where a
+        provider's cache reads the tools first, the system prompt and the conversation after
+        it), so evictions come seldom and trim deep: nothing is unloaded until the loads pass
+        the cap on entries or, with a window, push the definitions over the token budget;
+        then the least recently used go until half the cap, and half the budget's room for
+        loads, is left.
         """
         cap = self.limits.max_loaded_entries
-        target = max(1, cap // 2)
-        if why == "turn" and len(self._loaded) <= cap:
+        over_cap = len(self._loaded) > cap
+        room = self._load_room()
+        over_budget = self._loaded_tokens() > room
+        if not (over_cap or over_budget):
             return
-        while len(self._loaded) > target:
+        keep = max(1, cap // 2) if over_cap else cap
+        keep_tokens = room / 2 if over_budget else math.inf
+        while self._loaded and (len(self._loaded) > keep or self._loaded_tokens() > keep_tokens):
             victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
             del self._loaded[victim.key]
             self.emit("tool_unloaded", {"entry": victim.key, "why": why})
+
+    def _load_room(self) -> float:
+        """Tokens the token budget leaves for loads after the base (infinite without one)."""
+        budget = self.limits.token_budget
+        if math.isinf(budget):
+            return budget
+        d = self._decide()
+        held = {n for g in d.held for n in d.members.get(g, ())}
+        return budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
+
+    def _loaded_tokens(self) -> int:
+        """Tokens of the loaded definitions that are not already in the base."""
+        if math.isinf(self.limits.token_budget):
+            return 0
+        d = self._decide()
+        held = {n for g in d.held for n in d.members.get(g, ())}
+        names = {n for e in self._loaded.values() for n in self._entry_tools(e, d) if n in held}
+        return sum(self._tokens_of(n) for n in names)
 
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded, in discovery order."""
