@@ -8,8 +8,8 @@ skips abbreviations and full stops inside brackets so that "Move an issue to a n
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeGuard
 
 __all__ = [
     "ABBREVIATIONS",
@@ -70,6 +70,7 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 _OPENERS = "([{"
 _CLOSERS = ")]}"
 _BLOCK_STARTS = "-*•#>|`"
+_MARKS = re.compile(r"[()\[\]{}\n.!?]")
 
 
 def clean_text(text: str) -> str:
@@ -112,7 +113,9 @@ def split_description(description: str) -> tuple[str, str]:
     depth = 0
     line_start = 0
     last_closer = max(text.rfind(c) for c in _CLOSERS)
-    for i, ch in enumerate(text):
+    # Only these characters can change the state: visit them, not every character.
+    for m in _MARKS.finditer(text):
+        i, ch = m.start(), m.group()
         if ch in _OPENERS:
             depth += 1
         elif ch in _CLOSERS:
@@ -143,23 +146,31 @@ def _joined(summary: str) -> str:
     return " ".join(line.strip() for line in summary.split("\n") if line.strip())
 
 
-def _walk_properties(schema: Mapping[str, Any], depth: int) -> Iterator[str]:
+def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
+    """A mapping; plain dicts (nearly every schema) match before the slower ABC check."""
+    return isinstance(value, (dict, Mapping))
+
+
+def _walk_properties(schema: Mapping[str, Any], depth: int, out: list[str]) -> None:
     if depth > 8:
         return
     props = schema.get("properties")
-    if isinstance(props, Mapping):
+    if _is_map(props):
         for name, prop in props.items():
-            yield str(name)
-            if isinstance(prop, Mapping):
+            out.append(str(name))
+            if _is_map(prop):
                 desc = prop.get("description")
                 if isinstance(desc, str) and desc:
-                    yield desc
-                yield from _walk_properties(prop, depth + 1)
+                    out.append(desc)
+                if "properties" in prop or "items" in prop:
+                    _walk_properties(prop, depth + 1, out)
     items = schema.get("items")
-    if isinstance(items, Mapping):
-        yield from _walk_properties(items, depth + 1)
+    if _is_map(items):
+        _walk_properties(items, depth + 1, out)
 
 
 def params_text(input_schema: Mapping[str, Any]) -> str:
     """Parameter names and descriptions, nested ones too, one a line ($defs not followed)."""
-    return "\n".join(_walk_properties(input_schema, 0))
+    out: list[str] = []
+    _walk_properties(input_schema, 0, out)
+    return "\n".join(out)
