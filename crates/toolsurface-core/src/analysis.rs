@@ -282,7 +282,9 @@ impl Analyzer {
     /// Call `f` with each identifier of `text` as the slice of `text` it spans: from its
     /// first base character to its last base character or mark, inner connector runs and
     /// class-I characters included (analysis drops the latter). The slice alone determines
-    /// the identifier's tokens, so it can key a memo.
+    /// the identifier's tokens, so it can key a memo. An identifier whose first character
+    /// directly follows `@` (class-I characters aside) is skipped: a mention (`@maria`) or
+    /// an address's domain names an argument of the request, not what it asks for.
     pub(crate) fn for_each_identifier<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
         const OUT: u8 = 0;
         const SEG: u8 = 1;
@@ -291,6 +293,9 @@ impl Analyzer {
         let n = bytes.len();
         let mut state = OUT;
         let (mut start, mut end) = (0usize, 0usize);
+        // `at`: the last character outside an identifier (class I aside) was `@`;
+        // `skip`: the current identifier began right after one.
+        let (mut at, mut skip) = (false, false);
         let mut i = 0;
         while i < n {
             let byte = bytes[i];
@@ -301,7 +306,9 @@ impl Analyzer {
                     ASCII_BASE => {
                         if state == OUT {
                             start = i;
+                            skip = at;
                         }
+                        at = false;
                         i += 1;
                         while i < n
                             && bytes[i] < 0x80
@@ -317,13 +324,15 @@ impl Analyzer {
                         if state != OUT {
                             state = CONN;
                         }
+                        at = false;
                         i += 1;
                         continue;
                     }
                     ASCII_SEP => {
-                        if state != OUT {
+                        if state != OUT && !skip {
                             f(&text[start..end]);
                         }
+                        at = byte == b'@';
                         state = OUT;
                         i += 1;
                         continue;
@@ -340,17 +349,22 @@ impl Analyzer {
                 Class::Upper | Class::Lower | Class::Other | Class::Number => {
                     if state == OUT {
                         start = i;
+                        skip = at;
                     }
                     end = i + len;
                     state = SEG;
+                    at = false;
                 }
                 Class::Mark => {
                     if state == SEG {
                         end = i + len;
                     } else if state == CONN {
-                        f(&text[start..end]);
+                        if !skip {
+                            f(&text[start..end]);
+                        }
                         state = OUT;
                     }
+                    at = false;
                 }
                 Class::Sep => {
                     if is_connector(c) {
@@ -358,16 +372,17 @@ impl Analyzer {
                             state = CONN;
                         }
                     } else {
-                        if state != OUT {
+                        if state != OUT && !skip {
                             f(&text[start..end]);
                         }
                         state = OUT;
                     }
+                    at = c == '@';
                 }
             }
             i += len;
         }
-        if state != OUT {
+        if state != OUT && !skip {
             f(&text[start..end]);
         }
     }
@@ -567,6 +582,18 @@ mod tests {
         assert_eq!(
             toks(&a, "Покажи открытые пулреквесты, пожалуйста!"),
             ["покаж", "открыт", "пулреквест"]
+        );
+    }
+
+    #[test]
+    fn mentions_are_skipped() {
+        let a = analyzer();
+        assert_eq!(toks(&a, "ask @maria and @oncall-team"), ["ask"]);
+        assert_eq!(toks(&a, "mail olga@acme.io now"), ["mail", "olga", "now"]);
+        // Class-I characters are removed first; a connector or a mark after `@` ends it.
+        assert_eq!(
+            toks(&a, "@\u{200B}bob @-carol @\u{301}dave"),
+            ["carol", "dave"]
         );
     }
 

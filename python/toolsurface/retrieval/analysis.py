@@ -130,6 +130,10 @@ class Analyzer:
         out: list[str] = []
         memo = self._memo
         for match in self._identifier.finditer(text):
+            start = match.start()
+            if start and text[start - 1] == "@":
+                # A mention (@maria, @oncall-team) or an address's domain names an argument.
+                continue
             ident = match.group()
             terms = memo.get(ident)
             if terms is None:
