@@ -40,6 +40,11 @@ const ASCII_SEP: u8 = 2;
 const ASCII_SLOW: u8 = 3;
 
 #[inline]
+/// White space that ends a URL: ASCII space, tab, line feed, vertical tab, form feed, return.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
 fn is_connector(c: char) -> bool {
     matches!(c, '_' | '-' | '.')
 }
@@ -282,9 +287,11 @@ impl Analyzer {
     /// Call `f` with each identifier of `text` as the slice of `text` it spans: from its
     /// first base character to its last base character or mark, inner connector runs and
     /// class-I characters included (analysis drops the latter). The slice alone determines
-    /// the identifier's tokens, so it can key a memo. An identifier whose first character
-    /// directly follows `@` (class-I characters aside) is skipped: a mention (`@maria`) or
-    /// an address's domain names an argument of the request, not what it asks for.
+    /// the identifier's tokens, so it can key a memo. Identifiers that name an argument of
+    /// a request rather than what it asks for are skipped (class-I characters aside): one
+    /// whose first character directly follows `@` (a mention, an address's domain), and a
+    /// URL: an identifier directly followed by `://` and every identifier that begins
+    /// before the next ASCII white space.
     pub(crate) fn for_each_identifier<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
         const OUT: u8 = 0;
         const SEG: u8 = 1;
@@ -294,8 +301,19 @@ impl Analyzer {
         let mut state = OUT;
         let (mut start, mut end) = (0usize, 0usize);
         // `at`: the last character outside an identifier (class I aside) was `@`;
-        // `skip`: the current identifier began right after one.
-        let (mut at, mut skip) = (false, false);
+        // `skip`: the current identifier began right after one; `url`: inside a URL.
+        let (mut at, mut skip, mut url) = (false, false, false);
+        macro_rules! emit {
+            () => {
+                if !url {
+                    if self.url_follows(&text[end..]) {
+                        url = true;
+                    } else if !skip {
+                        f(&text[start..end]);
+                    }
+                }
+            };
+        }
         let mut i = 0;
         while i < n {
             let byte = bytes[i];
@@ -329,10 +347,13 @@ impl Analyzer {
                         continue;
                     }
                     ASCII_SEP => {
-                        if state != OUT && !skip {
-                            f(&text[start..end]);
+                        if state != OUT {
+                            emit!();
                         }
                         at = byte == b'@';
+                        if is_ascii_space(byte) {
+                            url = false;
+                        }
                         state = OUT;
                         i += 1;
                         continue;
@@ -359,9 +380,7 @@ impl Analyzer {
                     if state == SEG {
                         end = i + len;
                     } else if state == CONN {
-                        if !skip {
-                            f(&text[start..end]);
-                        }
+                        emit!();
                         state = OUT;
                     }
                     at = false;
@@ -372,8 +391,8 @@ impl Analyzer {
                             state = CONN;
                         }
                     } else {
-                        if state != OUT && !skip {
-                            f(&text[start..end]);
+                        if state != OUT {
+                            emit!();
                         }
                         state = OUT;
                     }
@@ -382,9 +401,29 @@ impl Analyzer {
             }
             i += len;
         }
-        if state != OUT && !skip {
+        if state != OUT && !url && !skip && !self.url_follows(&text[end..]) {
             f(&text[start..end]);
         }
+    }
+
+    /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
+    /// aside.
+    fn url_follows(&self, rest: &str) -> bool {
+        if !rest.starts_with(':') && !rest.as_bytes().first().is_some_and(|&b| b >= 0x80) {
+            return false;
+        }
+        let mut want = [':', '/', '/'].into_iter().peekable();
+        for c in rest.chars() {
+            let Some(&w) = want.peek() else {
+                return true;
+            };
+            if c == w {
+                want.next();
+            } else if self.table.class(c) != Class::Ignore {
+                return false;
+            }
+        }
+        want.peek().is_none()
     }
 
     /// Call `on_word` with each folded token of one identifier that survives the length and
@@ -595,6 +634,20 @@ mod tests {
             toks(&a, "@\u{200B}bob @-carol @\u{301}dave"),
             ["carol", "dave"]
         );
+    }
+
+    #[test]
+    fn urls_are_skipped() {
+        let a = analyzer();
+        assert_eq!(
+            toks(&a, "grab https://blog.example.com/post/42 as markdown"),
+            ["grab", "markdown"]
+        );
+        // Class-I characters aside; only ASCII white space ends the URL.
+        assert_eq!(toks(&a, "https\u{200B}://x.io/a\tthen close"), ["close"]);
+        assert_eq!(toks(&a, "see https://x.io\u{A0}next word"), ["see", "word"]);
+        assert_eq!(toks(&a, "see ftp:/ /x.y now"), ["see", "ftp", "xy", "now"]);
+        assert_eq!(toks(&a, "trailing http://"), ["trail"]);
     }
 
     #[test]
