@@ -409,8 +409,11 @@ impl Analyzer {
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
     /// aside.
     fn url_follows(&self, rest: &str) -> bool {
-        if !rest.starts_with(':') && !rest.as_bytes().first().is_some_and(|&b| b >= 0x80) {
-            return false;
+        // Fast path: only `:` or a non-ASCII character (maybe class I) can start one.
+        match rest.as_bytes().first() {
+            Some(b':') => {}
+            Some(&b) if b >= 0x80 => {}
+            _ => return false,
         }
         let mut want = [':', '/', '/'].into_iter().peekable();
         for c in rest.chars() {
