@@ -40,6 +40,11 @@ const ASCII_SEP: u8 = 2;
 const ASCII_SLOW: u8 = 3;
 
 #[inline]
+/// White space that ends a URL: ASCII space, tab, line feed, vertical tab, form feed, return.
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
 fn is_connector(c: char) -> bool {
     matches!(c, '_' | '-' | '.')
 }
@@ -282,7 +287,11 @@ impl Analyzer {
     /// Call `f` with each identifier of `text` as the slice of `text` it spans: from its
     /// first base character to its last base character or mark, inner connector runs and
     /// class-I characters included (analysis drops the latter). The slice alone determines
-    /// the identifier's tokens, so it can key a memo.
+    /// the identifier's tokens, so it can key a memo. Identifiers that name an argument of
+    /// a request rather than what it asks for are skipped (class-I characters aside): one
+    /// whose first character directly follows `@` (a mention, an address's domain), and a
+    /// URL: an identifier directly followed by `://` and every identifier that begins
+    /// before the next ASCII white space.
     pub(crate) fn for_each_identifier<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
         const OUT: u8 = 0;
         const SEG: u8 = 1;
@@ -291,6 +300,20 @@ impl Analyzer {
         let n = bytes.len();
         let mut state = OUT;
         let (mut start, mut end) = (0usize, 0usize);
+        // `at`: the last character outside an identifier (class I aside) was `@`;
+        // `skip`: the current identifier began right after one; `url`: inside a URL.
+        let (mut at, mut skip, mut url) = (false, false, false);
+        macro_rules! emit {
+            () => {
+                if !url {
+                    if self.url_follows(&text[end..]) {
+                        url = true;
+                    } else if !skip {
+                        f(&text[start..end]);
+                    }
+                }
+            };
+        }
         let mut i = 0;
         while i < n {
             let byte = bytes[i];
@@ -301,7 +324,9 @@ impl Analyzer {
                     ASCII_BASE => {
                         if state == OUT {
                             start = i;
+                            skip = at;
                         }
+                        at = false;
                         i += 1;
                         while i < n
                             && bytes[i] < 0x80
@@ -317,12 +342,17 @@ impl Analyzer {
                         if state != OUT {
                             state = CONN;
                         }
+                        at = false;
                         i += 1;
                         continue;
                     }
                     ASCII_SEP => {
                         if state != OUT {
-                            f(&text[start..end]);
+                            emit!();
+                        }
+                        at = byte == b'@';
+                        if is_ascii_space(byte) {
+                            url = false;
                         }
                         state = OUT;
                         i += 1;
@@ -340,17 +370,20 @@ impl Analyzer {
                 Class::Upper | Class::Lower | Class::Other | Class::Number => {
                     if state == OUT {
                         start = i;
+                        skip = at;
                     }
                     end = i + len;
                     state = SEG;
+                    at = false;
                 }
                 Class::Mark => {
                     if state == SEG {
                         end = i + len;
                     } else if state == CONN {
-                        f(&text[start..end]);
+                        emit!();
                         state = OUT;
                     }
+                    at = false;
                 }
                 Class::Sep => {
                     if is_connector(c) {
@@ -359,17 +392,41 @@ impl Analyzer {
                         }
                     } else {
                         if state != OUT {
-                            f(&text[start..end]);
+                            emit!();
                         }
                         state = OUT;
                     }
+                    at = c == '@';
                 }
             }
             i += len;
         }
-        if state != OUT {
+        if state != OUT && !url && !skip && !self.url_follows(&text[end..]) {
             f(&text[start..end]);
         }
+    }
+
+    /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
+    /// aside.
+    fn url_follows(&self, rest: &str) -> bool {
+        // Fast path: only `:` or a non-ASCII character (maybe class I) can start one.
+        match rest.as_bytes().first() {
+            Some(b':') => {}
+            Some(&b) if b >= 0x80 => {}
+            _ => return false,
+        }
+        let mut want = [':', '/', '/'].into_iter().peekable();
+        for c in rest.chars() {
+            let Some(&w) = want.peek() else {
+                return true;
+            };
+            if c == w {
+                want.next();
+            } else if self.table.class(c) != Class::Ignore {
+                return false;
+            }
+        }
+        want.peek().is_none()
     }
 
     /// Call `on_word` with each folded token of one identifier that survives the length and
@@ -568,6 +625,32 @@ mod tests {
             toks(&a, "Покажи открытые пулреквесты, пожалуйста!"),
             ["покаж", "открыт", "пулреквест"]
         );
+    }
+
+    #[test]
+    fn mentions_are_skipped() {
+        let a = analyzer();
+        assert_eq!(toks(&a, "ask @maria and @oncall-team"), ["ask"]);
+        assert_eq!(toks(&a, "mail olga@acme.io now"), ["mail", "olga", "now"]);
+        // Class-I characters are removed first; a connector or a mark after `@` ends it.
+        assert_eq!(
+            toks(&a, "@\u{200B}bob @-carol @\u{301}dave"),
+            ["carol", "dave"]
+        );
+    }
+
+    #[test]
+    fn urls_are_skipped() {
+        let a = analyzer();
+        assert_eq!(
+            toks(&a, "grab https://blog.example.com/post/42 as markdown"),
+            ["grab", "markdown"]
+        );
+        // Class-I characters aside; only ASCII white space ends the URL.
+        assert_eq!(toks(&a, "https\u{200B}://x.io/a\tthen close"), ["close"]);
+        assert_eq!(toks(&a, "see https://x.io\u{A0}next word"), ["see", "word"]);
+        assert_eq!(toks(&a, "see ftp:/ /x.y now"), ["see", "ftp", "xy", "now"]);
+        assert_eq!(toks(&a, "trailing http://"), ["trail"]);
     }
 
     #[test]

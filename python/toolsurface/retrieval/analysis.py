@@ -28,6 +28,8 @@ _LETTERS = frozenset((_UPPER, _LOWER, _OTHER))
 _ENGLISH_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")
 _RUSSIAN_TOKEN = re.compile(r"[а-я]+")
 _MEMO_LIMIT = 1 << 17
+#: White space that ends a URL (ASCII only, as in the native engine).
+_URL_END = re.compile("[ \t\n\x0b\x0c\r]")
 
 
 def _script(cp: int) -> int:
@@ -129,7 +131,19 @@ class Analyzer:
         text = text.translate(self._ignore_map)
         out: list[str] = []
         memo = self._memo
+        url_end = -1
         for match in self._identifier.finditer(text):
+            # Identifiers that name an argument rather than what is asked are skipped: a URL
+            # (from its scheme to the next white space) and a mention or an address's domain.
+            start = match.start()
+            if start < url_end:
+                continue
+            if text.startswith("://", match.end()):
+                space = _URL_END.search(text, match.end())
+                url_end = space.start() if space else len(text)
+                continue
+            if start and text[start - 1] == "@":
+                continue
             ident = match.group()
             terms = memo.get(ident)
             if terms is None:
