@@ -49,6 +49,7 @@ import contextlib
 import hashlib
 import os
 import re
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -402,6 +403,7 @@ class OursAdapter(Peer):
         self.native_memory = engine == "native"
         self.batch_path = "loop (fusion)" if retrievers else "search_many"
         self.registry: Any = None
+        self.build_parts: dict[str, float] = {}
 
     def build(
         self, names: list[str], texts: list[str], tools: Sequence[Tool] | None = None
@@ -415,9 +417,23 @@ class OursAdapter(Peer):
             lexicon=DEFAULT_LEXICON if self.lexicon else None,
             retrievers=self.retrievers,
         )
+        t0 = time.perf_counter()
         registry.register_many(tools)
+        t1 = time.perf_counter()
         registry._current()  # build the index now, not on the first search
+        t2 = time.perf_counter()
         self.registry = registry
+        # The two parts of the build, and the size of what was indexed: the index's memory
+        # aim is relative to the UTF-8 bytes of the five field texts.
+        self.build_parts = {
+            "register_s": t1 - t0,
+            "index_s": t2 - t1,
+            "text_bytes": sum(
+                len(f.encode("utf-8", "replace"))
+                for fields in registry._fields.values()
+                for f in fields
+            ),
+        }
 
     def warm_up(self, for_search: bool = True) -> None:
         from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry

@@ -295,6 +295,7 @@ def worker(key: str, data_path: str) -> dict[str, Any]:
         "traced_peak_bytes": peak,
         "native_memory": system.native_memory,
         "batch_path": system.batch_path,
+        **getattr(system, "build_parts", {}),
     }
 
 
@@ -416,6 +417,15 @@ def print_size(size: int, result: dict[str, Any]) -> None:
             f"| {us(lat['en']['p50'])} | {us(lat['en']['p90'])} | {us(lat['ru']['p50'])} "
             f"| {us(lat['ru']['p90'])} | {us(lat['all']['p50'])} | {r['rounds']} "
             f"| {r['batch_qps']:,.0f} | {r['batch_path']} |"
+        )
+    ours = rows.get("ours-native", {})
+    if "index_s" in ours:
+        ratio = ours["memory_bytes"] / ours["text_bytes"] if ours.get("text_bytes") else 0.0
+        print(
+            f"\nours (native) build: {ours['register_s']:.3f} s registering the tools (Python: "
+            f"validation and field texts) + {ours['index_s']:.3f} s building the index (Rust); "
+            f"indexed text {mb(ours['text_bytes'])} MB of UTF-8, index memory_bytes "
+            f"{ratio:.2f}x that."
         )
     if result["skipped"]:
         print(
