@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -420,3 +421,11 @@ def test_real_catalogue_with_a_provider_limit(engine_name: str, mcp_tools: list[
     assert len(second.names) <= 128
     assert second.names == first.names + result.loaded
     assert second.catalogue == first.catalogue
+    sent_first = json.dumps(first.render("anthropic"), ensure_ascii=False)
+    sent_second = json.dumps(second.render("anthropic"), ensure_ascii=False)
+    assert sent_second.startswith(sent_first[:-1])  # the same bytes, then the loads
+    for server in sorted({t.name.split("__")[0] for t in mcp_tools})[:12]:
+        surface.tool_search({"group": server})  # far more than 128 tools loaded
+        assert len(surface.plan().names) <= 128
+    surface.end_turn()
+    assert len(surface.plan().names) <= 128
