@@ -11,11 +11,13 @@
 //!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
 //!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
 //! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
-//!   posting, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
+//!   posting, and each term's largest, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
 //!   (their accumulator slots stay in cache); in a block every term, in query order, adds
 //!   `(qw * idf) * sat` into a dense accumulator (no branch per posting), then the block's
 //!   touched slots are read once each, zeroed for the next search, and offered to a
-//!   bounded top-k (a score below the k-th best is rejected with one comparison). Ties
+//!   bounded top-k (a score below the k-th best is rejected with one comparison), the
+//!   postings of the terms of largest upper bound first, until the bounds of the terms
+//!   left cannot reach the k-th best (their slots are then only zeroed). Ties
 //!   (equal score and name) are ordered by first touch, worked out only when they occur;
 //! - a build analyses runs of documents in parallel (each distinct identifier once per run,
 //!   each distinct word stemmed once per build), merges the runs' vocabularies, and lays
@@ -198,11 +200,21 @@ pub type Explanation = (String, f64, [f64; N_FIELDS]);
 #[derive(Debug, Default)]
 struct SatCache {
     // Most recently used last.
-    entries: RwLock<Vec<(ScoringKey, Arc<[f64]>)>>,
+    entries: RwLock<Vec<(ScoringKey, Arc<SatTable>)>>,
+}
+
+/// What a search needs of one settings value: the saturated weight of every posting, and
+/// each term's largest (an upper bound of its part of any score).
+#[derive(Debug)]
+struct SatTable {
+    /// Per posting: `s / (k1 + s)`.
+    sat: Box<[f64]>,
+    /// Per term: the largest `sat` of its postings.
+    term_max: Box<[f64]>,
 }
 
 impl SatCache {
-    fn get(&self, key: &ScoringKey) -> Option<Arc<[f64]>> {
+    fn get(&self, key: &ScoringKey) -> Option<Arc<SatTable>> {
         {
             let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
             match entries.last() {
@@ -222,7 +234,7 @@ impl SatCache {
         Some(table)
     }
 
-    fn insert(&self, key: ScoringKey, table: Arc<[f64]>) -> Arc<[f64]> {
+    fn insert(&self, key: ScoringKey, table: Arc<SatTable>) -> Arc<SatTable> {
         let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
         if let Some(pos) = entries.iter().position(|(k, _)| *k == key) {
             // Another thread computed it meanwhile: keep one copy.
@@ -349,13 +361,19 @@ struct Accum {
     /// Documents of the current block touched (large catalogues).
     seen: Vec<u64>,
     top: Vec<Hit>,
+    /// Small tops: per term its upper bound, the terms by bound (largest first), the sums
+    /// of the bounds from each rank on, and each term's postings in the current block.
+    ubs: Vec<f64>,
+    rank: Vec<usize>,
+    rest: Vec<f64>,
+    spans: Vec<(usize, usize)>,
 }
 
 /// The per-call parameters of a search.
 struct Request<'a> {
     k: usize,
     expansion_weight: f64,
-    sat: &'a [f64],
+    sat: &'a SatTable,
     lexicon: Option<&'a Lexicon>,
     allowed: Option<&'a Filter>,
 }
@@ -1132,7 +1150,7 @@ impl Index {
     }
 
     /// The saturated weight of every posting under `settings` (cached).
-    fn sat_table(&self, settings: &Settings) -> Arc<[f64]> {
+    fn sat_table(&self, settings: &Settings) -> Arc<SatTable> {
         let key = settings.key();
         if let Some(t) = self.cache.get(&key) {
             return t;
@@ -1150,7 +1168,7 @@ impl Index {
                 d
             })
             .collect();
-        let table: Arc<[f64]> = self
+        let sat: Box<[f64]> = self
             .post_doc
             .par_iter()
             .zip(self.post_tf.par_iter())
@@ -1173,7 +1191,13 @@ impl Index {
             })
             .collect::<Vec<f64>>()
             .into();
-        self.cache.insert(key, table)
+        let term_max: Box<[f64]> = (0..self.vocab.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|t| sat[self.postings(t)].iter().fold(0.0f64, |m, &x| m.max(x)))
+            .collect::<Vec<f64>>()
+            .into();
+        self.cache.insert(key, Arc::new(SatTable { sat, term_max }))
     }
 
     /// Score the documents having any of `terms` and keep the best `k` hits (score > 0,
@@ -1182,18 +1206,35 @@ impl Index {
     /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
     /// touches stay in the core's cache. In each block, every term in query order adds
     /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
-    /// order, whatever the blocking); then the block's postings are walked again: each visit
-    /// reads the slot and zeroes it for the next search, so that the first visit of a
-    /// document sees its score and a later one sees 0, which no hit has; a score at least
-    /// the current k-th best is offered to the top.
+    /// order, whatever the blocking, so every score is the pure engine's bit for bit).
+    ///
+    /// Then, for a top of at most [`TOP_INSERT_MAX`] (the usual case), the block's postings
+    /// are walked term by term, the term of largest upper bound first (a term's bound is
+    /// `qw * idf` times its largest saturated weight): each visit reads the slot and zeroes
+    /// it, so that the first visit of a document sees its score and a later one sees 0,
+    /// which no hit has; a score at least the current k-th best is offered to the top.
+    /// A document not met yet has only the terms left, so its score is at most the sum of
+    /// their bounds: once that sum is below the k-th best, the walk stops and the slots of
+    /// the terms left are only zeroed. The heavy terms are the rare ones, so most of the
+    /// common terms' postings are never offered. The stop is exact: the sum of bounds is
+    /// scaled up by `margin`, which covers the rounding of two sums of at most `m`
+    /// non-negative terms taken in different orders, so a skipped document scores below
+    /// the k-th best, and one equal to it (which its name could still put first) is never
+    /// skipped. Ties are ordered by [`Index::offer`], a total order, so the order in which
+    /// documents are offered does not matter.
+    ///
+    /// A larger top collects every hit (large catalogues sweep a bitset of the block's
+    /// touched documents in id order; small ones walk the block's postings again) and
+    /// selects the best.
     fn scan(
         &self,
         terms: &TermList,
-        sat: &[f64],
+        table: &SatTable,
         k: usize,
         allowed: Option<&Filter>,
         accum: &mut Accum,
     ) -> bool {
+        let sat = &table.sat[..];
         let n = self.names.len();
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
@@ -1207,6 +1248,10 @@ impl Index {
             top,
             cursors,
             seen,
+            ubs,
+            rank,
+            rest,
+            spans,
             ..
         } = accum;
         let acc = &mut acc[..n];
@@ -1217,6 +1262,32 @@ impl Index {
             (weight * self.idf[t], self.postings(t))
         }));
         let small = k <= TOP_INSERT_MAX;
+        // A small top skips the documents that cannot enter it (see below): terms by
+        // upper bound (`qw * idf` times the term's largest saturated weight), largest
+        // first, and the sums of the bounds from each on.
+        let bounded = small && k > 0;
+        let m = cursors.len();
+        let margin = 1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON;
+        if bounded {
+            ubs.clear();
+            ubs.extend(
+                terms
+                    .items
+                    .iter()
+                    .zip(cursors.iter())
+                    .map(|(&(id, _), &(q, _))| q * table.term_max[id as usize]),
+            );
+            rank.clear();
+            rank.extend(0..m);
+            rank.sort_unstable_by(|&a, &b| ubs[b].total_cmp(&ubs[a]).then(a.cmp(&b)));
+            rest.clear();
+            rest.resize(m + 1, 0.0);
+            for r in (0..m).rev() {
+                rest[r] = rest[r + 1] + ubs[rank[r]];
+            }
+            spans.clear();
+            spans.resize(m, (0, 0));
+        }
         top.clear();
         let mut found = false;
         // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
@@ -1253,7 +1324,7 @@ impl Index {
         while block_start < n {
             let block_end = (block_start + SCAN_BLOCK).min(n);
             let last = block_end == n;
-            for (q, range) in cursors.iter_mut() {
+            for (i, (q, range)) in cursors.iter_mut().enumerate() {
                 let docs = &self.post_doc[range.clone()];
                 let m = if last {
                     docs.len()
@@ -1262,7 +1333,12 @@ impl Index {
                 };
                 let q = *q;
                 let sats = &sat[range.start..range.start + m];
-                if sweep {
+                if bounded {
+                    spans[i] = (range.start, range.start + m);
+                    for (&doc, &s) in docs[..m].iter().zip(sats) {
+                        acc[doc as usize] += q * s;
+                    }
+                } else if sweep {
                     for (&doc, &s) in docs[..m].iter().zip(sats) {
                         let d = doc as usize;
                         acc[d] += q * s;
@@ -1276,7 +1352,34 @@ impl Index {
                 }
                 range.start += m;
             }
-            if sweep {
+            if bounded {
+                // The block's documents, through the terms of largest bound first: each
+                // document is read (and its slot zeroed) at its first visit; once the
+                // bounds of the terms left sum below the k-th best, the documents having
+                // only those cannot enter the top, and their slots are only zeroed.
+                let mut done = rank.len();
+                for (r, &i) in rank.iter().enumerate() {
+                    if rest[r] * margin < floor {
+                        done = r;
+                        break;
+                    }
+                    let (a, b) = spans[i];
+                    for &doc in &self.post_doc[a..b] {
+                        let d = doc as usize;
+                        let score = acc[d];
+                        if score != 0.0 {
+                            acc[d] = 0.0;
+                            consider!(d, score);
+                        }
+                    }
+                }
+                for &i in &rank[done..] {
+                    let (a, b) = spans[i];
+                    for &doc in &self.post_doc[a..b] {
+                        acc[doc as usize] = 0.0;
+                    }
+                }
+            } else if sweep {
                 for (w, word) in seen.iter_mut().enumerate() {
                     let mut bits = std::mem::take(word);
                     while bits != 0 {
@@ -2054,7 +2157,7 @@ mod scan_tests {
                 let mut terms = TermList::default();
                 idx.main_terms(&toks, None, 0.0, &mut terms);
                 for allowed in [None, Some(&filter)] {
-                    let full = naive(&idx, &terms, &sat, usize::MAX, allowed);
+                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
                     assert!(!full.is_empty(), "{q} n={n}");
                     for k in [0, 1, 2, 3, 5, 10, 17, 64, 65, 100, n, n + 5] {
                         let r = idx.search(q, k, &s, None, allowed).unwrap();
@@ -2067,6 +2170,85 @@ mod scan_tests {
                             .collect();
                         assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
                         assert!(!r.fallback);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rare heavy terms and common light ones (the case where the walk stops early), with
+    /// many exact ties around the k-th best: every top must be the definition's.
+    #[test]
+    fn skipping_light_terms_keeps_the_ranking() {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let s = Settings::new([5.0, 2.5, 1.25, 0.4, 0.4], [0.5; N_FIELDS], 2.0, 1.0);
+        for n in [60usize, 300, 900] {
+            let mut x: u64 = 7 + n as u64;
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) as usize
+            };
+            let mut names = Vec::new();
+            let mut fields = Vec::new();
+            for i in 0..n {
+                let mut f: [String; N_FIELDS] = Default::default();
+                // "list" and "get" nearly everywhere, "slack" and "calendar" rarely;
+                // every fifth document a copy of the one before (equal scores).
+                if i % 5 == 4 {
+                    f = fields.last().cloned().expect("a document before");
+                } else {
+                    for (field, text) in f.iter_mut().enumerate() {
+                        for w in ["list", "get", "item", "slack", "calendar", "event"] {
+                            let p = match w {
+                                "list" | "get" => 2,
+                                "item" | "event" => 6,
+                                _ => 25,
+                            };
+                            if next() % p == 0 {
+                                text.push_str(w);
+                                text.push(' ');
+                                if field > 2 && next() % 2 == 0 {
+                                    text.push_str(w);
+                                    text.push(' ');
+                                }
+                            }
+                        }
+                    }
+                }
+                names.push(format!("t{:03}", (i * 37) % (n / 2 + 1)));
+                fields.push(f);
+            }
+            let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
+            let sat = idx.sat_table(&s);
+            let filter = idx
+                .make_filter(&(0..n as i64).filter(|i| i % 4 != 2).collect::<Vec<_>>())
+                .unwrap();
+            for q in [
+                "slack list",
+                "list get slack",
+                "calendar event list get item",
+                "get list",
+                "item calendar",
+            ] {
+                let toks = a.tokens(q);
+                let mut terms = TermList::default();
+                idx.main_terms(&toks, None, 0.0, &mut terms);
+                for allowed in [None, Some(&filter)] {
+                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
+                    for k in [1, 2, 3, 4, 5, 7, 10, 20, 64] {
+                        let r = idx.search(q, k, &s, None, allowed).unwrap();
+                        let want = &full[..k.min(full.len())];
+                        let got: Vec<(u32, f64)> = r
+                            .docs
+                            .iter()
+                            .copied()
+                            .zip(r.scores.iter().copied())
+                            .collect();
+                        assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
                     }
                 }
             }
