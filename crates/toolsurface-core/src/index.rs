@@ -1239,8 +1239,11 @@ impl Index {
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
         }
-        if accum.acc.len() < n {
-            accum.acc.resize(n, 0.0);
+        // A power of two long (at least one slot), so that `doc & mask` (which is `doc`)
+        // indexes it without a bounds check.
+        let slots = n.next_power_of_two().max(1);
+        if accum.acc.len() < slots {
+            accum.acc.resize(slots, 0.0);
         }
         accum.dirty = true;
         let Accum {
@@ -1254,7 +1257,8 @@ impl Index {
             spans,
             ..
         } = accum;
-        let acc = &mut acc[..n];
+        let acc = &mut acc[..slots];
+        let mask = acc.len() - 1;
         // Per term: its weight, then its postings not yet scanned.
         cursors.clear();
         cursors.extend(terms.items.iter().map(|&(id, weight)| {
@@ -1336,7 +1340,7 @@ impl Index {
                 if bounded {
                     spans[i] = (range.start, range.start + m);
                     for (&doc, &s) in docs[..m].iter().zip(sats) {
-                        acc[doc as usize] += q * s;
+                        acc[doc as usize & mask] += q * s;
                     }
                 } else if sweep {
                     for (&doc, &s) in docs[..m].iter().zip(sats) {
@@ -1365,7 +1369,7 @@ impl Index {
                     }
                     let (a, b) = spans[i];
                     for &doc in &self.post_doc[a..b] {
-                        let d = doc as usize;
+                        let d = doc as usize & mask;
                         let score = acc[d];
                         if score != 0.0 {
                             acc[d] = 0.0;
@@ -1376,7 +1380,7 @@ impl Index {
                 for &i in &rank[done..] {
                     let (a, b) = spans[i];
                     for &doc in &self.post_doc[a..b] {
-                        acc[doc as usize] = 0.0;
+                        acc[doc as usize & mask] = 0.0;
                     }
                 }
             } else if sweep {
