@@ -25,6 +25,7 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock};
 
 use rayon::prelude::*;
@@ -314,8 +315,8 @@ struct QueryMemo {
     map: FxHashMap<Box<str>, (usize, usize)>,
     /// Token text, back to back.
     text: String,
-    /// (start, end) in `text`, and the token's hash.
-    toks: Vec<(usize, usize, u64)>,
+    /// The tokens, in `text`.
+    toks: Vec<MemoTok>,
     /// Bytes of the identifiers held as keys.
     key_bytes: usize,
 }
@@ -330,9 +331,26 @@ impl QueryMemo {
     }
 
     #[inline]
-    fn token(&self, t: &(usize, usize, u64)) -> &str {
-        &self.text[t.0..t.1]
+    fn token(&self, t: &MemoTok) -> &str {
+        &self.text[t.start..t.end]
     }
+}
+
+/// No index or lexicon has this uid (they count up from 0 and 1).
+const NOT_LOOKED_UP: u64 = u64::MAX;
+
+/// A token of the query memo: its text, its [`str_hash`], and its last vocabulary and
+/// lexicon lookups, each tagged with the uid of the index or lexicon it was made in
+/// ([`NOT_LOOKED_UP`]: none yet), so that a word seen before costs no lookup.
+#[derive(Clone, Copy, Debug)]
+struct MemoTok {
+    start: usize,
+    end: usize,
+    hash: u64,
+    vocab_of: u64,
+    vocab_id: Option<u32>,
+    lex_of: u64,
+    lex_id: u32,
 }
 
 /// Per-thread buffers of the query path.
@@ -340,8 +358,8 @@ impl QueryMemo {
 struct Scratch {
     tok: TokenScratch,
     memo: QueryMemo,
-    /// The query's tokens, as entries of `memo.toks`.
-    qtoks: Vec<(usize, usize, u64)>,
+    /// The query's tokens, as positions in `memo.toks`.
+    qtoks: Vec<usize>,
     /// The query tokens' lexicon word ids.
     lex_ids: Vec<u32>,
     terms: TermList,
@@ -505,6 +523,8 @@ impl ChunkRuns {
 
 /// The columnar index.
 pub struct Index {
+    /// Unique per index in the process: tags the query memo's vocabulary lookups.
+    uid: u64,
     analyzer: Arc<Analyzer>,
     names: Arena,
     vocab: StrTable,
@@ -841,7 +861,9 @@ impl Index {
 
         let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
 
+        static NEXT_UID: AtomicU64 = AtomicU64::new(1);
         Ok(Index {
+            uid: NEXT_UID.fetch_add(1, AtomicOrdering::Relaxed),
             analyzer,
             names: name_arena,
             vocab,
@@ -1052,7 +1074,15 @@ impl Index {
                     self.analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
                         let start = text.len();
                         text.push_str(t);
-                        toks.push((start, text.len(), str_hash(t)));
+                        toks.push(MemoTok {
+                            start,
+                            end: text.len(),
+                            hash: str_hash(t),
+                            vocab_of: NOT_LOOKED_UP,
+                            vocab_id: None,
+                            lex_of: NOT_LOOKED_UP,
+                            lex_id: 0,
+                        });
                     });
                     let range = (a, memo.toks.len());
                     memo.key_bytes += ident.len();
@@ -1060,7 +1090,7 @@ impl Index {
                     range
                 }
             };
-            qtoks.extend_from_slice(&memo.toks[a..b]);
+            qtoks.extend(a..b);
         });
     }
 
@@ -1075,8 +1105,17 @@ impl Index {
             ..
         } = sc;
         terms.clear();
-        for t in qtoks.iter() {
-            if let Some(id) = self.vocab.find(memo.token(t), t.2) {
+        for &i in qtoks.iter() {
+            let t = memo.toks[i];
+            let id = if t.vocab_of == self.uid {
+                t.vocab_id
+            } else {
+                let id = self.vocab.find(memo.token(&t), t.hash);
+                memo.toks[i].vocab_of = self.uid;
+                memo.toks[i].vocab_id = id;
+                id
+            };
+            if let Some(id) = id {
                 terms.add(id, 1.0);
             }
         }
@@ -1085,7 +1124,18 @@ impl Index {
         };
         if req.expansion_weight > 0.0 {
             lex_ids.clear();
-            lex_ids.extend(qtoks.iter().map(|t| lex.word_id(memo.token(t), t.2)));
+            for &i in qtoks.iter() {
+                let t = memo.toks[i];
+                let id = if t.lex_of == lex.uid() {
+                    t.lex_id
+                } else {
+                    let id = lex.word_id(memo.token(&t), t.hash);
+                    memo.toks[i].lex_of = lex.uid();
+                    memo.toks[i].lex_id = id;
+                    id
+                };
+                lex_ids.push(id);
+            }
             lex.expand_ids(lex_ids, |t, h| {
                 if let Some(id) = self.vocab.find(t, h) {
                     terms.add(id, req.expansion_weight);
@@ -1502,7 +1552,7 @@ impl Index {
                 fuzzy,
                 ..
             } = sc;
-            let toks: Vec<&str> = qtoks.iter().map(|t| memo.token(t)).collect();
+            let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
             self.fuzzy_terms(&toks, fuzzy, terms);
             self.scan(terms, req.sat, req.k, req.allowed, accum);
         }
@@ -2253,6 +2303,60 @@ mod scan_tests {
                             .zip(r.scores.iter().copied())
                             .collect();
                         assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The query memo keeps each word's vocabulary and lexicon ids per index and lexicon:
+    /// alternating between indexes (same analyzer, other vocabularies) and lexicons on one
+    /// thread gives what a fresh thread (empty memo) gives.
+    #[test]
+    fn the_query_memo_follows_the_index_and_lexicon() {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let doc = |text: &str| {
+            [
+                text.to_string(),
+                String::new(),
+                text.to_string(),
+                String::new(),
+                String::new(),
+            ]
+        };
+        let names = |n: usize| (0..n).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        let one = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("alpha beta"), doc("gamma"), doc("beta delta")],
+        )
+        .unwrap();
+        let two = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("delta"), doc("gamma alpha"), doc("epsilon")],
+        )
+        .unwrap();
+        let e = |x: &str, y: &str| (x.to_string(), y.to_string());
+        let lex_a = Lexicon::new(&a, &[e("zeta", "gamma"), e("beta", "epsilon")]).unwrap();
+        let lex_b = Lexicon::new(&a, &[e("gamma", "beta"), e("zeta", "delta")]).unwrap();
+        let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.5);
+        let queries = ["alpha zeta", "beta gamma", "zeta", "delta epsilon zeta"];
+        let fresh = |idx: &Index, q: &str, lex: Option<&Lexicon>| {
+            std::thread::scope(|sc| {
+                sc.spawn(|| idx.search(q, 3, &s, lex, None).unwrap())
+                    .join()
+                    .unwrap()
+            })
+        };
+        for _ in 0..3 {
+            for q in queries {
+                for idx in [&one, &two] {
+                    for lex in [None, Some(&lex_a), Some(&lex_b)] {
+                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        assert_eq!(got, fresh(idx, q, lex), "{q}");
                     }
                 }
             }
