@@ -10,7 +10,7 @@
 //! time, and print a checksum of every result's ids and score bits), `build` (build only),
 //! `check` (one pass, checksum and per-query results to stdout, for diffing), `check2`
 //! (fallback, filters, other settings, explain, query terms and batches to stdout, for
-//! diffing two builds), `parse`
+//! diffing two builds), `stats` (query terms and postings a query reads, on average), `parse`
 //! (stop before the build: `build` minus `parse` is the build's cost).
 //! Run it under `valgrind --tool=callgrind` with `ROUNDS` 0 and 1 and subtract to get the
 //! instructions of the query pass.
@@ -128,6 +128,34 @@ fn main() {
         2.0,
         1.0,
     );
+    if mode == "stats" {
+        let nf = index.len() as f64;
+        let (mut tot_terms, mut tot_post, mut maxp) = (0usize, 0f64, 0f64);
+        for q in &queries {
+            let terms = index.query_terms(q, Some(&lexicon), 1.0);
+            let mut p = 0.0;
+            let mut nt = 0;
+            for (t, _) in &terms {
+                if let Some(idf) = index.idf(t) {
+                    let r = idf.exp() - 1.0;
+                    p += (nf + 0.5 - 0.5 * r) / (1.0 + r);
+                    nt += 1;
+                }
+            }
+            tot_terms += nt;
+            tot_post += p;
+            if p > maxp {
+                maxp = p;
+            }
+        }
+        eprintln!(
+            "avg terms {:.2}  avg postings {:.1} max {:.0}",
+            tot_terms as f64 / queries.len() as f64,
+            tot_post / queries.len() as f64,
+            maxp
+        );
+        return;
+    }
     if mode == "check2" {
         check_other_paths(&index, &queries, &lexicon);
         return;

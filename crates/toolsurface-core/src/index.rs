@@ -11,11 +11,13 @@
 //!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
 //!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
 //! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
-//!   posting, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
+//!   posting, and each term's largest, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
 //!   (their accumulator slots stay in cache); in a block every term, in query order, adds
 //!   `(qw * idf) * sat` into a dense accumulator (no branch per posting), then the block's
 //!   touched slots are read once each, zeroed for the next search, and offered to a
-//!   bounded top-k (a score below the k-th best is rejected with one comparison). Ties
+//!   bounded top-k (a score below the k-th best is rejected with one comparison), the
+//!   postings of the terms of largest upper bound first, until the bounds of the terms
+//!   left cannot reach the k-th best (their slots are then only zeroed). Ties
 //!   (equal score and name) are ordered by first touch, worked out only when they occur;
 //! - a build analyses runs of documents in parallel (each distinct identifier once per run,
 //!   each distinct word stemmed once per build), merges the runs' vocabularies, and lays
@@ -23,6 +25,7 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use std::sync::{Arc, RwLock};
 
 use rayon::prelude::*;
@@ -198,11 +201,21 @@ pub type Explanation = (String, f64, [f64; N_FIELDS]);
 #[derive(Debug, Default)]
 struct SatCache {
     // Most recently used last.
-    entries: RwLock<Vec<(ScoringKey, Arc<[f64]>)>>,
+    entries: RwLock<Vec<(ScoringKey, Arc<SatTable>)>>,
+}
+
+/// What a search needs of one settings value: the saturated weight of every posting, and
+/// each term's largest (an upper bound of its part of any score).
+#[derive(Debug)]
+struct SatTable {
+    /// Per posting: `s / (k1 + s)`.
+    sat: Box<[f64]>,
+    /// Per term: the largest `sat` of its postings.
+    term_max: Box<[f64]>,
 }
 
 impl SatCache {
-    fn get(&self, key: &ScoringKey) -> Option<Arc<[f64]>> {
+    fn get(&self, key: &ScoringKey) -> Option<Arc<SatTable>> {
         {
             let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
             match entries.last() {
@@ -222,7 +235,7 @@ impl SatCache {
         Some(table)
     }
 
-    fn insert(&self, key: ScoringKey, table: Arc<[f64]>) -> Arc<[f64]> {
+    fn insert(&self, key: ScoringKey, table: Arc<SatTable>) -> Arc<SatTable> {
         let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
         if let Some(pos) = entries.iter().position(|(k, _)| *k == key) {
             // Another thread computed it meanwhile: keep one copy.
@@ -302,8 +315,8 @@ struct QueryMemo {
     map: FxHashMap<Box<str>, (usize, usize)>,
     /// Token text, back to back.
     text: String,
-    /// (start, end) in `text`, and the token's hash.
-    toks: Vec<(usize, usize, u64)>,
+    /// The tokens, in `text`.
+    toks: Vec<MemoTok>,
     /// Bytes of the identifiers held as keys.
     key_bytes: usize,
 }
@@ -318,9 +331,26 @@ impl QueryMemo {
     }
 
     #[inline]
-    fn token(&self, t: &(usize, usize, u64)) -> &str {
-        &self.text[t.0..t.1]
+    fn token(&self, t: &MemoTok) -> &str {
+        &self.text[t.start..t.end]
     }
+}
+
+/// No index or lexicon has this uid (they count up from 0 and 1).
+const NOT_LOOKED_UP: u64 = u64::MAX;
+
+/// A token of the query memo: its text, its [`str_hash`], and its last vocabulary and
+/// lexicon lookups, each tagged with the uid of the index or lexicon it was made in
+/// ([`NOT_LOOKED_UP`]: none yet), so that a word seen before costs no lookup.
+#[derive(Clone, Copy, Debug)]
+struct MemoTok {
+    start: usize,
+    end: usize,
+    hash: u64,
+    vocab_of: u64,
+    vocab_id: Option<u32>,
+    lex_of: u64,
+    lex_id: u32,
 }
 
 /// Per-thread buffers of the query path.
@@ -328,8 +358,8 @@ impl QueryMemo {
 struct Scratch {
     tok: TokenScratch,
     memo: QueryMemo,
-    /// The query's tokens, as entries of `memo.toks`.
-    qtoks: Vec<(usize, usize, u64)>,
+    /// The query's tokens, as positions in `memo.toks`.
+    qtoks: Vec<usize>,
     /// The query tokens' lexicon word ids.
     lex_ids: Vec<u32>,
     terms: TermList,
@@ -349,13 +379,19 @@ struct Accum {
     /// Documents of the current block touched (large catalogues).
     seen: Vec<u64>,
     top: Vec<Hit>,
+    /// Small tops: per term its upper bound, the terms by bound (largest first), the sums
+    /// of the bounds from each rank on, and each term's postings in the current block.
+    ubs: Vec<f64>,
+    rank: Vec<usize>,
+    rest: Vec<f64>,
+    spans: Vec<(usize, usize)>,
 }
 
 /// The per-call parameters of a search.
 struct Request<'a> {
     k: usize,
     expansion_weight: f64,
-    sat: &'a [f64],
+    sat: &'a SatTable,
     lexicon: Option<&'a Lexicon>,
     allowed: Option<&'a Filter>,
 }
@@ -487,6 +523,8 @@ impl ChunkRuns {
 
 /// The columnar index.
 pub struct Index {
+    /// Unique per index in the process: tags the query memo's vocabulary lookups.
+    uid: u64,
     analyzer: Arc<Analyzer>,
     names: Arena,
     vocab: StrTable,
@@ -823,7 +861,9 @@ impl Index {
 
         let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
 
+        static NEXT_UID: AtomicU64 = AtomicU64::new(1);
         Ok(Index {
+            uid: NEXT_UID.fetch_add(1, AtomicOrdering::Relaxed),
             analyzer,
             names: name_arena,
             vocab,
@@ -1034,7 +1074,15 @@ impl Index {
                     self.analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
                         let start = text.len();
                         text.push_str(t);
-                        toks.push((start, text.len(), str_hash(t)));
+                        toks.push(MemoTok {
+                            start,
+                            end: text.len(),
+                            hash: str_hash(t),
+                            vocab_of: NOT_LOOKED_UP,
+                            vocab_id: None,
+                            lex_of: NOT_LOOKED_UP,
+                            lex_id: 0,
+                        });
                     });
                     let range = (a, memo.toks.len());
                     memo.key_bytes += ident.len();
@@ -1042,7 +1090,7 @@ impl Index {
                     range
                 }
             };
-            qtoks.extend_from_slice(&memo.toks[a..b]);
+            qtoks.extend(a..b);
         });
     }
 
@@ -1057,8 +1105,17 @@ impl Index {
             ..
         } = sc;
         terms.clear();
-        for t in qtoks.iter() {
-            if let Some(id) = self.vocab.find(memo.token(t), t.2) {
+        for &i in qtoks.iter() {
+            let t = memo.toks[i];
+            let id = if t.vocab_of == self.uid {
+                t.vocab_id
+            } else {
+                let id = self.vocab.find(memo.token(&t), t.hash);
+                memo.toks[i].vocab_of = self.uid;
+                memo.toks[i].vocab_id = id;
+                id
+            };
+            if let Some(id) = id {
                 terms.add(id, 1.0);
             }
         }
@@ -1067,7 +1124,18 @@ impl Index {
         };
         if req.expansion_weight > 0.0 {
             lex_ids.clear();
-            lex_ids.extend(qtoks.iter().map(|t| lex.word_id(memo.token(t), t.2)));
+            for &i in qtoks.iter() {
+                let t = memo.toks[i];
+                let id = if t.lex_of == lex.uid() {
+                    t.lex_id
+                } else {
+                    let id = lex.word_id(memo.token(&t), t.hash);
+                    memo.toks[i].lex_of = lex.uid();
+                    memo.toks[i].lex_id = id;
+                    id
+                };
+                lex_ids.push(id);
+            }
             lex.expand_ids(lex_ids, |t, h| {
                 if let Some(id) = self.vocab.find(t, h) {
                     terms.add(id, req.expansion_weight);
@@ -1132,7 +1200,7 @@ impl Index {
     }
 
     /// The saturated weight of every posting under `settings` (cached).
-    fn sat_table(&self, settings: &Settings) -> Arc<[f64]> {
+    fn sat_table(&self, settings: &Settings) -> Arc<SatTable> {
         let key = settings.key();
         if let Some(t) = self.cache.get(&key) {
             return t;
@@ -1150,7 +1218,7 @@ impl Index {
                 d
             })
             .collect();
-        let table: Arc<[f64]> = self
+        let sat: Box<[f64]> = self
             .post_doc
             .par_iter()
             .zip(self.post_tf.par_iter())
@@ -1173,7 +1241,13 @@ impl Index {
             })
             .collect::<Vec<f64>>()
             .into();
-        self.cache.insert(key, table)
+        let term_max: Box<[f64]> = (0..self.vocab.len())
+            .into_par_iter()
+            .with_min_len(1024)
+            .map(|t| sat[self.postings(t)].iter().fold(0.0f64, |m, &x| m.max(x)))
+            .collect::<Vec<f64>>()
+            .into();
+        self.cache.insert(key, Arc::new(SatTable { sat, term_max }))
     }
 
     /// Score the documents having any of `terms` and keep the best `k` hits (score > 0,
@@ -1182,24 +1256,44 @@ impl Index {
     /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
     /// touches stay in the core's cache. In each block, every term in query order adds
     /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
-    /// order, whatever the blocking); then the block's postings are walked again: each visit
-    /// reads the slot and zeroes it for the next search, so that the first visit of a
-    /// document sees its score and a later one sees 0, which no hit has; a score at least
-    /// the current k-th best is offered to the top.
+    /// order, whatever the blocking, so every score is the pure engine's bit for bit).
+    ///
+    /// Then, for a top of at most [`TOP_INSERT_MAX`] (the usual case), the block's postings
+    /// are walked term by term, the term of largest upper bound first (a term's bound is
+    /// `qw * idf` times its largest saturated weight): each visit reads the slot and zeroes
+    /// it, so that the first visit of a document sees its score and a later one sees 0,
+    /// which no hit has; a score at least the current k-th best is offered to the top.
+    /// A document not met yet has only the terms left, so its score is at most the sum of
+    /// their bounds: once that sum is below the k-th best, the walk stops and the slots of
+    /// the terms left are only zeroed. The heavy terms are the rare ones, so most of the
+    /// common terms' postings are never offered. The stop is exact: the sum of bounds is
+    /// scaled up by `margin`, which covers the rounding of two sums of at most `m`
+    /// non-negative terms taken in different orders, so a skipped document scores below
+    /// the k-th best, and one equal to it (which its name could still put first) is never
+    /// skipped. Ties are ordered by [`Index::offer`], a total order, so the order in which
+    /// documents are offered does not matter.
+    ///
+    /// A larger top collects every hit (large catalogues sweep a bitset of the block's
+    /// touched documents in id order; small ones walk the block's postings again) and
+    /// selects the best.
     fn scan(
         &self,
         terms: &TermList,
-        sat: &[f64],
+        table: &SatTable,
         k: usize,
         allowed: Option<&Filter>,
         accum: &mut Accum,
     ) -> bool {
+        let sat = &table.sat[..];
         let n = self.names.len();
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
         }
-        if accum.acc.len() < n {
-            accum.acc.resize(n, 0.0);
+        // A power of two long (at least one slot), so that `doc & mask` (which is `doc`)
+        // indexes it without a bounds check.
+        let slots = n.next_power_of_two().max(1);
+        if accum.acc.len() < slots {
+            accum.acc.resize(slots, 0.0);
         }
         accum.dirty = true;
         let Accum {
@@ -1207,9 +1301,14 @@ impl Index {
             top,
             cursors,
             seen,
+            ubs,
+            rank,
+            rest,
+            spans,
             ..
         } = accum;
-        let acc = &mut acc[..n];
+        let acc = &mut acc[..slots];
+        let mask = acc.len() - 1;
         // Per term: its weight, then its postings not yet scanned.
         cursors.clear();
         cursors.extend(terms.items.iter().map(|&(id, weight)| {
@@ -1217,6 +1316,32 @@ impl Index {
             (weight * self.idf[t], self.postings(t))
         }));
         let small = k <= TOP_INSERT_MAX;
+        // A small top skips the documents that cannot enter it (see below): terms by
+        // upper bound (`qw * idf` times the term's largest saturated weight), largest
+        // first, and the sums of the bounds from each on.
+        let bounded = small && k > 0;
+        let m = cursors.len();
+        let margin = 1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON;
+        if bounded {
+            ubs.clear();
+            ubs.extend(
+                terms
+                    .items
+                    .iter()
+                    .zip(cursors.iter())
+                    .map(|(&(id, _), &(q, _))| q * table.term_max[id as usize]),
+            );
+            rank.clear();
+            rank.extend(0..m);
+            rank.sort_unstable_by(|&a, &b| ubs[b].total_cmp(&ubs[a]).then(a.cmp(&b)));
+            rest.clear();
+            rest.resize(m + 1, 0.0);
+            for r in (0..m).rev() {
+                rest[r] = rest[r + 1] + ubs[rank[r]];
+            }
+            spans.clear();
+            spans.resize(m, (0, 0));
+        }
         top.clear();
         let mut found = false;
         // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
@@ -1253,7 +1378,7 @@ impl Index {
         while block_start < n {
             let block_end = (block_start + SCAN_BLOCK).min(n);
             let last = block_end == n;
-            for (q, range) in cursors.iter_mut() {
+            for (i, (q, range)) in cursors.iter_mut().enumerate() {
                 let docs = &self.post_doc[range.clone()];
                 let m = if last {
                     docs.len()
@@ -1262,7 +1387,22 @@ impl Index {
                 };
                 let q = *q;
                 let sats = &sat[range.start..range.start + m];
-                if sweep {
+                if bounded {
+                    spans[i] = (range.start, range.start + m);
+                    // Four postings a step (a term has a document once, so the order of
+                    // its postings changes no sum).
+                    let (d4, s4) = (docs[..m].chunks_exact(4), sats.chunks_exact(4));
+                    let (dr, sr) = (d4.remainder(), s4.remainder());
+                    for (d, s) in d4.zip(s4) {
+                        acc[d[0] as usize & mask] += q * s[0];
+                        acc[d[1] as usize & mask] += q * s[1];
+                        acc[d[2] as usize & mask] += q * s[2];
+                        acc[d[3] as usize & mask] += q * s[3];
+                    }
+                    for (&doc, &s) in dr.iter().zip(sr) {
+                        acc[doc as usize & mask] += q * s;
+                    }
+                } else if sweep {
                     for (&doc, &s) in docs[..m].iter().zip(sats) {
                         let d = doc as usize;
                         acc[d] += q * s;
@@ -1276,7 +1416,42 @@ impl Index {
                 }
                 range.start += m;
             }
-            if sweep {
+            if bounded {
+                // The block's documents, through the terms of largest bound first: each
+                // document is read (and its slot zeroed) at its first visit; once the
+                // bounds of the terms left sum below the k-th best, the documents having
+                // only those cannot enter the top, and their slots are only zeroed.
+                let mut done = rank.len();
+                for (r, &i) in rank.iter().enumerate() {
+                    if rest[r] * margin < floor {
+                        done = r;
+                        break;
+                    }
+                    let (a, b) = spans[i];
+                    for &doc in &self.post_doc[a..b] {
+                        let d = doc as usize & mask;
+                        let score = acc[d];
+                        if score != 0.0 {
+                            acc[d] = 0.0;
+                            consider!(d, score);
+                        }
+                    }
+                }
+                for &i in &rank[done..] {
+                    let (a, b) = spans[i];
+                    let d4 = self.post_doc[a..b].chunks_exact(4);
+                    let dr = d4.remainder();
+                    for d in d4 {
+                        acc[d[0] as usize & mask] = 0.0;
+                        acc[d[1] as usize & mask] = 0.0;
+                        acc[d[2] as usize & mask] = 0.0;
+                        acc[d[3] as usize & mask] = 0.0;
+                    }
+                    for &doc in dr {
+                        acc[doc as usize & mask] = 0.0;
+                    }
+                }
+            } else if sweep {
                 for (w, word) in seen.iter_mut().enumerate() {
                     let mut bits = std::mem::take(word);
                     while bits != 0 {
@@ -1395,7 +1570,7 @@ impl Index {
                 fuzzy,
                 ..
             } = sc;
-            let toks: Vec<&str> = qtoks.iter().map(|t| memo.token(t)).collect();
+            let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
             self.fuzzy_terms(&toks, fuzzy, terms);
             self.scan(terms, req.sat, req.k, req.allowed, accum);
         }
@@ -2054,7 +2229,7 @@ mod scan_tests {
                 let mut terms = TermList::default();
                 idx.main_terms(&toks, None, 0.0, &mut terms);
                 for allowed in [None, Some(&filter)] {
-                    let full = naive(&idx, &terms, &sat, usize::MAX, allowed);
+                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
                     assert!(!full.is_empty(), "{q} n={n}");
                     for k in [0, 1, 2, 3, 5, 10, 17, 64, 65, 100, n, n + 5] {
                         let r = idx.search(q, k, &s, None, allowed).unwrap();
@@ -2067,6 +2242,139 @@ mod scan_tests {
                             .collect();
                         assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
                         assert!(!r.fallback);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rare heavy terms and common light ones (the case where the walk stops early), with
+    /// many exact ties around the k-th best: every top must be the definition's.
+    #[test]
+    fn skipping_light_terms_keeps_the_ranking() {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let s = Settings::new([5.0, 2.5, 1.25, 0.4, 0.4], [0.5; N_FIELDS], 2.0, 1.0);
+        for n in [60usize, 300, 900] {
+            let mut x: u64 = 7 + n as u64;
+            let mut next = || {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) as usize
+            };
+            let mut names = Vec::new();
+            let mut fields = Vec::new();
+            for i in 0..n {
+                let mut f: [String; N_FIELDS] = Default::default();
+                // "list" and "get" nearly everywhere, "slack" and "calendar" rarely;
+                // every fifth document a copy of the one before (equal scores).
+                if i % 5 == 4 {
+                    f = fields.last().cloned().expect("a document before");
+                } else {
+                    for (field, text) in f.iter_mut().enumerate() {
+                        for w in ["list", "get", "item", "slack", "calendar", "event"] {
+                            let p = match w {
+                                "list" | "get" => 2,
+                                "item" | "event" => 6,
+                                _ => 25,
+                            };
+                            if next() % p == 0 {
+                                text.push_str(w);
+                                text.push(' ');
+                                if field > 2 && next() % 2 == 0 {
+                                    text.push_str(w);
+                                    text.push(' ');
+                                }
+                            }
+                        }
+                    }
+                }
+                names.push(format!("t{:03}", (i * 37) % (n / 2 + 1)));
+                fields.push(f);
+            }
+            let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
+            let sat = idx.sat_table(&s);
+            let filter = idx
+                .make_filter(&(0..n as i64).filter(|i| i % 4 != 2).collect::<Vec<_>>())
+                .unwrap();
+            for q in [
+                "slack list",
+                "list get slack",
+                "calendar event list get item",
+                "get list",
+                "item calendar",
+            ] {
+                let toks = a.tokens(q);
+                let mut terms = TermList::default();
+                idx.main_terms(&toks, None, 0.0, &mut terms);
+                for allowed in [None, Some(&filter)] {
+                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
+                    for k in [1, 2, 3, 4, 5, 7, 10, 20, 64] {
+                        let r = idx.search(q, k, &s, None, allowed).unwrap();
+                        let want = &full[..k.min(full.len())];
+                        let got: Vec<(u32, f64)> = r
+                            .docs
+                            .iter()
+                            .copied()
+                            .zip(r.scores.iter().copied())
+                            .collect();
+                        assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The query memo keeps each word's vocabulary and lexicon ids per index and lexicon:
+    /// alternating between indexes (same analyzer, other vocabularies) and lexicons on one
+    /// thread gives what a fresh thread (empty memo) gives.
+    #[test]
+    fn the_query_memo_follows_the_index_and_lexicon() {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let doc = |text: &str| {
+            [
+                text.to_string(),
+                String::new(),
+                text.to_string(),
+                String::new(),
+                String::new(),
+            ]
+        };
+        let names = |n: usize| (0..n).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        let one = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("alpha beta"), doc("gamma"), doc("beta delta")],
+        )
+        .unwrap();
+        let two = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("delta"), doc("gamma alpha"), doc("epsilon")],
+        )
+        .unwrap();
+        let e = |x: &str, y: &str| (x.to_string(), y.to_string());
+        let lex_a = Lexicon::new(&a, &[e("zeta", "gamma"), e("beta", "epsilon")]).unwrap();
+        let lex_b = Lexicon::new(&a, &[e("gamma", "beta"), e("zeta", "delta")]).unwrap();
+        let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.5);
+        let queries = ["alpha zeta", "beta gamma", "zeta", "delta epsilon zeta"];
+        let fresh = |idx: &Index, q: &str, lex: Option<&Lexicon>| {
+            std::thread::scope(|sc| {
+                sc.spawn(|| idx.search(q, 3, &s, lex, None).unwrap())
+                    .join()
+                    .unwrap()
+            })
+        };
+        for _ in 0..3 {
+            for q in queries {
+                for idx in [&one, &two] {
+                    for lex in [None, Some(&lex_a), Some(&lex_b)] {
+                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        assert_eq!(got, fresh(idx, q, lex), "{q}");
                     }
                 }
             }

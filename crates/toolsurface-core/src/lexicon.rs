@@ -1,5 +1,7 @@
 //! Query expansion lexicon: analysed source phrases -> analysed target terms.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rustc_hash::FxHashMap;
 
 use crate::analysis::Analyzer;
@@ -23,6 +25,9 @@ struct Target {
 /// the longest-key scan hashes id slices.
 #[derive(Debug, Default, Clone)]
 pub struct Lexicon {
+    /// Unique per lexicon built in the process (a clone shares it: same words, same ids);
+    /// tags the query memo's word-id lookups.
+    uid: u64,
     words: StrTable,
     /// Per word: the length of the longest key that starts with it.
     longest: Vec<u32>,
@@ -97,7 +102,14 @@ impl Lexicon {
             }
         }
         lex.words.shrink_to_fit();
+        static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+        lex.uid = NEXT_UID.fetch_add(1, Ordering::Relaxed);
         Ok(lex)
+    }
+
+    /// A number no other lexicon built in the process has (0 for an empty default one).
+    pub(crate) fn uid(&self) -> u64 {
+        self.uid
     }
 
     /// Number of distinct keys.
