@@ -2177,6 +2177,43 @@ mod scan_tests {
         idx.idf[id as usize]
     }
 
+    /// Every query's top `k`, unfiltered and filtered (documents `i % modulus != left_out`
+    /// only), equals the definition's ranking (`naive`), scores and order alike.
+    fn assert_ranks_as_naive(
+        idx: &Index,
+        s: &Settings,
+        queries: &[&str],
+        ks: &[usize],
+        modulus: i64,
+        left_out: i64,
+    ) {
+        let n = idx.len();
+        let sat = idx.sat_table(s);
+        let kept: Vec<i64> = (0..n as i64).filter(|i| i % modulus != left_out).collect();
+        let filter = idx.make_filter(&kept).unwrap();
+        for &q in queries {
+            let toks = idx.analyzer.tokens(q);
+            let mut terms = TermList::default();
+            idx.main_terms(&toks, None, 0.0, &mut terms);
+            for allowed in [None, Some(&filter)] {
+                let full = naive(idx, &terms, &sat.sat, usize::MAX, allowed);
+                assert!(!full.is_empty(), "{q} n={n}");
+                for &k in ks {
+                    let r = idx.search(q, k, s, None, allowed).unwrap();
+                    let want = &full[..k.min(full.len())];
+                    let got: Vec<(u32, f64)> = r
+                        .docs
+                        .iter()
+                        .copied()
+                        .zip(r.scores.iter().copied())
+                        .collect();
+                    assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
+                    assert!(!r.fallback);
+                }
+            }
+        }
+    }
+
     #[test]
     fn every_scan_path_ranks_as_the_definition() {
         let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
@@ -2215,36 +2252,14 @@ mod scan_tests {
                 fields.push(f);
             }
             let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
-            let sat = idx.sat_table(&s);
-            let filter = idx
-                .make_filter(&(0..n as i64).filter(|i| i % 3 != 1).collect::<Vec<_>>())
-                .unwrap();
-            for q in [
+            let queries = [
                 "alpha",
                 "beta gamma",
                 "omega pi rho alpha",
                 "sigma delta beta alpha",
-            ] {
-                let toks = a.tokens(q);
-                let mut terms = TermList::default();
-                idx.main_terms(&toks, None, 0.0, &mut terms);
-                for allowed in [None, Some(&filter)] {
-                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
-                    assert!(!full.is_empty(), "{q} n={n}");
-                    for k in [0, 1, 2, 3, 5, 10, 17, 64, 65, 100, n, n + 5] {
-                        let r = idx.search(q, k, &s, None, allowed).unwrap();
-                        let want = &full[..k.min(full.len())];
-                        let got: Vec<(u32, f64)> = r
-                            .docs
-                            .iter()
-                            .copied()
-                            .zip(r.scores.iter().copied())
-                            .collect();
-                        assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
-                        assert!(!r.fallback);
-                    }
-                }
-            }
+            ];
+            let ks = [0, 1, 2, 3, 5, 10, 17, 64, 65, 100, n, n + 5];
+            assert_ranks_as_naive(&idx, &s, &queries, &ks, 3, 1);
         }
     }
 
@@ -2295,35 +2310,14 @@ mod scan_tests {
                 fields.push(f);
             }
             let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
-            let sat = idx.sat_table(&s);
-            let filter = idx
-                .make_filter(&(0..n as i64).filter(|i| i % 4 != 2).collect::<Vec<_>>())
-                .unwrap();
-            for q in [
+            let queries = [
                 "slack list",
                 "list get slack",
                 "calendar event list get item",
                 "get list",
                 "item calendar",
-            ] {
-                let toks = a.tokens(q);
-                let mut terms = TermList::default();
-                idx.main_terms(&toks, None, 0.0, &mut terms);
-                for allowed in [None, Some(&filter)] {
-                    let full = naive(&idx, &terms, &sat.sat, usize::MAX, allowed);
-                    for k in [1, 2, 3, 4, 5, 7, 10, 20, 64] {
-                        let r = idx.search(q, k, &s, None, allowed).unwrap();
-                        let want = &full[..k.min(full.len())];
-                        let got: Vec<(u32, f64)> = r
-                            .docs
-                            .iter()
-                            .copied()
-                            .zip(r.scores.iter().copied())
-                            .collect();
-                        assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
-                    }
-                }
-            }
+            ];
+            assert_ranks_as_naive(&idx, &s, &queries, &[1, 2, 3, 4, 5, 7, 10, 20, 64], 4, 2);
         }
     }
 
