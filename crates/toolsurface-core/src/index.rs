@@ -2133,6 +2133,24 @@ mod scan_tests {
     use super::*;
     use crate::chars::CharTable;
 
+    /// The shared character table with one stopword, "the".
+    fn the_analyzer() -> Arc<Analyzer> {
+        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            .expect("table");
+        Arc::new(Analyzer::new(table, ["the"]))
+    }
+
+    /// A seeded linear congruential generator: the same documents on every run.
+    fn lcg(seed: u64) -> impl FnMut() -> usize {
+        let mut x = seed;
+        move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) as usize
+        }
+    }
+
     /// The ranking by definition: every document scored term by term in query order, hits
     /// ordered by score, name, then first touch of a term-at-a-time scan.
     fn naive(
@@ -2216,9 +2234,7 @@ mod scan_tests {
 
     #[test]
     fn every_scan_path_ranks_as_the_definition() {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-            .expect("table");
-        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let a = the_analyzer();
         let words = [
             "alpha", "beta", "gamma", "delta", "omega", "sigma", "pi", "rho",
         ];
@@ -2230,13 +2246,7 @@ mod scan_tests {
         );
         // Single block (re-walk), several blocks (re-walk), several blocks (sweep).
         for n in [40usize, 150, 333] {
-            let mut x: u64 = 99 + n as u64;
-            let mut next = || {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 33) as usize
-            };
+            let mut next = lcg(99 + n as u64);
             let mut names = Vec::new();
             let mut fields = Vec::new();
             for i in 0..n {
@@ -2267,18 +2277,10 @@ mod scan_tests {
     /// many exact ties around the k-th best: every top must be the definition's.
     #[test]
     fn skipping_light_terms_keeps_the_ranking() {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-            .expect("table");
-        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let a = the_analyzer();
         let s = Settings::new([5.0, 2.5, 1.25, 0.4, 0.4], [0.5; N_FIELDS], 2.0, 1.0);
         for n in [60usize, 300, 900] {
-            let mut x: u64 = 7 + n as u64;
-            let mut next = || {
-                x = x
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                (x >> 33) as usize
-            };
+            let mut next = lcg(7 + n as u64);
             let mut names = Vec::new();
             let mut fields = Vec::new();
             for i in 0..n {
@@ -2326,9 +2328,7 @@ mod scan_tests {
     /// thread gives what a fresh thread (empty memo) gives.
     #[test]
     fn the_query_memo_follows_the_index_and_lexicon() {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-            .expect("table");
-        let a = Arc::new(Analyzer::new(table, ["the"]));
+        let a = the_analyzer();
         let doc = |text: &str| {
             [
                 text.to_string(),
