@@ -174,6 +174,11 @@ class _Decision:
     reasons: tuple[str, ...]
 
 
+def _held_members(d: _Decision) -> set[str]:
+    """The tools of the groups the decision holds back."""
+    return {n for g in d.held for n in d.members.get(g, ())}
+
+
 class ToolSurface:
     """One run's tool surface over a (possibly shared) registry."""
 
@@ -498,7 +503,7 @@ class ToolSurface:
         reg = self.registry
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(d)
-        held_members = {n for g in d.held for n in d.members.get(g, ())}
+        held_members = _held_members(d)
         base_names = [n for n in d.admitted if n not in held_members]
         show_discovery = d.discovery and bool(d.held)
         if self.discovery_tool in base_names:
@@ -660,35 +665,33 @@ class ToolSurface:
         loads, is left.
         """
         cap = self.limits.max_loaded_entries
+        budget = self.limits.token_budget
+        room = math.inf
+        held_tools: dict[str, list[str]] = {}
+        if not math.isinf(budget):
+            d = self._decide()
+            held = _held_members(d)
+            room = budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
+            held_tools = {
+                key: [n for n in self._entry_tools(e, d) if n in held]
+                for key, e in self._loaded.items()
+            }
+
+        def loaded_tokens() -> int:
+            """Tokens of the loaded definitions that are not already in the base."""
+            names = {n for key in self._loaded for n in held_tools.get(key, ())}
+            return sum(self._tokens_of(n) for n in names)
+
         over_cap = len(self._loaded) > cap
-        room = self._load_room()
-        over_budget = self._loaded_tokens() > room
+        over_budget = loaded_tokens() > room
         if not (over_cap or over_budget):
             return
         keep = max(1, cap // 2) if over_cap else cap
         keep_tokens = room / 2 if over_budget else math.inf
-        while self._loaded and (len(self._loaded) > keep or self._loaded_tokens() > keep_tokens):
+        while self._loaded and (len(self._loaded) > keep or loaded_tokens() > keep_tokens):
             victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
             del self._loaded[victim.key]
             self.emit("tool_unloaded", {"entry": victim.key, "why": why})
-
-    def _load_room(self) -> float:
-        """Tokens the token budget leaves for loads after the base (infinite without one)."""
-        budget = self.limits.token_budget
-        if math.isinf(budget):
-            return budget
-        d = self._decide()
-        held = {n for g in d.held for n in d.members.get(g, ())}
-        return budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
-
-    def _loaded_tokens(self) -> int:
-        """Tokens of the loaded definitions that are not already in the base."""
-        if math.isinf(self.limits.token_budget):
-            return 0
-        d = self._decide()
-        held = {n for g in d.held for n in d.members.get(g, ())}
-        names = {n for e in self._loaded.values() for n in self._entry_tools(e, d) if n in held}
-        return sum(self._tokens_of(n) for n in names)
 
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded, in discovery order."""
