@@ -178,13 +178,7 @@ fn main() {
         r.fallback.hash(&mut hasher);
         fallbacks += usize::from(r.fallback);
         if verbose {
-            let parts: Vec<String> = r
-                .docs
-                .iter()
-                .zip(&r.scores)
-                .map(|(d, s)| format!("{d}:{:016x}", s.to_bits()))
-                .collect();
-            println!("{q}\t{}\t{}", r.fallback, parts.join(" "));
+            println!("{q}\t{}\t{}", r.fallback, hit_bits(&r));
         }
     }
     eprintln!(
@@ -240,15 +234,7 @@ fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
     let filter = index
         .make_filter(&(0..n).filter(|i| i % 3 != 0).collect::<Vec<_>>())
         .expect("filter");
-    let show = |r: &toolsurface_core::SearchResult| {
-        let parts: Vec<String> = r
-            .docs
-            .iter()
-            .zip(&r.scores)
-            .map(|(d, s)| format!("{d}:{:016x}", s.to_bits()))
-            .collect();
-        format!("{} {}", r.fallback, parts.join(" "))
-    };
+    let show = |r: &toolsurface_core::SearchResult| format!("{} {}", r.fallback, hit_bits(r));
     for (i, q) in queries.iter().enumerate().step_by(3) {
         // A typo in every word of three letters or more sends most of these to the fallback.
         let typo: String = q
@@ -302,4 +288,15 @@ fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
     for (i, r) in batch.iter().enumerate() {
         println!("{i} M {}", show(r));
     }
+}
+
+/// A result's hits as `doc:score-bits`, space-separated: exact, for comparing runs.
+fn hit_bits(r: &toolsurface_core::SearchResult) -> String {
+    let parts: Vec<String> = r
+        .docs
+        .iter()
+        .zip(&r.scores)
+        .map(|(d, s)| format!("{d}:{:016x}", s.to_bits()))
+        .collect();
+    parts.join(" ")
 }
