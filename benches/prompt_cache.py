@@ -14,7 +14,9 @@ tool definitions, then the system prompt with the catalogue block, then the mess
 messages are the real ToolSearch answers the surface gave and short fixed stand-ins for
 other tools' results and the model's replies; a compaction replaces the history with a
 summary. For each request we report the share of its bytes that repeat the previous
-request's prefix (what a prefix cache can reuse) and the tokens of tool definitions it
+request's prefix (what a prefix cache can reuse); its *ceiling*, the share of its bytes
+that the previous request carried anywhere (new tool definitions and new messages are new
+bytes whatever their place, so no ordering beats it); and the tokens of tool definitions it
 carries, for three hosts on the same conversation:
 
 - ``surface``: toolsurface with a 128-tool provider limit;
@@ -25,6 +27,10 @@ carries, for three hosts on the same conversation:
 prompt), without the messages: the stricter figure, since the messages a request adds are
 counted as new bytes in the default ``--part request`` too, but a load there also re-reads
 the history after the tool list.
+
+``--order system-first`` puts the system prompt before the tool definitions, as providers
+that render tools into the system or developer message do: a load then re-reads what
+follows the list (the conversation) but no longer the catalogue block.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ import argparse
 import itertools
 import json
 import statistics
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -121,14 +128,35 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def serialise(
+def units(
     tools: list[dict[str, Any]], system: str, messages: list[dict[str, Any]], part: str
+) -> list[str]:
+    """What a request carries, piece by piece: each definition, the system prompt, each message."""
+    out = [_json(t) for t in tools] + [system]
+    if part == "request":
+        out += [_json(m) for m in messages]
+    return out
+
+
+def serialise(
+    tools: list[dict[str, Any]],
+    system: str,
+    messages: list[dict[str, Any]],
+    part: str,
+    order: str = "tools-first",
 ) -> bytes:
-    """One request in prompt-cache order: tool definitions, system prompt, messages."""
-    text = _json(tools) + "\n" + system
+    """One request in prompt-cache order: tools then system (Anthropic's) or system first."""
+    defs = _json(tools)
+    text = defs + "\n" + system if order == "tools-first" else system + "\n" + defs
     if part == "request":
         text += "\n" + _json(messages)
     return text.encode("utf-8")
+
+
+def new_bytes(units_now: list[str], units_before: list[str]) -> int:
+    """Bytes of the pieces of a request that the previous request did not carry."""
+    before = set(units_before)
+    return sum(len(u.encode("utf-8")) for u in units_now if u not in before)
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -151,11 +179,29 @@ def build(tools: list[Tool]) -> ToolRegistry:
     return reg
 
 
+@dataclass
+class _Request:
+    """One serialised request: its bytes, its pieces, how many bytes are new, its tools."""
+
+    data: bytes
+    units: list[str]
+    new: int
+    tool_tokens: int
+    tools: int
+
+
 class _Loop:
     """The conversation and the requests of the three hosts, step by step."""
 
-    def __init__(self, reg: ToolRegistry, part: str, max_loaded: int | None = None) -> None:
+    def __init__(
+        self,
+        reg: ToolRegistry,
+        part: str,
+        max_loaded: int | None = None,
+        order: str = "tools-first",
+    ) -> None:
         self.part = part
+        self.order = order
         limits = SurfaceLimits(max_advertised_tools=128)
         if max_loaded is not None:
             limits = limits.model_copy(update={"max_loaded_entries": max_loaded})
@@ -170,37 +216,25 @@ class _Loop:
         self.messages: list[dict[str, Any]] = []
         self.user_message = ""
         self.calls = 0
-        self.series: dict[str, list[tuple[bytes, int, int]]] = {
-            "surface": [],
-            "everything": [],
-            "clip12": [],
-        }
+        self.series: dict[str, list[_Request]] = {"surface": [], "everything": [], "clip12": []}
+
+    def _record(self, host: str, defs: list[dict[str, Any]], system: str, tokens: int) -> None:
+        """Serialise one host's request and keep what the figures need of it."""
+        pieces = units(defs, system, self.messages, self.part)
+        rows = self.series[host]
+        fresh = new_bytes(pieces, rows[-1].units) if rows else 0
+        data = serialise(defs, system, self.messages, self.part, self.order)
+        rows.append(_Request(data, pieces, fresh, tokens, len(defs)))
 
     def request(self) -> None:
         """One provider request of each host, on the conversation as it stands."""
         plan = self.surface.plan()
-        self.series["surface"].append(
-            (
-                serialise(plan.definitions(), plan.system_text(SYSTEM), self.messages, self.part),
-                sum(estimate_tokens(t) for t in plan.tools),
-                len(plan.tools),
-            )
-        )
-        self.series["everything"].append(
-            (
-                serialise(self.all_defs, SYSTEM, self.messages, self.part),
-                self.all_tokens,
-                len(self.everything),
-            )
-        )
+        tokens = sum(estimate_tokens(t) for t in plan.tools)
+        self._record("surface", plan.definitions(), plan.system_text(SYSTEM), tokens)
+        self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
         clipped = self.clip.plan(user_message=self.user_message or "continue")
-        self.series["clip12"].append(
-            (
-                serialise(clipped.definitions(), SYSTEM, self.messages, self.part),
-                sum(estimate_tokens(t) for t in clipped.tools),
-                len(clipped.tools),
-            )
-        )
+        tokens = sum(estimate_tokens(t) for t in clipped.tools)
+        self._record("clip12", clipped.definitions(), SYSTEM, tokens)
 
     def call(self, name: str, arguments: dict[str, Any], result: str) -> None:
         """The model calls a tool; its result joins the conversation; the next request."""
@@ -231,7 +265,7 @@ class _Loop:
         self.request()
         for key in ("search", "select", "group"):
             if key in action:
-                arguments = {"query" if key == "search" else key: action[key]}
+                arguments: dict[str, Any] = {"query" if key == "search" else key: action[key]}
                 found = self.surface.tool_search(arguments)
                 self.call("ToolSearch", arguments, found.text)
         if "use" in action:
@@ -242,21 +276,30 @@ class _Loop:
 
 
 def run(
-    tools: list[Tool], part: str = "request", max_loaded: int | None = None
+    tools: list[Tool],
+    part: str = "request",
+    max_loaded: int | None = None,
+    order: str = "tools-first",
 ) -> dict[str, dict[str, float]]:
     """Play the script for the three hosts and measure every request."""
-    loop = _Loop(build(tools), part, max_loaded)
+    loop = _Loop(build(tools), part, max_loaded, order)
     for message, action in SCRIPT:
         loop.turn(message, action)
     out: dict[str, dict[str, float]] = {}
     for host, rows in loop.series.items():
-        reuse = [common_prefix(a[0], b[0]) / len(b[0]) for a, b in itertools.pairwise(rows)]
+        pairs = list(itertools.pairwise(rows))
+        reuse = [common_prefix(a.data, b.data) / len(b.data) for a, b in pairs]
+        ceiling = [1 - b.new / len(b.data) for _, b in pairs]
+        reused = sum(common_prefix(a.data, b.data) for a, b in pairs)
         out[host] = {
             "requests": len(rows),
             "prefix_reuse_mean": round(statistics.fmean(reuse), 4),
             "prefix_reuse_min": round(min(reuse), 4),
-            "tool_tokens_mean": round(statistics.fmean(r[1] for r in rows)),
-            "tools_max": max(r[2] for r in rows),
+            "prefix_reuse_median": round(statistics.median(reuse), 4),
+            "prefix_reuse_bytes": round(reused / sum(len(b.data) for _, b in pairs), 4),
+            "ceiling_mean": round(statistics.fmean(ceiling), 4),
+            "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
+            "tools_max": max(r.tools for r in rows),
         }
     out["surface"]["tokens_vs_everything"] = round(
         out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
@@ -279,21 +322,30 @@ def main() -> None:
         type=int,
         help="the surface's cap on loaded entries (default: SurfaceLimits' own)",
     )
+    parser.add_argument(
+        "--order",
+        choices=("tools-first", "system-first"),
+        default="tools-first",
+        help="tool definitions before the system prompt (Anthropic's cache order, default) "
+        "or after it",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
-    result = run(tools, args.part, args.max_loaded)
+    result = run(tools, args.part, args.max_loaded, args.order)
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(
-        "| host | requests | prefix reuse (mean) | prefix reuse (min) "
-        "| tool tokens / request | most tools |"
+        "| host | requests | prefix reuse (mean) | (min) | (median) | (all bytes) "
+        "| ceiling (mean) | tool tokens / request | most tools |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for host, r in result.items():
         print(
             f"| {host} | {r['requests']} | {r['prefix_reuse_mean']:.1%} "
-            f"| {r['prefix_reuse_min']:.1%} | {r['tool_tokens_mean']:,} | {r['tools_max']} |"
+            f"| {r['prefix_reuse_min']:.1%} | {r['prefix_reuse_median']:.1%} "
+            f"| {r['prefix_reuse_bytes']:.1%} | {r['ceiling_mean']:.1%} "
+            f"| {r['tool_tokens_mean']:,} | {r['tools_max']} |"
         )
     print(f"\nsurface tool tokens / everything's: {result['surface']['tokens_vs_everything']:.1%}")
 
