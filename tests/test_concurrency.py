@@ -62,6 +62,47 @@ def test_searches_see_whole_generations(engine_name: str) -> None:
     assert len(reg.names()) > 60
 
 
+def test_group_lookups_survive_concurrent_declarations(engine_name: str) -> None:
+    """One session connects and drops servers while another asks which group a tool is in."""
+    reg = ToolRegistry(
+        [Tool(name=f"srv{i}__tool", description="A server tool.") for i in range(40)],
+        engine=engine_name,  # type: ignore[arg-type]
+    )
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    wrong: list[tuple[str, str | None]] = []
+
+    def writer() -> None:
+        try:
+            for _ in range(300):
+                for i in range(40):
+                    reg.declare_group(f"srv{i}", prefix=f"srv{i}__")
+                for i in range(40):
+                    reg.undeclare_group(f"srv{i}")
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            stop.set()
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                for i in range(40):
+                    group = reg.group_of(f"srv{i}__tool")
+                    if group not in (None, f"srv{i}"):
+                        wrong.append((f"srv{i}__tool", group))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not errors, errors
+    assert not wrong, wrong[:3]
+
+
 def test_search_many_from_threads_matches_serial(engine_name: str) -> None:
     tools = [
         Tool(name=f"t{i:03d}", description=f"Tool number {i} for task {i % 17}.")

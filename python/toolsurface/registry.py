@@ -154,6 +154,8 @@ class ToolRegistry:
         self._fields: dict[str, FieldTexts] = {}
         self._generation = 0
         self._groups: dict[str, ToolGroup] = {}
+        # What readers iterate without the lock: replaced whole, never mutated.
+        self._group_list: tuple[ToolGroup, ...] = ()
         self._groups_version = 0
         self._built: _Built | None = None
         # The hot path's bound search: (generation, settings, searcher) of the last plain
@@ -298,6 +300,7 @@ class ToolRegistry:
             raise ValueError(f"group {name!r}: field {loc!r}: {first['msg']}") from None
         with self._lock:
             self._groups[name] = group
+            self._group_list = tuple(self._groups.values())
             self._groups_version += 1
         return group
 
@@ -306,6 +309,7 @@ class ToolRegistry:
         with self._lock:
             found = self._groups.pop(name, None) is not None
             if found:
+                self._group_list = tuple(self._groups.values())
                 self._groups_version += 1
             return found
 
@@ -320,14 +324,17 @@ class ToolRegistry:
         return self._groups_version
 
     def group_of(self, name: str) -> str | None:
-        """The group a registered tool belongs to: its own field, else the longest prefix."""
+        """The group a registered tool belongs to: its own field, else the longest prefix.
+
+        Safe beside a concurrent ``declare_group``: it reads a tuple that is replaced whole.
+        """
         tool = self._tools.get(name)
         if tool is None:
             return None
         if tool.group is not None:
             return tool.group
         best: ToolGroup | None = None
-        for group in self._groups.values():
+        for group in self._group_list:
             longer = best is None or len(group.prefix or "") > len(best.prefix or "")
             if group.prefix and name.startswith(group.prefix) and longer:
                 best = group
@@ -338,7 +345,9 @@ class ToolRegistry:
         found = self._groups.get(name)
         if found is not None:
             return found
-        if any(t.group == name for t in self._tools.values()):
+        with self._lock:
+            tools = list(self._tools.values())
+        if any(t.group == name for t in tools):
             return ToolGroup(name=name)
         raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
 
