@@ -63,7 +63,7 @@ class SurfaceMachine(RuleBasedStateMachine):
         self.registry = ToolRegistry(engine=toolsurface.engine())
         self.limit = 8
         self.surface: ToolSurface
-        self.last: tuple[str, tuple[str, ...], str] | None = None
+        self.last: tuple[list[str], str, str] | None = None
         self.changed = True
 
     @initialize(limit=st.integers(4, 12), rules=st.booleans())
@@ -180,16 +180,23 @@ class SurfaceMachine(RuleBasedStateMachine):
     def request_is_sound(self) -> None:
         if not hasattr(self, "surface"):
             return
-        body, names, catalogue = _request(self.surface)
+        plan = self.surface.plan()
+        names, catalogue = plan.names, plan.catalogue
         assert len(names) <= self.limit
         assert BLOCKED not in names and BLOCKED not in catalogue
         assert all(self.surface.admits(n) for n in names)
+        fixed = [n for n, s in zip(names, plan.sources) if s != "loaded"]
+        defs = plan.definitions()
+        fixed_bytes = json.dumps(defs[: len(fixed)], sort_keys=True)
         if self.last is not None and not self.changed:
-            base = [n for n, s in zip(names, self.surface.plan().sources) if s != "loaded"]
-            old_base = [n for n in self.last[1] if n in base or n not in names]
-            assert catalogue == self.last[2]
-            assert base == [n for n in old_base if n in base]
-        self.last = (body, names, catalogue)
+            # Only the run's own loads, uses and turn ends happened: the catalogue and every
+            # tool before the loads keep their bytes, and the loads come after them.
+            last_fixed, last_bytes, last_catalogue = self.last
+            assert catalogue == last_catalogue
+            assert fixed == last_fixed
+            assert fixed_bytes == last_bytes
+            assert list(names[: len(fixed)]) == fixed
+        self.last = (fixed, fixed_bytes, catalogue)
         self.changed = False
 
 

@@ -101,12 +101,19 @@ def test_membership_never_reaches_the_provider(reg: ToolRegistry) -> None:
 
 
 def test_below_limits_without_groups_or_toolsearch_is_untouched(engine_name: str) -> None:
-    reg = ToolRegistry([_tool("b_tool"), _tool("a_tool")], engine=engine_name)  # type: ignore[arg-type]
+    host_tools = [_tool("b_tool"), _tool("c_tool"), _tool("a_tool")]
+    reg = ToolRegistry(host_tools, engine=engine_name)  # type: ignore[arg-type]
     plan = ToolSurface(reg).plan()
-    assert plan.names == ("a_tool", "b_tool")
+    # What the host would send without the library: its own list, in its own order.
+    without = [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+        for t in host_tools
+    ]
+    assert json.dumps(plan.definitions()) == json.dumps(without)
     assert plan.catalogue == ""
     assert plan.system_text("You are helpful.") == "You are helpful."
-    assert [t.model_dump() for t in plan.tools] == [t.model_dump() for t in reg.tools()]
+    reg.register(tool_search_tool())  # registered but nothing to hold back: still untouched
+    assert ToolSurface(reg).plan().names == ("b_tool", "c_tool", "a_tool")
 
 
 def test_dynamic_groups_held_back_with_discovery(reg: ToolRegistry) -> None:
@@ -194,24 +201,130 @@ def test_decision_is_stable_across_loads_and_sticky(reg: ToolRegistry) -> None:
     assert "slack" in surface.plan().held_back  # a newly admitted dynamic group is held back
 
 
-def test_another_session_changing_the_registry_flips_nothing(reg: ToolRegistry) -> None:
-    mine = ToolSurface(reg)
+def test_another_session_changing_the_registry_flips_nothing(engine_name: str) -> None:
+    """Changes this run cannot see leave its request, catalogue rules included, as it was."""
+    reg = _registry(engine_name)
+    reg.declare_group("gh", prefix="gh__", dynamic=True, rules="Never merge on Fridays.")
+    mine = ToolSurface(reg, policy=lambda n: not n.startswith("other_"))
+    mine.plan()
+    mine.tool_search({"select": "gh__list_issues"})
     before = mine.plan()
+    assert "Never merge on Fridays." not in before.catalogue  # given in ToolSearch's answer
     other = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=3))
     other.plan()
     other.set_policy({"shell"})
+    assert mine.plan() == before
+    reg.register(_tool("other_thing"))  # another session's tool, not admitted here
+    assert mine.plan() == before
+    reg.register_many([_tool("other_srv__ping")])
+    reg.declare_group("other_srv", prefix="other_srv__", dynamic=True)  # a server connects
+    assert mine.plan() == before
+    mine.set_policy(mine._policy)  # the host sets the same policy again
     assert mine.plan() == before
 
 
 def test_request_never_exceeds_the_count_limit(reg: ToolRegistry) -> None:
     surface = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=7, load_reserve=2))
     surface.plan()
-    surface.tool_search({"group": "gh"})
+    surface.tool_search({"select": "gh__list_issues, gh__create_issue"})
+    surface.plan()
     surface.tool_search({"select": "slack__send_message"})
     plan = surface.plan()
-    assert len(plan.names) <= 7
+    assert len(plan.names) == 7
     # the least recently used load is left off this request, not unloaded
-    assert len(surface.loaded_entries()) == 2
+    assert "gh__list_issues" not in plan.names
+    assert plan.names[-2:] == ("gh__create_issue", "slack__send_message")
+    assert len(surface.loaded_entries()) == 3
+
+
+def test_a_group_that_cannot_fit_is_not_promised(reg: ToolRegistry) -> None:
+    """A group load the count limit cannot carry is refused, never answered "Loaded"."""
+    surface = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=7, load_reserve=2))
+    surface.plan()
+    result = surface.tool_search({"group": "gh"})
+    assert result.loaded == () and result.groups == ()
+    assert "'gh' was not loaded: it has 5 tools and only 2 fit" in result.text
+    assert surface.loaded_entries() == []
+    fits = surface.tool_search({"group": "slack"})
+    assert fits.loaded == ("slack__send_message",)
+    assert set(fits.loaded) <= set(surface.plan().names)
+
+
+def test_floor_over_the_limit_keeps_toolsearch_and_says_what_it_dropped(
+    engine_name: str,
+) -> None:
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register_many([_tool(f"t{i:02d}") for i in range(10)] + [tool_search_tool()])
+    reg.register_many([_tool(f"gh__x{i}") for i in range(3)])
+    reg.declare_group("gh", prefix="gh__", dynamic=True)
+    events: list[Event] = []
+    surface = ToolSurface(
+        reg,
+        pinned={"t09"},
+        limits=SurfaceLimits(max_advertised_tools=5),
+        on_event=events.append,
+    )
+    plan = surface.plan()
+    assert plan.names == ("t00", "t01", "t02", "t09", "ToolSearch")
+    assert "left off t03, t04, t05, t06, t07, t08" in plan.reasons[-1]
+    dropped = [e.data for e in events if e.kind == "tools_dropped"]
+    assert dropped == [{"names": ["t03", "t04", "t05", "t06", "t07", "t08"], "limit": 5}]
+    off = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(max_advertised_tools=4))
+    plan = off.plan()
+    assert len(plan.names) == 4 and plan.reasons and "left off" in plan.reasons[-1]
+
+
+def test_eager_groups_are_not_held_for_the_load_reserve(engine_name: str) -> None:
+    reg = _registry(engine_name)
+    reg.declare_group("deploy", load="eager")
+    plan = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=10)).plan()
+    assert plan.held_back == ("gh", "slack")
+    assert {"deploy_app", "rollback_app"} <= set(plan.names)
+    assert not any("nothing left" in r for r in plan.reasons)
+
+
+def test_without_discovery_eager_groups_give_way_last(engine_name: str) -> None:
+    reg = _registry(engine_name, discovery=False)
+    reg.declare_group("gh", prefix="gh__", dynamic=True, load="eager")
+    plan = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=9)).plan()
+    assert "gh" not in plan.held_back
+    assert plan.held_back == ("slack",)
+    assert plan.reasons == ("slack: held back for the tool count",)
+
+
+def test_toolsearch_is_counted_only_when_it_is_sent(engine_name: str) -> None:
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register_many([_tool(f"t{i:02d}") for i in range(9)] + [tool_search_tool()])
+    reg.register(_tool("report_build", group="reports"))
+    plan = ToolSurface(reg, limits=SurfaceLimits(max_advertised_tools=10)).plan()
+    assert plan.held_back == ()
+    assert len(plan.names) == 10 and "report_build" in plan.names
+
+
+def test_a_seeded_run_starts_within_the_cap(reg: ToolRegistry) -> None:
+    surface = ToolSurface(reg, limits=SurfaceLimits(max_loaded_entries=2))
+    surface.seed(discovered_tools=["gh__list_issues", "gh__create_issue", "slack__send_message"])
+    plan = surface.plan()
+    assert len(surface.loaded_entries()) == 1  # over the cap at the start: trimmed to half
+    assert plan.sources.count("loaded") == 1
+
+
+def test_definitions_are_copies(reg: ToolRegistry) -> None:
+    plan = ToolSurface(reg, deferral_mode="off").plan()
+    for definitions in (plan.definitions(), plan.render("openai")):
+        schema = definitions[0].get("input_schema") or definitions[0]["function"]["parameters"]
+        schema["additionalProperties"] = False
+    assert "additionalProperties" not in reg.get(plan.names[0]).input_schema
+    again = ToolSurface(reg, deferral_mode="off").plan().definitions()[0]["input_schema"]
+    assert "additionalProperties" not in again
+
+
+@pytest.mark.parametrize("what", ["policy", "allowlist", "pinned"])
+def test_a_lone_string_is_not_a_set_of_names(reg: ToolRegistry, what: str) -> None:
+    with pytest.raises(TypeError, match=f"{what} must be a collection of tool names, not str"):
+        ToolSurface(reg, **{what: "read_file"})
+    with pytest.raises(TypeError, match="policy must be a collection of tool names, not int"):
+        ToolSurface(reg).set_policy(42)  # type: ignore[arg-type]
 
 
 # -- the catalogue -----------------------------------------------------------------------------
@@ -371,7 +484,8 @@ def test_clip_is_opt_in_and_counts_only_retrieved(reg: ToolRegistry) -> None:
         reg, deferral_mode="off", pinned={"shell"}, limits=SurfaceLimits(retrieval_top_k=2)
     ).plan(user_message="deploy the app")
     assert "shell" in clipped.names
-    assert len([s for s in clipped.sources if s == "base"]) == 2
+    assert [s for s in clipped.sources if s != "pinned"] == ["clip", "clip"]
+    assert clipped.sources[clipped.names.index("shell")] == "pinned"
     assert "deploy_app" in clipped.names
     roomy = ToolSurface(reg, limits=SurfaceLimits(retrieval_top_k=50)).plan(user_message="x")
     assert roomy.names == ToolSurface(reg).plan().names

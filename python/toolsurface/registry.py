@@ -270,6 +270,11 @@ class ToolRegistry:
         with self._lock:
             return sorted(self._tools)
 
+    def registration_order(self) -> list[str]:
+        """Registered names in the order the host gave them; a replaced tool keeps its place."""
+        with self._lock:
+            return list(self._tools)
+
     def tools(self) -> list[Tool]:
         """Registered tools in name order."""
         with self._lock:

@@ -10,6 +10,7 @@ load changes only the end of the request and a provider's prompt cache keeps the
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import math
@@ -135,15 +136,23 @@ class RequestPlan:
         return tuple(t.name for t in self.tools)
 
     def definitions(self) -> list[dict[str, Any]]:
-        """Neutral definitions (name, description, input_schema): group data never leaves."""
+        """Neutral definitions (name, description, input_schema): group data never leaves.
+
+        The schemas are copies: a host may edit its request (strict mode, say) without
+        changing the registered tool for every other session.
+        """
         return [
-            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            {
+                "name": t.name,
+                "description": t.description,
+                "input_schema": copy.deepcopy(t.input_schema),
+            }
             for t in self.tools
         ]
 
     def render(self, provider: str) -> Any:
-        """The tools in a provider's request shape; names it would refuse raise first."""
-        return render_tools(self.tools, provider)
+        """The tools in a provider's request shape (copies); names it would refuse raise first."""
+        return copy.deepcopy(render_tools(self.tools, provider))
 
     def system_text(self, base: str = "") -> str:
         """``base`` system text with the catalogue block after it (unchanged if none)."""
@@ -172,6 +181,28 @@ class _Decision:
     members: dict[str, tuple[str, ...]]
     discovery: bool
     reasons: tuple[str, ...]
+
+
+def _names(value: Collection[str], what: str) -> frozenset[str]:
+    """A collection of tool names; a lone string is refused, not read as its characters."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
+        raise TypeError(f"{what} must be a collection of tool names, not {type(value).__name__}")
+    bad = [n for n in value if not isinstance(n, str)]
+    if bad:
+        raise TypeError(f"{what} must hold tool names (str), got {type(bad[0]).__name__}")
+    return frozenset(value)
+
+
+def _names_or_none(value: Collection[str] | None, what: str) -> frozenset[str] | None:
+    """:func:`_names`, or ``None`` for no allowlist."""
+    return None if value is None else _names(value, what)
+
+
+def _check_policy(policy: Policy) -> Policy:
+    """A policy is ``None``, a predicate, or a collection of names (never a lone string)."""
+    if policy is None or callable(policy):
+        return policy
+    return _names(policy, "policy")
 
 
 def _held_members(d: _Decision) -> set[str]:
@@ -211,11 +242,11 @@ class ToolSurface:
         self.deferral_mode: DeferralMode = deferral_mode
         self.discovery_tool = discovery_tool
         self.load_modes: dict[str, LoadMode] = dict(load_modes or {})
-        self.pinned = frozenset(pinned)
+        self.pinned = _names(pinned, "pinned")
         self.estimator = estimator
         self.on_event = on_event
-        self._policy: Policy = policy
-        self._allowlist = frozenset(allowlist) if allowlist is not None else None
+        self._policy: Policy = _check_policy(policy)
+        self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
         self._decision: _Decision | None = None
         self._held_floor: frozenset[str] = frozenset()
@@ -230,8 +261,9 @@ class ToolSurface:
         self.mark = mark_for(self.session_id, mark_key)
         self._rules_given: set[str] = set()
         self._catalogue_rules: tuple[str, ...] | None = None
-        self._rules_key: tuple[int, int, int, int] | None = None
+        self._rules_basis: tuple[tuple[str, ...], frozenset[str]] | None = None
         self._reset_rules = True
+        self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
 
@@ -239,8 +271,8 @@ class ToolSurface:
 
     def set_policy(self, policy: Policy, allowlist: Collection[str] | None = None) -> None:
         """Replace which tools the run may call (and a child run's allowlist)."""
-        self._policy = policy
-        self._allowlist = frozenset(allowlist) if allowlist is not None else None
+        self._policy = _check_policy(policy)
+        self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version += 1
 
     def admits(self, name: str) -> bool:
@@ -348,8 +380,9 @@ class ToolSurface:
         self._catalogue_rules = (
             None if snap.catalogue_rules is None else tuple(snap.catalogue_rules)
         )
-        self._rules_key = None
+        self._rules_basis = None
         self._reset_rules = snap.catalogue_rules is None
+        self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
         return dropped
@@ -442,6 +475,16 @@ class ToolSurface:
                         reasons.append(f"{g}: lazy group")
             held = self._hold_for_limits(groups, free, held, discovery, limit, budget, reasons)
         self._held_floor = frozenset(held)
+        last = self._decision
+        if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
+            admitted,
+            frozenset(held),
+            groups,
+            discovery,
+        ):
+            # A change this run cannot see: the decision stands, reasons and all.
+            last.key = key
+            return last
         decision = _Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
         self._decision = decision
         return decision
@@ -457,41 +500,63 @@ class ToolSurface:
         reasons: list[str],
     ) -> set[str]:
         size = {g: sum(self._tokens_of(n) for n in m) for g, m in groups.items()}
-        free_tokens = sum(self._tokens_of(n) for n in free)
+        # The discovery tool is sent only while something is held back: it counts then.
+        tool_search = self.discovery_tool if discovery else None
+        free_tokens = sum(self._tokens_of(n) for n in free if n != tool_search)
+        search_tokens = self._tokens_of(tool_search) if tool_search else 0
         reserve = self.limits.load_reserve if discovery else 0
 
         def count() -> int:
-            return len(free) + sum(len(m) for g, m in groups.items() if g not in held)
+            shown = len(free) - (1 if tool_search and not held else 0)
+            return shown + sum(len(m) for g, m in groups.items() if g not in held)
 
         def tokens() -> int:
-            return free_tokens + sum(size[g] for g in groups if g not in held)
+            extra = search_tokens if held else 0
+            return free_tokens + extra + sum(size[g] for g in groups if g not in held)
 
-        def over_count() -> bool:
-            return count() + (reserve if held else 0) > limit
+        def over_limit() -> bool:
+            return count() > limit
+
+        def over_reserve() -> bool:
+            # Room for the run's loads: best effort, never worth an eager group.
+            return bool(held) and count() + reserve > limit
 
         def over_tokens() -> bool:
             return discovery and tokens() > budget
 
-        while over_count() or over_tokens():
+        while over_limit() or over_reserve() or over_tokens():
             open_groups = [g for g in groups if g not in held]
+            eager = {g for g in open_groups if self._mode(g) == "eager"}
             if not discovery:
                 # Without a discovery tool only the count limit holds groups back:
-                # connected servers first, then the largest.
+                # eager groups last, then connected servers first, then the largest.
                 ranked = sorted(
                     open_groups,
-                    key=lambda g: (not self.registry.group(g).dynamic, -len(groups[g]), g),
+                    key=lambda g: (
+                        g in eager,
+                        not self.registry.group(g).dynamic,
+                        -len(groups[g]),
+                        g,
+                    ),
                 )
             else:
-                candidates = [g for g in open_groups if self._mode(g) != "eager"]
-                if not candidates and over_count():
+                candidates = [g for g in open_groups if g not in eager]
+                if not candidates and over_limit():
                     candidates = open_groups
                 ranked = sorted(candidates, key=lambda g: (-size[g], g))
             if not ranked:
-                reasons.append("over the limits with nothing left to hold back")
+                if over_limit() or over_tokens():
+                    reasons.append("over the limits with nothing left to hold back")
                 break
             chosen = ranked[0]
+            why = (
+                "tool count"
+                if over_limit()
+                else "room for loads under the tool count"
+                if over_reserve()
+                else "token budget"
+            )
             held.add(chosen)
-            why = "tool count" if over_count() else "token budget"
             reasons.append(f"{chosen}: held back for the {why}")
         return held
 
@@ -503,11 +568,31 @@ class ToolSurface:
         reg = self.registry
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(d)
+        if not self._started:
+            # A run starts (new or seeded): a safe point to unload over the cap. A restored
+            # surface goes on with its run and keeps the snapshot's next request.
+            self._started = True
+            self._evict("start")
         held_members = _held_members(d)
         base_names = [n for n in d.admitted if n not in held_members]
         show_discovery = d.discovery and bool(d.held)
         if self.discovery_tool in base_names:
             base_names.remove(self.discovery_tool)
+        if not d.members and not show_discovery:
+            # No group, so nothing held: the list the host would send without the library,
+            # in the host's own order.
+            position = {n: i for i, n in enumerate(reg.registration_order())}
+            base_names.sort(key=lambda n: position.get(n, len(position)))
+        limit = self.limits.max_advertised_tools
+        reasons = list(d.reasons)
+        room = None if limit is None else limit - (1 if show_discovery else 0)
+        if room is not None and len(base_names) > room:
+            base_names, dropped = self._drop_over_limit(base_names, max(room, 0))
+            reasons.append(
+                f"over the provider's limit of {limit} tools with nothing to hold back: "
+                f"left off {', '.join(dropped)}"
+            )
+            self.emit("tools_dropped", {"names": dropped, "limit": limit})
         sources: list[Source] = []
         names: list[str] = []
         clipped = self._clip(base_names, user_message)
@@ -515,7 +600,10 @@ class ToolSurface:
             if n in clipped:
                 continue
             names.append(n)
-            sources.append("pinned" if n in self.pinned else "base")
+            if self._is_pinned(n):
+                sources.append("pinned")
+            else:
+                sources.append("clip" if clipped else "base")
         if show_discovery and self.discovery_tool:
             names.append(self.discovery_tool)
             sources.append("discovery")
@@ -526,22 +614,21 @@ class ToolSurface:
                 if n not in listed:
                     listed.add(n)
                     loaded_names.append((n, entry))
-        limit = self.limits.max_advertised_tools
         if limit is not None and len(names) + len(loaded_names) > limit:
             loaded_names = self._fit_loads(loaded_names, limit - len(names))
         for n, _ in loaded_names:
             names.append(n)
             sources.append("loaded")
-        if limit is not None and len(names) > limit:
-            names, sources = names[:limit], sources[:limit]
         held_view = [
             HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
             for g in sorted(d.held)
         ]
-        if self._catalogue_rules is not None and self._rules_key is None:
-            self._rules_key = d.key  # restored from a snapshot: keep its placement
-        if self._catalogue_rules is None or self._rules_key != d.key:
-            self._rules_key = d.key
+        basis = (d.admitted, d.held)
+        if self._catalogue_rules is not None and self._rules_basis is None:
+            self._rules_basis = basis  # restored from a snapshot: keep its placement
+        if self._catalogue_rules is None:
+            # The run's first catalogue, or the first after a compaction: the rules of
+            # every group on the surface, loaded ones included.
             shown = {reg.group_of(n) for n in names}
             shown |= {e.name for e in self._loaded.values() if e.kind == "group"}
             with_rules = sorted(g for g in shown if g is not None and self.rules_of(g))
@@ -551,6 +638,16 @@ class ToolSurface:
             else:
                 self._rules_given |= set(with_rules)
             self._reset_rules = False
+        elif self._rules_basis != basis:
+            # The catalogue or policy changed what the run sees: add the rules of groups
+            # newly on the base list; loads got theirs in ToolSearch's answer.
+            on_base = {reg.group_of(n) for n, src in zip(names, sources) if src != "loaded"}
+            new = {g for g in on_base if g is not None and self.rules_of(g)}
+            new -= set(self._catalogue_rules)
+            if new:
+                self._catalogue_rules = tuple(sorted(set(self._catalogue_rules) | new))
+                self._rules_given |= new
+        self._rules_basis = basis
         catalogue = render_catalogue(
             held_view,
             discovery_tool=self.discovery_tool if d.discovery else None,
@@ -566,7 +663,7 @@ class ToolSurface:
             sources=tuple(sources),
             catalogue=catalogue,
             held_back=tuple(sorted(d.held)),
-            reasons=d.reasons,
+            reasons=tuple(reasons),
         )
         self._last_plan = plan
         if self.provider is not None:
@@ -604,6 +701,16 @@ class ToolSurface:
                 out.append(render_rules(g, rules, self.mark))
         return out
 
+    def _is_pinned(self, name: str) -> bool:
+        """Pinned by the run or marked ``always_load`` by the host: never clipped or dropped."""
+        return name in self.pinned or self.registry.get(name).always_load
+
+    def _drop_over_limit(self, base: list[str], room: int) -> tuple[list[str], list[str]]:
+        """Keep ``room`` base tools, pinned ones first, in name order; and the rest."""
+        ranked = sorted(base, key=lambda n: not self._is_pinned(n))
+        keep = set(ranked[:room])
+        return [n for n in base if n in keep], [n for n in base if n not in keep]
+
     def _entry_tools(self, entry: LoadedEntry, d: _Decision) -> list[str]:
         if entry.kind == "tool":
             return [entry.name] if entry.name in d.admitted else []
@@ -630,9 +737,7 @@ class ToolSurface:
         k = self.limits.retrieval_top_k
         if not k or message is None:
             return set()
-        unpinned = [
-            n for n in base if n not in self.pinned and not self.registry.get(n).always_load
-        ]
+        unpinned = [n for n in base if not self._is_pinned(n)]
         if len(unpinned) <= k:
             return set()
         keep = {h.name for h in self.registry.search(message, k=k, admitted=unpinned)}
@@ -721,6 +826,15 @@ class ToolSurface:
         """The groups currently held back."""
         return sorted(self._decide().held)
 
+    def _room_for_loads(self) -> int | None:
+        """How many loaded tools the provider's count limit leaves room for (None: no limit)."""
+        limit = self.limits.max_advertised_tools
+        if limit is None:
+            return None
+        plan = self._last_plan or self.plan()
+        fixed = sum(1 for src in plan.sources if src != "loaded")
+        return limit - fixed
+
     def _advertised(self) -> frozenset[str]:
         return frozenset(self._last_plan.names) if self._last_plan else frozenset()
 
@@ -788,6 +902,16 @@ class ToolSurface:
                     known = sorted(d.held)
                     hint = f" Held-back groups: {', '.join(known)}." if known else ""
                     lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
+                    continue
+                room = self._room_for_loads()
+                new = [n for n in members if n not in advertised]
+                if room is not None and len(new) > room:
+                    # Loading it would be a promise the next request cannot keep.
+                    lines.append(
+                        f"Group {safe_text(group, 64)!r} was not loaded: it has {len(new)} "
+                        f"tools and only {max(room, 0)} fit in your tool list. Search with "
+                        "query, or select the tools you need by name."
+                    )
                     continue
                 self._load("group", group, "group")
                 groups_loaded.append(group)
