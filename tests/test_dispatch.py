@@ -148,6 +148,27 @@ def test_blind_call_of_a_ruled_group_gets_the_rules_instead(reg: ToolRegistry) -
     assert again.runs
 
 
+def test_later_blind_calls_of_a_ruled_group_in_the_same_message_wait_for_the_rules(
+    reg: ToolRegistry,
+) -> None:
+    surface = _surface(reg)
+    calls = [
+        ToolCall("browser__click", {"url": "#buy"}, "a"),
+        ToolCall("read_file", {"url": "x"}, "b"),
+        ToolCall("browser__download", {"url": "#pay"}, "c"),
+        ToolCall("browser__click", {"url": "#confirm"}, "d"),
+    ]
+    first, other, second, third = surface.admit(calls)
+    assert first.action == "rules" and other.runs
+    for later in (second, third):
+        assert later.action == "refuse" and later.never_ran and later.not_run == "rules"
+        assert "again after reading them" in later.message
+        assert "Rules of group" not in later.message  # given once, with the first call
+    assert surface.called_discovered_tool_names() == []
+    (after,) = surface.admit([ToolCall("browser__download", {"url": "#pay"}, "e")])
+    assert after.runs  # the next message was written after the rules
+
+
 def test_catalogue_names_the_mark_and_carries_surface_rules(engine_name: str) -> None:
     reg = build_registry(engine_name)
     reg.declare_group("browser", prefix="browser__", rules=RULES)  # not dynamic: on the surface
