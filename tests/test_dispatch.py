@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -289,6 +290,25 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
     assert surface.loaded_tool_group_names() == ["browser"]
 
 
+def _v2(clock: int, order: int, *rows: tuple[str, str, int, int]) -> dict[str, Any]:
+    """A version-2 snapshot whose loaded rows are (kind, name, order, last_use)."""
+    loaded = [
+        {"kind": k, "name": n, "how": "select", "order": o, "last_use": u, "called": True}
+        for k, n, o, u in rows
+    ]
+    return {
+        "version": 2,
+        "session_id": "s",
+        "mark": "0123456789ab",
+        "clock": clock,
+        "order": order,
+        "loaded": loaded,
+        "held_back": [],
+        "rules_given": [],
+        "catalogue_rules": None,
+    }
+
+
 @pytest.mark.parametrize(
     ("data", "fragment"),
     [
@@ -348,6 +368,22 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
             },
             "field 'clock'",
         ),
+        (
+            _v2(3, 2, ("tool", "slack__send", 1, 1), ("tool", "slack__send", 2, 3)),
+            "field 'loaded[1].name': tool 'slack__send' is already loaded[0]",
+        ),
+        (
+            _v2(3, 2, ("tool", "slack__send", 1, 1), ("group", "slack", 1, 3)),
+            "field 'loaded[1].order': order 1 is already loaded[0]'s",
+        ),
+        (
+            _v2(3, 0, ("tool", "slack__send", 1, 1)),
+            "field 'loaded[0].order': 1 is above the order counter 0",
+        ),
+        (
+            _v2(0, 2, ("tool", "slack__send", 1, 0), ("group", "slack", 2, 1)),
+            "field 'loaded[1].last_use': 1 is above the clock 0",
+        ),
     ],
 )
 def test_broken_snapshots_name_the_field_and_change_nothing(
@@ -357,7 +393,7 @@ def test_broken_snapshots_name_the_field_and_change_nothing(
     surface.tool_search({"select": "slack__send"})
     before = surface.snapshot()
     payload = data if isinstance(data, str) else json.dumps(data)
-    with pytest.raises(SnapshotError, match=fragment.replace(".", r"\.")):
+    with pytest.raises(SnapshotError, match=re.escape(fragment)):
         surface.restore(payload)
     assert surface.snapshot() == before
 
