@@ -97,6 +97,13 @@ def test_per_message_cap(reg: ToolRegistry) -> None:
     assert all(v.runs for v in uncapped.admit(calls))
 
 
+class _SendArgs(BaseModel):
+    """The arguments a host's typed slack__send would validate."""
+
+    channel: str
+    text: str
+
+
 def test_blind_call_runs_and_loads(reg: ToolRegistry) -> None:
     events: list[Event] = []
     surface = _surface(reg, on_event=events.append)
@@ -104,12 +111,16 @@ def test_blind_call_runs_and_loads(reg: ToolRegistry) -> None:
     assert v.runs and v.blind
     assert [e.kind for e in events][-2:] == ["tool_unadvertised_call", "tool_discovered"]
     assert surface.plan().names[-1] == "slack__send"
-    error = ValidationError.from_exception_data("x", [])
     text = surface.failure_text(v, TypeError("missing 'channel'"))
     assert text == "missing 'channel'\nIt takes: slack__send(url*, wait) — Send a Slack message."
     assert "It takes" in surface.failure_text(v, "bad channel", argument_error=True)
     assert "It takes" not in surface.failure_text(v, "server down")
-    assert isinstance(error, ValidationError)
+    with pytest.raises(ValidationError) as caught:
+        _SendArgs.model_validate({"text": "hi"})  # what a host's typed tool would raise
+    pydantic_text = surface.failure_text(v, caught.value)
+    assert pydantic_text.startswith(str(caught.value))
+    assert "channel" in pydantic_text and "Field required" in pydantic_text
+    assert pydantic_text.endswith("\nIt takes: slack__send(url*, wait) — Send a Slack message.")
     (listed,) = surface.admit([ToolCall("read_file")])
     assert not listed.blind
     assert "It takes" not in surface.failure_text(listed, TypeError("bad"))
