@@ -219,6 +219,31 @@ def test_names_from_a_plain_tools_list_result(caplog: pytest.LogCaptureFixture) 
     assert len(tools) == 5
 
 
+def test_sanitised_names_do_not_depend_on_the_listing_order() -> None:
+    listed = [
+        {"name": "a b", "description": "first"},
+        {"name": "a/b", "description": "second"},
+        {"name": "a_b", "description": "clean"},
+        {"name": "c d", "description": "alone"},
+    ]
+
+    def mapping(items: list[dict[str, str]]) -> dict[str, str]:
+        return {t.name: t.description for t in tools_from_list_result({"tools": items}, "srv")}
+
+    forward = mapping(listed)
+    assert forward == mapping(listed[::-1]) == mapping(listed[1:] + listed[:1])
+    assert forward["srv__a_b"] == "clean"  # a name kept as is never carries a hash
+    assert forward[mcp_tool_name("srv__", "a b")] == "first"
+    assert forward[mcp_tool_name("srv__", "a/b")] == "second"
+    # a name that needed cleaning always ends with its own hash, even with nothing beside it
+    assert forward[mcp_tool_name("srv__", "c d")] == "alone" and "srv__c_d" not in forward
+    assert mapping(listed[:1]) == {mcp_tool_name("srv__", "a b"): "first"}
+    # a listed name that spells an altered one's registry name wins it, in either order
+    squatter = {"name": mcp_tool_name("", "a b"), "description": "spelled out"}
+    both = [listed[0], squatter]
+    assert mapping(both) == mapping(both[::-1]) == {mcp_tool_name("srv__", "a b"): "spelled out"}
+
+
 def test_plain_result_errors() -> None:
     with pytest.raises(CatalogueFormatError, match="tools/list"):
         tools_from_list_result({"nope": []}, "ops")
