@@ -38,7 +38,7 @@ from toolsurface.errors import (
     ToolsurfaceError,
     UnknownToolError,
 )
-from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode
+from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode, ToolGroup
 from toolsurface.models import Tool, tool_from_mapping
 from toolsurface.registry import ToolRegistry
 
@@ -307,6 +307,8 @@ class McpServerLink:
         self.last_refresh: RefreshResult | None = None
         self.refresh_count = 0
         self._to_server: dict[str, str] = {}
+        #: The group declaration this link made; it undeclares that one only.
+        self._group: ToolGroup | None = None
         self._lock = anyio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._dirty = False
@@ -506,7 +508,9 @@ class McpServerLink:
                 self.registry.unregister(name)
             removed.append(name)
         self._to_server.clear()
-        self.registry.undeclare_group(self.name)
+        group, self._group = self._group, None
+        if group is not None and self.registry.groups().get(self.name) is group:
+            self.registry.undeclare_group(self.name)
         return removed
 
     async def __aenter__(self) -> McpServerLink:
@@ -537,11 +541,21 @@ async def connect_server(
 
     Every page of ``tools/list`` is read; a tool the registry rejects is skipped with a
     warning and the rest go in. ``handler`` (from :func:`message_handler`, given to the
-    ``ClientSession``) is bound to the link so a tool-list change refreshes it.
+    ``ClientSession``) is bound to the link so a tool-list change refreshes it. A group
+    ``name`` that is already declared (a link not yet closed, another session's server, the
+    host's own group) is refused with :class:`McpAdapterError`, so a connect never takes
+    over a group it did not make, and the link's ``close()`` undeclares only its own.
     """
     chosen = _check_names(name, prefix)
-    registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
+    if name in registry.groups():
+        raise McpAdapterError(
+            f"MCP server {name!r}: a group named {name!r} is already declared (a link to "
+            "this server not yet closed, or another group of that name); close it first or "
+            "connect the server under another name"
+        )
+    group = registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
     link = McpServerLink(registry, name, session, prefix=chosen, handler=handler)
+    link._group = group
     if handler is not None:
         handler.bind(link)
     try:
