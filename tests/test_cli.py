@@ -92,6 +92,18 @@ def test_eval_on_a_small_query_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert set(data["metrics"]) >= {"all", "lang=en", "lang=ru", "style=user", "ru/user"}
 
 
+def test_eval_refuses_an_expected_name_not_in_the_catalogue(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    queries = tmp_path / "q.jsonl"
+    row = {"id": "a", "query": "list pull requests", "expected": ["github__list_pull_request"]}
+    queries.write_text(json.dumps(row) + "\n", "utf-8")
+    assert main(["eval", "--queries", str(queries)]) == 2
+    err = capsys.readouterr().err
+    assert f"{queries} line 1 (id 'a'): expected tool 'github__list_pull_request'" in err
+    assert "nearest: github__list_pull_requests" in err
+
+
 def test_plan_respects_the_provider(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(capsys, ["plan", "--provider", "openai", "--json"])
     assert len(data["tools"]) <= 128

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,6 +97,13 @@ def test_per_message_cap(reg: ToolRegistry) -> None:
     assert all(v.runs for v in uncapped.admit(calls))
 
 
+class _SendArgs(BaseModel):
+    """The arguments a host's typed slack__send would validate."""
+
+    channel: str
+    text: str
+
+
 def test_blind_call_runs_and_loads(reg: ToolRegistry) -> None:
     events: list[Event] = []
     surface = _surface(reg, on_event=events.append)
@@ -103,12 +111,16 @@ def test_blind_call_runs_and_loads(reg: ToolRegistry) -> None:
     assert v.runs and v.blind
     assert [e.kind for e in events][-2:] == ["tool_unadvertised_call", "tool_discovered"]
     assert surface.plan().names[-1] == "slack__send"
-    error = ValidationError.from_exception_data("x", [])
     text = surface.failure_text(v, TypeError("missing 'channel'"))
     assert text == "missing 'channel'\nIt takes: slack__send(url*, wait) — Send a Slack message."
     assert "It takes" in surface.failure_text(v, "bad channel", argument_error=True)
     assert "It takes" not in surface.failure_text(v, "server down")
-    assert isinstance(error, ValidationError)
+    with pytest.raises(ValidationError) as caught:
+        _SendArgs.model_validate({"text": "hi"})  # what a host's typed tool would raise
+    pydantic_text = surface.failure_text(v, caught.value)
+    assert pydantic_text.startswith(str(caught.value))
+    assert "channel" in pydantic_text and "Field required" in pydantic_text
+    assert pydantic_text.endswith("\nIt takes: slack__send(url*, wait) — Send a Slack message.")
     (listed,) = surface.admit([ToolCall("read_file")])
     assert not listed.blind
     assert "It takes" not in surface.failure_text(listed, TypeError("bad"))
@@ -146,6 +158,27 @@ def test_blind_call_of_a_ruled_group_gets_the_rules_instead(reg: ToolRegistry) -
     assert surface.called_discovered_tool_names() == []  # held for the rules: not a use
     (again,) = surface.admit([ToolCall("browser__click", {"url": "#buy"})])
     assert again.runs
+
+
+def test_later_blind_calls_of_a_ruled_group_in_the_same_message_wait_for_the_rules(
+    reg: ToolRegistry,
+) -> None:
+    surface = _surface(reg)
+    calls = [
+        ToolCall("browser__click", {"url": "#buy"}, "a"),
+        ToolCall("read_file", {"url": "x"}, "b"),
+        ToolCall("browser__download", {"url": "#pay"}, "c"),
+        ToolCall("browser__click", {"url": "#confirm"}, "d"),
+    ]
+    first, other, second, third = surface.admit(calls)
+    assert first.action == "rules" and other.runs
+    for later in (second, third):
+        assert later.action == "refuse" and later.never_ran and later.not_run == "rules"
+        assert "again after reading them" in later.message
+        assert "Rules of group" not in later.message  # given once, with the first call
+    assert surface.called_discovered_tool_names() == []
+    (after,) = surface.admit([ToolCall("browser__download", {"url": "#pay"}, "e")])
+    assert after.runs  # the next message was written after the rules
 
 
 def test_catalogue_names_the_mark_and_carries_surface_rules(engine_name: str) -> None:
@@ -268,6 +301,25 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
     assert surface.loaded_tool_group_names() == ["browser"]
 
 
+def _v2(clock: int, order: int, *rows: tuple[str, str, int, int]) -> dict[str, Any]:
+    """A version-2 snapshot whose loaded rows are (kind, name, order, last_use)."""
+    loaded = [
+        {"kind": k, "name": n, "how": "select", "order": o, "last_use": u, "called": True}
+        for k, n, o, u in rows
+    ]
+    return {
+        "version": 2,
+        "session_id": "s",
+        "mark": "0123456789ab",
+        "clock": clock,
+        "order": order,
+        "loaded": loaded,
+        "held_back": [],
+        "rules_given": [],
+        "catalogue_rules": None,
+    }
+
+
 @pytest.mark.parametrize(
     ("data", "fragment"),
     [
@@ -327,6 +379,22 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
             },
             "field 'clock'",
         ),
+        (
+            _v2(3, 2, ("tool", "slack__send", 1, 1), ("tool", "slack__send", 2, 3)),
+            "field 'loaded[1].name': tool 'slack__send' is already loaded[0]",
+        ),
+        (
+            _v2(3, 2, ("tool", "slack__send", 1, 1), ("group", "slack", 1, 3)),
+            "field 'loaded[1].order': order 1 is already loaded[0]'s",
+        ),
+        (
+            _v2(3, 0, ("tool", "slack__send", 1, 1)),
+            "field 'loaded[0].order': 1 is above the order counter 0",
+        ),
+        (
+            _v2(0, 2, ("tool", "slack__send", 1, 0), ("group", "slack", 2, 1)),
+            "field 'loaded[1].last_use': 1 is above the clock 0",
+        ),
     ],
 )
 def test_broken_snapshots_name_the_field_and_change_nothing(
@@ -336,7 +404,7 @@ def test_broken_snapshots_name_the_field_and_change_nothing(
     surface.tool_search({"select": "slack__send"})
     before = surface.snapshot()
     payload = data if isinstance(data, str) else json.dumps(data)
-    with pytest.raises(SnapshotError, match=fragment.replace(".", r"\.")):
+    with pytest.raises(SnapshotError, match=re.escape(fragment)):
         surface.restore(payload)
     assert surface.snapshot() == before
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
-from toolsurface.evaluation import EvalQuery, evaluate
+from toolsurface.errors import CatalogueFormatError
+from toolsurface.evaluation import EvalQuery, check_expected, evaluate, load_queries
 
 
 def _q(i: str, expected: set[str], lang: str = "en", style: str = "user") -> EvalQuery:
@@ -32,3 +35,35 @@ def test_aliases_count_and_ndcg_stays_at_most_one() -> None:
     metrics, _ = evaluate([_q("a", {"f"})], lambda _: [["f__2", "f", "f__3"]], aliases=aliases)
     assert metrics["all"]["recall@1"] == 1.0
     assert metrics["all"]["ndcg@10"] == pytest.approx(1.0)
+
+
+def test_an_expected_name_not_in_the_catalogue_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "q.jsonl"
+    rows = [
+        {"id": "a", "query": "list pull requests", "expected": ["gh__list_pull_requests"]},
+        {"query": "create an issue", "expected": ["gh__create_isue", "gh__create_issue"]},
+    ]
+    path.write_text(json.dumps(rows[0]) + "\n\n" + json.dumps(rows[1]) + "\n", "utf-8")
+    queries = load_queries(path)
+    known = {"gh__list_pull_requests", "gh__create_issue", "gh__close_issue"}
+    with pytest.raises(CatalogueFormatError) as caught:
+        check_expected(queries, known)
+    message = str(caught.value)
+    assert message.startswith("1 expected name is not in the catalogue:")
+    assert f"{path} line 3: expected tool 'gh__create_isue'" in message
+    assert "nearest: gh__create_issue" in message
+    check_expected(queries[:1], known)  # every name known: no error
+
+
+def test_the_query_id_and_item_of_a_json_list_are_named(tmp_path: Path) -> None:
+    path = tmp_path / "bfcl.json"
+    rows = [{"id": f"simple_{i}", "query": "q", "expected": [f"f{i}"]} for i in range(8)]
+    path.write_text(json.dumps(rows), "utf-8")
+    with pytest.raises(CatalogueFormatError) as caught:
+        check_expected(load_queries(path), {"f0"})
+    message = str(caught.value)
+    assert message.startswith("7 expected names are not in the catalogue:")
+    assert f"{path} item 1 (id 'simple_1'): expected tool 'f1'" in message
+    assert message.endswith("... and 2 more")
+    with pytest.raises(CatalogueFormatError, match="query 'x': expected tool 'y'"):
+        check_expected([_q("x", {"y"})], {"z"})  # built by hand: no place in a file

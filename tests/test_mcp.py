@@ -219,6 +219,44 @@ def test_names_from_a_plain_tools_list_result(caplog: pytest.LogCaptureFixture) 
     assert len(tools) == 5
 
 
+def test_sanitised_names_do_not_depend_on_the_listing_order() -> None:
+    listed = [
+        {"name": "a b", "description": "first"},
+        {"name": "a/b", "description": "second"},
+        {"name": "a_b", "description": "clean"},
+        {"name": "c d", "description": "alone"},
+    ]
+
+    def mapping(items: list[dict[str, str]]) -> dict[str, str]:
+        return {t.name: t.description for t in tools_from_list_result({"tools": items}, "srv")}
+
+    forward = mapping(listed)
+    assert forward == mapping(listed[::-1]) == mapping(listed[1:] + listed[:1])
+    assert forward["srv__a_b"] == "clean"  # a name kept as is never carries a hash
+    assert forward[mcp_tool_name("srv__", "a b")] == "first"
+    assert forward[mcp_tool_name("srv__", "a/b")] == "second"
+    # a name that needed cleaning always ends with its own hash, even with nothing beside it
+    assert forward[mcp_tool_name("srv__", "c d")] == "alone" and "srv__c_d" not in forward
+    assert mapping(listed[:1]) == {mcp_tool_name("srv__", "a b"): "first"}
+    # a listed name that spells an altered one's registry name wins it, in either order
+    squatter = {"name": mcp_tool_name("", "a b"), "description": "spelled out"}
+    both = [listed[0], squatter]
+    assert mapping(both) == mapping(both[::-1]) == {mcp_tool_name("srv__", "a b"): "spelled out"}
+
+
+def test_a_group_already_declared_is_refused_before_the_session_is_used() -> None:
+    registry = ToolRegistry()
+    registry.declare_group("gh", prefix="gh__", rules="The host's own rules.")
+    untouched = object()  # any use of the session would fail: nothing may be listed
+
+    async def main() -> None:
+        await connect_server(registry, "gh", untouched)  # type: ignore[arg-type]
+
+    with pytest.raises(McpAdapterError, match="MCP server 'gh': a group named 'gh' is already"):
+        asyncio.run(main())
+    assert registry.groups()["gh"].rules == "The host's own rules."
+
+
 def test_plain_result_errors() -> None:
     with pytest.raises(CatalogueFormatError, match="tools/list"):
         tools_from_list_result({"nope": []}, "ops")
@@ -374,6 +412,30 @@ def test_refresh_brings_the_registry_back_in_step(registry: ToolRegistry) -> Non
 
     run(main)
     assert not any(marker in line for line in _command_lines()), "the server process lives on"
+
+
+def test_a_second_link_under_one_name_is_refused_and_close_keeps_others_groups(
+    registry: ToolRegistry,
+) -> None:
+    registry.register(tool_search_tool())
+
+    async def main() -> None:
+        async with session_for([str(DEMO_SERVER)]) as session:
+            first = await connect_server(registry, "demo", session)
+            names = first.names()
+            with pytest.raises(McpAdapterError, match="MCP server 'demo'"):
+                await connect_server(registry, "demo", session)
+            assert registry.groups()["demo"].dynamic and first.names() == names
+            assert ToolSurface(registry).plan().held_back == ("demo",)  # still held back
+            await first.close()
+            again = await connect_server(registry, "demo", session)  # closed: free again
+            # The host redeclares the group under the link: close() leaves the host's alone.
+            mine = registry.declare_group("demo", prefix="demo__", rules="The host's.")
+            await again.close()
+            assert registry.groups()["demo"] is mine
+            assert not [n for n in registry.names() if n.startswith("demo__")]
+
+    run(main)
 
 
 def test_a_broken_listing_registers_nothing(registry: ToolRegistry) -> None:

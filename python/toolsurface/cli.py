@@ -86,12 +86,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from toolsurface.evaluation import evaluate, load_aliases, load_queries
+    from toolsurface.evaluation import check_expected, evaluate, load_aliases, load_queries
 
     lexicon = None if args.no_lexicon else DEFAULT_LEXICON
     registry, label = _registry(args.catalogue, args.engine, lexicon)
     queries = load_queries(args.queries)
     aliases = load_aliases(args.catalogue) if args.catalogue else {}
+    check_expected(queries, set(registry.names()) | set(aliases))
 
     def rank(texts: Sequence[str]) -> list[list[str]]:
         return [[h.name for h in hits] for hits in registry.search_many(list(texts), k=10)]

@@ -81,6 +81,9 @@ def admit_calls(surface: ToolSurface, calls: Sequence[ToolCall]) -> list[Verdict
     admitted_set = set(admitted)
     verdicts: list[Verdict] = []
     capped = 0
+    # Groups whose rules this message handed out: the model wrote its other calls before it
+    # saw them, so the rules count as given only from the next message on.
+    ruled_now: set[str] = set()
     for i, call in enumerate(calls):
         if cap and i >= cap:
             capped += 1
@@ -101,7 +104,11 @@ def admit_calls(surface: ToolSurface, calls: Sequence[ToolCall]) -> list[Verdict
         blind = name not in advertised
         group = surface.registry.group_of(name)
         rules = surface.rules_of(group) if group is not None else None
+        if blind and group is not None and rules and group in ruled_now:
+            verdicts.append(_after_rules(call, group))
+            continue
         if blind and group is not None and rules and group not in surface.rules_given():
+            ruled_now.add(group)
             verdicts.append(_rules_first(surface, call, group, rules, admitted))
             continue
         if blind:
@@ -132,6 +139,15 @@ def _rules_first(
         lines.append(f"The group's other tools: {', '.join(others)}.")
     lines.append(f"It takes: {tool_line(tool)}")
     return Verdict(call, "rules", "\n".join(lines), blind=True, not_run="rules")
+
+
+def _after_rules(call: ToolCall, group: str) -> Verdict:
+    """Refuse a later call of a group whose rules this same message received, unseen by it."""
+    text = (
+        f"Not run: this call was written before the rules of the group {group}, given above "
+        f"in this step. Call {call.name} again after reading them."
+    )
+    return Verdict(call, "refuse", text, blind=True, not_run="rules")
 
 
 def failure_text(

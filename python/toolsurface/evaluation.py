@@ -3,24 +3,28 @@
 Query files are JSON Lines (``id``, ``query``, ``lang``, ``style``, ``expected``) or the BFCL
 JSON list (``id``, ``query``, ``expected``, ``category``). For BFCL catalogues whose records
 carry ``original_name``, any function sharing the expected one's original name is a hit.
+An expected name the catalogue does not hold is a label error (:func:`check_expected`), not
+a miss.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from toolsurface.errors import CatalogueFormatError
+from toolsurface.tools.toolsearch import nearest_names
 
 __all__ = [
     "CUTOFFS",
     "EvalQuery",
     "GroupMetrics",
     "Miss",
+    "check_expected",
     "evaluate",
     "load_aliases",
     "load_queries",
@@ -40,6 +44,7 @@ class EvalQuery:
     lang: str
     style: str
     expected: frozenset[str]
+    where: str = ""
 
 
 @dataclass
@@ -118,9 +123,40 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
                 lang=str(row.get("lang", "en")),
                 style=str(row.get("style", row.get("category", "user"))),
                 expected=frozenset(str(e) for e in expected),
+                where=where,
             )
         )
     return out
+
+
+#: At most this many unknown expected names are listed in the error.
+_UNKNOWN_SHOWN = 5
+
+
+def check_expected(queries: Sequence[EvalQuery], known: Collection[str]) -> None:
+    """Raise if a query expects a tool the catalogue lacks: a typo would score as a miss.
+
+    The error names the query's place in its file (and its id), the name and the nearest
+    catalogue names.
+    """
+    found: list[tuple[EvalQuery, str]] = [
+        (q, name) for q in queries for name in sorted(q.expected) if name not in known
+    ]
+    if not found:
+        return
+    lines = []
+    for q, name in found[:_UNKNOWN_SHOWN]:
+        place = q.where or f"query {q.id!r}"
+        if q.where and q.id != q.where:
+            place += f" (id {q.id!r})"
+        near = nearest_names(name, sorted(known))
+        hint = f"; nearest: {', '.join(near)}" if near else ""
+        lines.append(f"{place}: expected tool {name!r} is not in the catalogue{hint}")
+    more = len(found) - _UNKNOWN_SHOWN
+    if more > 0:
+        lines.append(f"... and {more} more")
+    head = "1 expected name is" if len(found) == 1 else f"{len(found)} expected names are"
+    raise CatalogueFormatError(f"{head} not in the catalogue:\n" + "\n".join(lines))
 
 
 def load_aliases(catalogue: str | Path) -> dict[str, frozenset[str]]:

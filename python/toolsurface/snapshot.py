@@ -18,7 +18,8 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
 
@@ -68,9 +69,37 @@ class SurfaceSnapshot(BaseModel):
     rules_given: list[str]
     catalogue_rules: list[str] | None
 
+    @model_validator(mode="after")
+    def _rows_agree(self) -> SurfaceSnapshot:
+        """Rows unique and under the counters, so the next load lands after every row."""
+        problem = _rows_problem(self)
+        if problem:
+            raise PydanticCustomError("snapshot_rows", "{problem}", {"problem": problem})
+        return self
+
     def to_json(self) -> str:
         """The snapshot as compact, key-sorted JSON."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+
+def _rows_problem(snap: SurfaceSnapshot) -> str:
+    """What makes the loaded rows disagree with each other or with the counters, or ''."""
+    names: dict[tuple[str, str], int] = {}
+    orders: dict[int, int] = {}
+    for i, row in enumerate(snap.loaded):
+        at = f"field 'loaded[{i}]"
+        if (row.kind, row.name) in names:
+            first = names[(row.kind, row.name)]
+            return f"{at}.name': {row.kind} {row.name!r} is already loaded[{first}]"
+        if row.order in orders:
+            return f"{at}.order': order {row.order} is already loaded[{orders[row.order]}]'s"
+        if row.order > snap.order:
+            return f"{at}.order': {row.order} is above the order counter {snap.order}"
+        if row.last_use > snap.clock:
+            return f"{at}.last_use': {row.last_use} is above the clock {snap.clock}"
+        names[(row.kind, row.name)] = i
+        orders[row.order] = i
+    return ""
 
 
 class _DiscoveredV1(BaseModel):
@@ -140,6 +169,8 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 
 def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
+    if first["type"] == "snapshot_rows":
+        return f"snapshot: {first['msg']}"
     loc = ".".join(str(p) for p in first["loc"]) or "<snapshot>"
     return f"snapshot: field {loc!r}: {first['msg']}"
 

@@ -38,7 +38,7 @@ from toolsurface.errors import (
     ToolsurfaceError,
     UnknownToolError,
 )
-from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode
+from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode, ToolGroup
 from toolsurface.models import Tool, tool_from_mapping
 from toolsurface.registry import ToolRegistry
 
@@ -112,35 +112,23 @@ def _digest(text: str) -> str:
 
 
 def mcp_tool_name(prefix: str, server_tool: str, *, force_digest: bool = False) -> str:
-    """A server tool's registry name, MCP-safe (odd characters to ``_``, over 128 cut + hash)."""
-    # The hash is of the server's own name, so a cut (or, with force_digest, a sanitised name
-    # that collides with another) stays stable across listings and unique within the server.
+    """A server tool's registry name, MCP-safe; an altered name ends with its name's hash.
+
+    A name that needed changing (odd characters to ``_``, or cut to 128) always ends with a
+    hash of the server's own name, so the name depends on that name alone: two server names
+    that clean up alike get different names whatever order the server lists them in.
+    """
     name = _UNSAFE.sub("_", f"{prefix}{server_tool}")
-    if len(name) > MAX_NAME_CHARS or force_digest:
+    altered = name != f"{prefix}{server_tool}"
+    if len(name) > MAX_NAME_CHARS or altered or force_digest:
         room = MAX_NAME_CHARS - _DIGEST_CHARS - 1
         name = f"{name[:room]}_{_digest(server_tool)}"
     return name
 
 
 def _assign_names(prefix: str, server_names: Iterable[str]) -> dict[str, str]:
-    """Registry name per server name: clean names first, so they never move for an odd one."""
-    ordered = list(server_names)
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    for n in ordered:
-        plain = mcp_tool_name(prefix, n)
-        if plain == f"{prefix}{n}":
-            out[n] = plain
-            taken.add(plain)
-    for n in ordered:
-        if n in out:
-            continue
-        made = mcp_tool_name(prefix, n)
-        if made in taken:
-            made = mcp_tool_name(prefix, n, force_digest=True)
-        out[n] = made
-        taken.add(made)
-    return out
+    """Registry name per server name, each from its own name alone (never from the order)."""
+    return {n: mcp_tool_name(prefix, n) for n in server_names}
 
 
 def _text(value: Any) -> str:
@@ -166,11 +154,13 @@ def _convert(
         seen.add(raw)
         valid.append((raw, item))
     names = _assign_names(prefix, (n for n, _ in valid))
+    # A server name kept as is wins its registry name over an altered one, in any order.
+    plain = {made for raw, made in names.items() if made == f"{prefix}{raw}"}
     tools: list[tuple[Tool, str]] = []
     taken: set[str] = set()
     for raw, item in valid:
         name = names[raw]
-        if name in taken:
+        if name in taken or (name in plain and name != f"{prefix}{raw}"):
             skipped.append(SkippedTool(raw, f"its registry name {name!r} is taken by another"))
             continue
         schema = item.get("inputSchema", item.get("input_schema"))
@@ -317,6 +307,8 @@ class McpServerLink:
         self.last_refresh: RefreshResult | None = None
         self.refresh_count = 0
         self._to_server: dict[str, str] = {}
+        #: The group declaration this link made; it undeclares that one only.
+        self._group: ToolGroup | None = None
         self._lock = anyio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._dirty = False
@@ -516,7 +508,9 @@ class McpServerLink:
                 self.registry.unregister(name)
             removed.append(name)
         self._to_server.clear()
-        self.registry.undeclare_group(self.name)
+        group, self._group = self._group, None
+        if group is not None and self.registry.groups().get(self.name) is group:
+            self.registry.undeclare_group(self.name)
         return removed
 
     async def __aenter__(self) -> McpServerLink:
@@ -547,11 +541,21 @@ async def connect_server(
 
     Every page of ``tools/list`` is read; a tool the registry rejects is skipped with a
     warning and the rest go in. ``handler`` (from :func:`message_handler`, given to the
-    ``ClientSession``) is bound to the link so a tool-list change refreshes it.
+    ``ClientSession``) is bound to the link so a tool-list change refreshes it. A group
+    ``name`` that is already declared (a link not yet closed, another session's server, the
+    host's own group) is refused with :class:`McpAdapterError`, so a connect never takes
+    over a group it did not make, and the link's ``close()`` undeclares only its own.
     """
     chosen = _check_names(name, prefix)
-    registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
+    if name in registry.groups():
+        raise McpAdapterError(
+            f"MCP server {name!r}: a group named {name!r} is already declared (a link to "
+            "this server not yet closed, or another group of that name); close it first or "
+            "connect the server under another name"
+        )
+    group = registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
     link = McpServerLink(registry, name, session, prefix=chosen, handler=handler)
+    link._group = group
     if handler is not None:
         handler.bind(link)
     try:
