@@ -82,11 +82,6 @@ def test_a_refusal_without_notes_is_the_three_forms() -> None:
     assert parse_tool_search_arguments({}).refusal == REFUSAL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="surface.py's tool_search still answers an empty request with the bare REFUSAL; "
-    "it must return request.refusal (then drop this marker)",
-)
 def test_the_refusal_names_what_was_wrong(surface: ToolSurface) -> None:
     result = surface.tool_search({"query": 123})
     assert result.refused

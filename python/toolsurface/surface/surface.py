@@ -30,7 +30,6 @@ from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.catalogue import HeldGroup, render_catalogue
 from toolsurface.surface.rules import mark_for, mark_notice, render_rules
 from toolsurface.tools.toolsearch import (
-    REFUSAL,
     TOOL_SEARCH_NAME,
     nearest_names,
     parse_tool_search_arguments,
@@ -874,7 +873,7 @@ class ToolSurface:
         """
         request = parse_tool_search_arguments(arguments)
         if request.empty:
-            return ToolSearchResult(text=REFUSAL, refused=True, metadata={"refused": True})
+            return ToolSearchResult(text=request.refusal, refused=True, metadata={"refused": True})
         d = self._decide()
         admitted = set(d.admitted)
         advertised = self._advertised()
