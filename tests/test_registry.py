@@ -105,6 +105,9 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     assert dict(registry.query_terms("run redis:7 at 14:05"))["redi"] == 1.0
     # Expansions of a payload word weigh half as much as the lexicon's weight.
     assert dict(registry.query_terms("note: пулреквест"))["pull"] == 0.5
+    # A number is an argument's value too; a word with digits in it is not a number.
+    terms = dict(registry.query_terms("merge PR 231 into v2 after 2024-05-01"))
+    assert (terms["231"], terms["2024"], terms["v2"], terms["merg"]) == (0.5, 0.5, 1.0, 1.0)
 
 
 def test_russian_request_finds_english_tool(registry: ToolRegistry) -> None:

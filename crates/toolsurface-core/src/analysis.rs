@@ -456,6 +456,15 @@ impl Analyzer {
         }
     }
 
+    /// Whether an identifier is a number: ASCII digits and connectors only, class-I
+    /// characters aside (`231`, `1.8.2`, `2023-04-15`; not `v2`, `k8s`, `٣`). In a request
+    /// it is an argument's value, weighed like the payload.
+    pub fn is_number(&self, ident: &str) -> bool {
+        ident
+            .chars()
+            .all(|c| c.is_ascii_digit() || is_connector(c) || self.table.class(c) == Class::Ignore)
+    }
+
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
     /// aside.
     fn url_follows(&self, rest: &str) -> bool {
@@ -671,6 +680,12 @@ mod tests {
         // A quote opened before the colon still closes after it.
         assert_eq!(spans("a \"b: c\" d"), [(4, 10), (2, 7)]);
         assert!(in_payload(&[(2, 8)], 3) && !in_payload(&[(2, 8)], 2));
+        for n in ["231", "1.8.2", "2023-04-15", "1\u{200b}2"] {
+            assert!(a.is_number(n), "{n}");
+        }
+        for n in ["v2", "k8s", "s3", "\u{663}"] {
+            assert!(!a.is_number(n), "{n}");
+        }
     }
 
     #[test]

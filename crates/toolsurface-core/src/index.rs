@@ -48,7 +48,8 @@ pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
 /// Vocabulary terms a query token may bring in through the fallback.
 pub const FUZZY_PER_TOKEN: usize = 3;
 /// Query weight of a token of the request's payload (quoted text, the text after a colon:
-/// what the action is given rather than the action; see [`Analyzer::payload_spans`]).
+/// what the action is given rather than the action; see [`Analyzer::payload_spans`]) and
+/// of a number ([`Analyzer::is_number`]).
 pub const PAYLOAD_WEIGHT: f64 = 0.5;
 
 /// A field count of a posting that does not fit a byte: the exact counts are in `tf_big`.
@@ -413,10 +414,11 @@ struct FuzzyScratch {
 }
 
 /// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
-/// it starts inside one of the payload ranges `spans`, else 1.
-fn ident_weight(spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
+/// it starts inside one of the payload ranges `spans` or is a number
+/// ([`Analyzer::is_number`]), else 1.
+fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
     let start = ident.as_ptr() as usize - query.as_ptr() as usize;
-    if in_payload(spans, start) {
+    if in_payload(spans, start) || analyzer.is_number(ident) {
         PAYLOAD_WEIGHT
     } else {
         1.0
@@ -1052,14 +1054,15 @@ impl Index {
     }
 
     /// The analysed tokens of `query` and the weight of each: [`PAYLOAD_WEIGHT`] for those
-    /// of an identifier in the request's payload ([`Analyzer::payload_spans`]), else 1.
+    /// of an identifier in the request's payload ([`Analyzer::payload_spans`]) or of a
+    /// number ([`Analyzer::is_number`]), else 1.
     fn query_tokens(&self, query: &str) -> (Vec<String>, Vec<f64>) {
         let mut spans = Vec::new();
         self.analyzer.payload_spans(query, &mut spans);
         let mut scratch = TokenScratch::default();
         let (mut toks, mut weights) = (Vec::new(), Vec::new());
         self.analyzer.for_each_identifier(query, |ident| {
-            let w = ident_weight(&spans, query, ident);
+            let w = ident_weight(&self.analyzer, &spans, query, ident);
             self.analyzer
                 .identifier_tokens(ident, &mut scratch, &mut |t: &str| {
                     toks.push(t.to_string());
@@ -1118,7 +1121,7 @@ impl Index {
         qweights.clear();
         self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
-            let w = ident_weight(spans, query, ident);
+            let w = ident_weight(&self.analyzer, spans, query, ident);
             let (a, b) = match memo.map.get(ident) {
                 Some(&range) => range,
                 None => {

@@ -104,6 +104,8 @@ class CharTable:
 #: Quote pairs whose inside is a request's payload: opening mark -> closing mark.
 _QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}
 _ASCII_SPACE = frozenset(" \t\n\x0b\x0c\r")
+#: An identifier that is a number (its terms weigh like the payload's).
+_NUMBER_IDENT = re.compile(r"[0-9_.-]+")
 
 
 def payload_spans(text: str) -> list[tuple[int, int]]:
@@ -162,7 +164,7 @@ class Analyzer:
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` in order: parts of each identifier, then its joined form."""
         out: list[str] = []
-        for _, terms in self._identifiers(text.translate(self._ignore_map)):
+        for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
             out.extend(terms)
         return out
 
@@ -170,20 +172,22 @@ class Analyzer:
         """Index terms of a request and the weight of each.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
-        ``payload_spans``), 1 for the others.
+        ``payload_spans``) or of a number (ASCII digits and connectors only: ``231``,
+        ``1.8.2``, ``2023-04-15``; an argument's value), 1 for the others.
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
         toks: list[str] = []
         weights: list[float] = []
-        for start, terms in self._identifiers(text):
-            w = payload_weight if any(a < start < b for a, b in spans) else 1.0
+        for start, ident, terms in self._identifiers(text):
+            inside = any(a < start < b for a, b in spans)
+            w = payload_weight if inside or _NUMBER_IDENT.fullmatch(ident) else 1.0
             toks.extend(terms)
             weights.extend([w] * len(terms))
         return toks, weights
 
-    def _identifiers(self, text: str) -> Iterator[tuple[int, tuple[str, ...]]]:
-        """Each identifier of ``text`` (class-I characters removed): its start, its terms."""
+    def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+        """Each identifier of ``text`` (class-I characters removed): start, text, terms."""
         memo = self._memo
         url_end = -1
         for match in self._identifier.finditer(text):
@@ -205,7 +209,7 @@ class Analyzer:
                 if len(memo) >= _MEMO_LIMIT:
                     memo.clear()
                 memo[ident] = terms
-            yield start, terms
+            yield start, ident, terms
 
     def parts(self, identifier: str) -> list[str]:
         """Split one identifier at connectors, case changes, digits and script changes."""
