@@ -86,6 +86,16 @@ _WORDS = st.sampled_from(
     ).split()
 )
 _FIELD = st.lists(_WORDS, max_size=12).map(" ".join)
+# Requests with payload marks (quotes, "word: ") and numbers between and inside the words.
+_MARKS = st.sampled_from(
+    [":", ": ", ":\u200b ", '"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\n", "231", "1.8.2"]
+)
+_DATED = st.lists(
+    st.sampled_from(["2023-04-15", "4\u200b2", "\u0663", "v2", "k8s"]), max_size=6
+).map(" ".join)
+_QUERY = st.lists(st.one_of(_WORDS, _MARKS), max_size=12).map(" ".join) | st.lists(
+    st.one_of(_WORDS, _MARKS), max_size=12
+).map("".join)
 
 
 @st.composite
@@ -111,7 +121,7 @@ _B = st.floats(0.0, 1.0, allow_nan=False)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     docs=_catalogue(),
-    queries=st.lists(st.one_of(_FIELD, _TEXT), min_size=1, max_size=4),
+    queries=st.lists(st.one_of(_FIELD, _TEXT, _QUERY, _DATED), min_size=1, max_size=4),
     weights=st.tuples(_WEIGHT, _WEIGHT, _WEIGHT, _WEIGHT, _WEIGHT),
     b=st.tuples(_B, _B, _B, _B, _B),
     k1=st.floats(0.05, 4.0),

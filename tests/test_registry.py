@@ -92,6 +92,24 @@ def test_search_ranks_best_first(registry: ToolRegistry) -> None:
     assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
 
 
+def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
+    # Quoted text and the text after "word: " are what the action is given, not the action.
+    terms = dict(registry.query_terms("create an issue: search page crashes"))
+    assert terms["creat"] == terms["issu"] == 1.0
+    assert terms["search"] == terms["page"] == terms["crash"] == 0.5
+    terms = dict(registry.query_terms('post "deploy finished" in releases'))
+    assert (terms["post"], terms["deploy"], terms["releas"]) == (1.0, 0.5, 1.0)
+    # A word both inside and outside the payload keeps its full weight.
+    assert dict(registry.query_terms('deploy "deploy"'))["deploy"] == 1.0
+    # A colon without white space after it (ports, times, tags) starts no payload.
+    assert dict(registry.query_terms("run redis:7 at 14:05"))["redi"] == 1.0
+    # Expansions of a payload word weigh half as much as the lexicon's weight.
+    assert dict(registry.query_terms("note: пулреквест"))["pull"] == 0.5
+    # A number is an argument's value too; a word with digits in it is not a number.
+    terms = dict(registry.query_terms("merge PR 231 into v2 after 2024-05-01"))
+    assert (terms["231"], terms["2024"], terms["v2"], terms["merg"]) == (0.5, 0.5, 1.0, 1.0)
+
+
 def test_russian_request_finds_english_tool(registry: ToolRegistry) -> None:
     assert (
         registry.search("покажи открытые пулреквесты", k=1)[0].name == "github__list_pull_requests"

@@ -45,6 +45,12 @@ fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
+/// Whether an identifier starting at byte `start` lies inside one of the payload ranges
+/// of [`Analyzer::payload_spans`].
+pub fn in_payload(spans: &[(usize, usize)], start: usize) -> bool {
+    spans.iter().any(|&(a, b)| a < start && start < b)
+}
+
 fn is_connector(c: char) -> bool {
     matches!(c, '_' | '-' | '.')
 }
@@ -406,6 +412,59 @@ impl Analyzer {
         }
     }
 
+    /// Append to `out` the byte ranges of `text` that hold a request's payload rather than
+    /// what it asks for: the text inside a pair of quotes (`"…"`, `“…”`, `«…»`, opened
+    /// while no other is open and closed on the same line), and everything after the
+    /// first colon followed (class-I characters aside) by ASCII white space ("create an
+    /// issue: search page crashes"). An identifier starting strictly inside a range is
+    /// payload (see [`in_payload`]).
+    pub fn payload_spans(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        out.clear();
+        let mut open: Option<(char, usize)> = None;
+        let mut colon = false;
+        let mut chars = text.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\n' => open = None,
+                ':' if !colon => {
+                    let next = chars
+                        .clone()
+                        .map(|(_, c)| c)
+                        .find(|&c| self.table.class(c) != Class::Ignore);
+                    if next.is_some_and(|c| c.is_ascii() && is_ascii_space(c as u8)) {
+                        colon = true;
+                        out.push((i, text.len()));
+                    }
+                }
+                _ => {}
+            }
+            match open {
+                Some((close, start)) if c == close => {
+                    out.push((start, i));
+                    open = None;
+                }
+                Some(_) => {}
+                None => {
+                    open = match c {
+                        '"' => Some(('"', i)),
+                        '\u{201c}' => Some(('\u{201d}', i)),
+                        '\u{ab}' => Some(('\u{bb}', i)),
+                        _ => None,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Whether an identifier is a number: ASCII digits and connectors only, class-I
+    /// characters aside (`231`, `1.8.2`, `2023-04-15`; not `v2`, `k8s`, `٣`). In a request
+    /// it is an argument's value, weighed like the payload.
+    pub fn is_number(&self, ident: &str) -> bool {
+        ident
+            .chars()
+            .all(|c| c.is_ascii_digit() || is_connector(c) || self.table.class(c) == Class::Ignore)
+    }
+
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
     /// aside.
     fn url_follows(&self, rest: &str) -> bool {
@@ -601,6 +660,32 @@ mod tests {
 
     fn toks(a: &Analyzer, s: &str) -> Vec<String> {
         a.tokens(s)
+    }
+
+    #[test]
+    fn payload_is_quoted_text_and_text_after_a_colon() {
+        let a = analyzer();
+        let spans = |s: &str| {
+            let mut out = Vec::new();
+            a.payload_spans(s, &mut out);
+            out
+        };
+        assert_eq!(spans("create an issue: search crashes"), [(15, 31)]);
+        assert_eq!(spans("post \"deploy done\" in #releases"), [(5, 17)]);
+        assert_eq!(spans("«a» b “c” \"d"), [(0, 3), (8, 12)]);
+        // A colon needs white space after it (class I aside); a quote closes on its line.
+        assert!(spans("run redis:7 at 14:05 via https://x.io").is_empty());
+        assert_eq!(spans("note:\u{200b} x"), [(4, 10)]);
+        assert!(spans("say \"a\nb\" c").is_empty());
+        // A quote opened before the colon still closes after it.
+        assert_eq!(spans("a \"b: c\" d"), [(4, 10), (2, 7)]);
+        assert!(in_payload(&[(2, 8)], 3) && !in_payload(&[(2, 8)], 2));
+        for n in ["231", "1.8.2", "2023-04-15", "1\u{200b}2"] {
+            assert!(a.is_number(n), "{n}");
+        }
+        for n in ["v2", "k8s", "s3", "\u{663}"] {
+            assert!(!a.is_number(n), "{n}");
+        }
     }
 
     #[test]

@@ -31,7 +31,7 @@ use std::sync::{Arc, RwLock};
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::analysis::{Analyzer, TokenScratch};
+use crate::analysis::{in_payload, Analyzer, TokenScratch};
 use crate::lexicon::Lexicon;
 use crate::strtab::{str_hash, Arena, StrTable};
 
@@ -47,6 +47,10 @@ pub const FUZZY_MIN_CHARS: usize = 3;
 pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
 /// Vocabulary terms a query token may bring in through the fallback.
 pub const FUZZY_PER_TOKEN: usize = 3;
+/// Query weight of a token of the request's payload (quoted text, the text after a colon:
+/// what the action is given rather than the action; see [`Analyzer::payload_spans`]) and
+/// of a number ([`Analyzer::is_number`]).
+pub const PAYLOAD_WEIGHT: f64 = 0.5;
 
 /// A field count of a posting that does not fit a byte: the exact counts are in `tf_big`.
 const TF_BIG: u8 = u8::MAX;
@@ -360,6 +364,10 @@ struct Scratch {
     memo: QueryMemo,
     /// The query's tokens, as positions in `memo.toks`.
     qtoks: Vec<usize>,
+    /// The weight of each query token (1, or [`PAYLOAD_WEIGHT`] in the payload).
+    qweights: Vec<f64>,
+    /// The query's payload ranges ([`Analyzer::payload_spans`]).
+    spans: Vec<(usize, usize)>,
     /// The query tokens' lexicon word ids.
     lex_ids: Vec<u32>,
     terms: TermList,
@@ -403,6 +411,24 @@ struct FuzzyScratch {
     stamp: Vec<u32>,
     gen: u32,
     touched: Vec<u32>,
+}
+
+/// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
+/// it starts inside one of the payload ranges `spans` or is a number
+/// ([`Analyzer::is_number`]), else 1.
+fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
+    let start = ident.as_ptr() as usize - query.as_ptr() as usize;
+    if in_payload(spans, start) || analyzer.is_number(ident) {
+        PAYLOAD_WEIGHT
+    } else {
+        1.0
+    }
+}
+
+/// The weight of a lexicon key's tokens: the largest (an expansion weighs
+/// `expansion_weight` times this).
+fn key_weight(weights: &[f64]) -> f64 {
+    weights.iter().fold(0.0f64, |m, &w| m.max(w))
 }
 
 /// Start a new generation of a stamped scratch array of `n` slots.
@@ -1000,7 +1026,7 @@ impl Index {
         lexicon: Option<&Lexicon>,
         expansion_weight: f64,
     ) -> Vec<(String, f64)> {
-        let toks = self.analyzer.tokens(query);
+        let (toks, weights) = self.query_tokens(query);
         let mut out: Vec<(String, f64)> = Vec::new();
         let mut pos: FxHashMap<String, usize> = FxHashMap::default();
         let mut add = |t: &str, w: f64| match pos.get(t) {
@@ -1014,37 +1040,59 @@ impl Index {
                 out.push((t.to_string(), w));
             }
         };
-        for t in &toks {
-            add(t, 1.0);
+        for (t, &w) in toks.iter().zip(&weights) {
+            add(t, w);
         }
         if let Some(lex) = lexicon {
             if expansion_weight > 0.0 {
-                lex.expand(&toks, |t| add(t, expansion_weight));
+                lex.expand_keyed(&toks, |t, key| {
+                    add(t, expansion_weight * key_weight(&weights[key]));
+                });
             }
         }
         out
     }
 
-    /// The main stage's terms of analysed tokens (the explain path's; searches use
-    /// [`Index::query_main_terms`]).
+    /// The analysed tokens of `query` and the weight of each: [`PAYLOAD_WEIGHT`] for those
+    /// of an identifier in the request's payload ([`Analyzer::payload_spans`]) or of a
+    /// number ([`Analyzer::is_number`]), else 1.
+    fn query_tokens(&self, query: &str) -> (Vec<String>, Vec<f64>) {
+        let mut spans = Vec::new();
+        self.analyzer.payload_spans(query, &mut spans);
+        let mut scratch = TokenScratch::default();
+        let (mut toks, mut weights) = (Vec::new(), Vec::new());
+        self.analyzer.for_each_identifier(query, |ident| {
+            let w = ident_weight(&self.analyzer, &spans, query, ident);
+            self.analyzer
+                .identifier_tokens(ident, &mut scratch, &mut |t: &str| {
+                    toks.push(t.to_string());
+                    weights.push(w);
+                });
+        });
+        (toks, weights)
+    }
+
+    /// The main stage's terms of analysed tokens and their weights (the explain path's;
+    /// searches use [`Index::query_main_terms`]).
     fn main_terms(
         &self,
         toks: &[String],
+        weights: &[f64],
         lexicon: Option<&Lexicon>,
         expansion_weight: f64,
         out: &mut TermList,
     ) {
         out.clear();
-        for t in toks {
+        for (t, &w) in toks.iter().zip(weights) {
             if let Some(id) = self.vocab.find(t, str_hash(t)) {
-                out.add(id, 1.0);
+                out.add(id, w);
             }
         }
         if let Some(lex) = lexicon {
             if expansion_weight > 0.0 {
-                lex.expand(toks, |t| {
+                lex.expand_keyed(toks, |t, key| {
                     if let Some(id) = self.vocab.find(t, str_hash(t)) {
-                        out.add(id, expansion_weight);
+                        out.add(id, expansion_weight * key_weight(&weights[key]));
                     }
                 });
             }
@@ -1054,7 +1102,12 @@ impl Index {
     /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo.
     fn analyse_query(&self, query: &str, sc: &mut Scratch) {
         let Scratch {
-            tok, memo, qtoks, ..
+            tok,
+            memo,
+            qtoks,
+            qweights,
+            spans,
+            ..
         } = sc;
         let owner = self.analyzer.id();
         if memo.owner != owner
@@ -1065,7 +1118,10 @@ impl Index {
             memo.reset(owner);
         }
         qtoks.clear();
+        qweights.clear();
+        self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
+            let w = ident_weight(&self.analyzer, spans, query, ident);
             let (a, b) = match memo.map.get(ident) {
                 Some(&range) => range,
                 None => {
@@ -1091,6 +1147,7 @@ impl Index {
                 }
             };
             qtoks.extend(a..b);
+            qweights.extend(std::iter::repeat_n(w, b - a));
         });
     }
 
@@ -1100,12 +1157,13 @@ impl Index {
         let Scratch {
             memo,
             qtoks,
+            qweights,
             lex_ids,
             terms,
             ..
         } = sc;
         terms.clear();
-        for &i in qtoks.iter() {
+        for (&i, &w) in qtoks.iter().zip(qweights.iter()) {
             let t = memo.toks[i];
             let id = if t.vocab_of == self.uid {
                 t.vocab_id
@@ -1116,7 +1174,7 @@ impl Index {
                 id
             };
             if let Some(id) = id {
-                terms.add(id, 1.0);
+                terms.add(id, w);
             }
         }
         let Some(lex) = req.lexicon else {
@@ -1136,9 +1194,9 @@ impl Index {
                 };
                 lex_ids.push(id);
             }
-            lex.expand_ids(lex_ids, |t, h| {
+            lex.expand_ids(lex_ids, |t, h, key| {
                 if let Some(id) = self.vocab.find(t, h) {
-                    terms.add(id, req.expansion_weight);
+                    terms.add(id, req.expansion_weight * key_weight(&qweights[key]));
                 }
             });
         }
@@ -1641,13 +1699,19 @@ impl Index {
     ) -> Result<Vec<Explanation>, String> {
         settings.validate()?;
         let doc = self.check_doc(doc)?;
-        let toks = self.analyzer.tokens(query);
+        let (toks, weights) = self.query_tokens(query);
         let mut terms = TermList::default();
         if fallback {
             let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
             self.fuzzy_terms(&refs, &mut FuzzyScratch::default(), &mut terms);
         } else {
-            self.main_terms(&toks, lexicon, settings.expansion_weight, &mut terms);
+            self.main_terms(
+                &toks,
+                &weights,
+                lexicon,
+                settings.expansion_weight,
+                &mut terms,
+            );
         }
         let (w, b, k1) = (&settings.weights, &settings.b, settings.k1);
         let lens = &self.doc_len[doc];
@@ -2212,7 +2276,7 @@ mod scan_tests {
         for &q in queries {
             let toks = idx.analyzer.tokens(q);
             let mut terms = TermList::default();
-            idx.main_terms(&toks, None, 0.0, &mut terms);
+            idx.main_terms(&toks, &vec![1.0; toks.len()], None, 0.0, &mut terms);
             for allowed in [None, Some(&filter)] {
                 let full = naive(idx, &terms, &sat.sat, usize::MAX, allowed);
                 assert!(!full.is_empty(), "{q} n={n}");

@@ -160,16 +160,29 @@ impl Lexicon {
     /// Walk `toks` left to right taking the longest key at each position and call `add`
     /// with every target of each key found (the expansion of the query terms).
     pub fn expand<'a, S: AsRef<str>>(&'a self, toks: &[S], mut add: impl FnMut(&'a str)) {
+        self.expand_keyed(toks, |t, _| add(t));
+    }
+
+    /// [`Lexicon::expand`], `add` also getting the positions in `toks` of the key found.
+    pub fn expand_keyed<'a, S: AsRef<str>>(
+        &'a self,
+        toks: &[S],
+        mut add: impl FnMut(&'a str, std::ops::Range<usize>),
+    ) {
         let ids: Vec<u32> = toks
             .iter()
             .map(|t| self.word_id(t.as_ref(), str_hash(t.as_ref())))
             .collect();
-        self.expand_ids(&ids, |t, _| add(t));
+        self.expand_ids(&ids, |t, _, key| add(t, key));
     }
 
     /// [`Lexicon::expand`] over the tokens' word ids ([`Lexicon::word_id`]); `add` also gets
-    /// each target's [`str_hash`].
-    pub(crate) fn expand_ids<'a>(&'a self, ids: &[u32], mut add: impl FnMut(&'a str, u64)) {
+    /// each target's [`str_hash`] and the positions of the key's tokens.
+    pub(crate) fn expand_ids<'a>(
+        &'a self,
+        ids: &[u32],
+        mut add: impl FnMut(&'a str, u64, std::ops::Range<usize>),
+    ) {
         let mut i = 0;
         while i < ids.len() {
             // A key holds only key words: the longest candidate stops at the first other, and
@@ -188,7 +201,7 @@ impl Lexicon {
             match found {
                 Some((l, entry)) => {
                     for t in &self.targets[entry as usize] {
-                        add(&t.term, t.hash);
+                        add(&t.term, t.hash, i..i + l);
                     }
                     i += l;
                 }

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
-__all__ = ["CONNECTORS", "MIN_TOKEN_CHARS", "Analyzer", "CharTable"]
+__all__ = ["CONNECTORS", "MIN_TOKEN_CHARS", "Analyzer", "CharTable", "payload_spans"]
 
 #: Tokens shorter than this (in code points, after folding) are dropped.
 MIN_TOKEN_CHARS = 2
@@ -101,6 +101,41 @@ class CharTable:
         return out
 
 
+#: Quote pairs whose inside is a request's payload: opening mark -> closing mark.
+_QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}
+_ASCII_SPACE = frozenset(" \t\n\x0b\x0c\r")
+#: An identifier that is a number (its terms weigh like the payload's).
+_NUMBER_IDENT = re.compile(r"[0-9_.-]+")
+
+
+def payload_spans(text: str) -> list[tuple[int, int]]:
+    """Ranges of ``text`` (class-I characters removed) holding a request's payload.
+
+    The inside of a pair of quotes (``"…"``, ``“…”``, ``«…»``; opened while no other is
+    open, closed on the same line) and everything after the first colon followed by ASCII
+    white space. An identifier starting strictly inside a range is payload.
+    """
+    out: list[tuple[int, int]] = []
+    close: str | None = None
+    opened = 0
+    colon = False
+    n = len(text)
+    for i, c in enumerate(text):
+        if c == "\n":
+            close = None
+        elif c == ":" and not colon and i + 1 < n and text[i + 1] in _ASCII_SPACE:
+            colon = True
+            out.append((i, n))
+        if close is not None:
+            if c == close:
+                out.append((opened, i))
+                close = None
+        else:
+            close = _QUOTES.get(c)
+            opened = i
+    return out
+
+
 class Analyzer:
     """Turns text into index terms: identifiers split, folded, filtered and stemmed."""
 
@@ -128,8 +163,31 @@ class Analyzer:
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` in order: parts of each identifier, then its joined form."""
-        text = text.translate(self._ignore_map)
         out: list[str] = []
+        for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
+            out.extend(terms)
+        return out
+
+    def query_tokens(self, text: str, payload_weight: float) -> tuple[list[str], list[float]]:
+        """Index terms of a request and the weight of each.
+
+        ``payload_weight`` for the terms of an identifier starting inside the payload (see
+        ``payload_spans``) or of a number (ASCII digits and connectors only: ``231``,
+        ``1.8.2``, ``2023-04-15``; an argument's value), 1 for the others.
+        """
+        text = text.translate(self._ignore_map)
+        spans = payload_spans(text)
+        toks: list[str] = []
+        weights: list[float] = []
+        for start, ident, terms in self._identifiers(text):
+            inside = any(a < start < b for a, b in spans)
+            w = payload_weight if inside or _NUMBER_IDENT.fullmatch(ident) else 1.0
+            toks.extend(terms)
+            weights.extend([w] * len(terms))
+        return toks, weights
+
+    def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
+        """Each identifier of ``text`` (class-I characters removed): start, text, terms."""
         memo = self._memo
         url_end = -1
         for match in self._identifier.finditer(text):
@@ -151,8 +209,7 @@ class Analyzer:
                 if len(memo) >= _MEMO_LIMIT:
                     memo.clear()
                 memo[ident] = terms
-            out.extend(terms)
-        return out
+            yield start, ident, terms
 
     def parts(self, identifier: str) -> list[str]:
         """Split one identifier at connectors, case changes, digits and script changes."""

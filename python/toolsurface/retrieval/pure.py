@@ -22,6 +22,8 @@ SETTINGS_CACHE = 8
 FUZZY_MIN_CHARS = 3
 FUZZY_MIN_SIMILARITY = 0.5
 FUZZY_PER_TOKEN = 3
+#: Query weight of a token of the request's payload (quoted text, the text after a colon).
+PAYLOAD_WEIGHT = 0.5
 
 #: The scoring part of the settings: five weights, five ``b``, ``k1``.
 ScoringKey = tuple[float, ...]
@@ -153,23 +155,28 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        return list(self._terms(self.analyzer.tokens(query), lexicon, expansion_weight).items())
+        toks, weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        return list(self._terms(toks, weights, lexicon, expansion_weight).items())
 
     @staticmethod
     def _terms(
-        toks: list[str], lexicon: PureLexicon | None, expansion_weight: float
+        toks: list[str],
+        weights: list[float],
+        lexicon: PureLexicon | None,
+        expansion_weight: float,
     ) -> dict[str, float]:
         terms: dict[str, float] = {}
-        for tok in toks:
-            _add(terms, tok, 1.0)
+        for tok, w in zip(toks, weights):
+            _add(terms, tok, w)
         if lexicon is not None and expansion_weight > 0.0 and lexicon.max_len:
             i = 0
             while i < len(toks):
                 for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
                     targets = lexicon.entries.get(tuple(toks[i : i + length]))
                     if targets is not None:
+                        key_weight = max(weights[i : i + length])
                         for t in targets:
-                            _add(terms, t, expansion_weight)
+                            _add(terms, t, expansion_weight * key_weight)
                         i += length
                         break
                 else:
@@ -260,8 +267,8 @@ class PureIndex:
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         table = self._table((*weights, *b, k1))
-        toks = self.analyzer.tokens(query)
-        scores = self._score(self._terms(toks, lexicon, expansion_weight), table, allowed)
+        toks, weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        scores = self._score(self._terms(toks, weights, lexicon, expansion_weight), table, allowed)
         fallback = not scores
         if fallback:
             scores = self._score(self._fuzzy_terms(toks), table, allowed)
@@ -300,9 +307,11 @@ class PureIndex:
         check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks = self.analyzer.tokens(query)
+        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = (
-            self._fuzzy_terms(toks) if fallback else self._terms(toks, lexicon, expansion_weight)
+            self._fuzzy_terms(toks)
+            if fallback
+            else self._terms(toks, tok_weights, lexicon, expansion_weight)
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []
