@@ -946,6 +946,34 @@ impl Index {
         self.names.memory_bytes() + self.vocab.memory_bytes() + postings + docs + idf + tri
     }
 
+    /// A digest of every array of the index (names, vocabulary in id order, postings,
+    /// lengths, idf bits, trigram index), so that a change to the build can be checked to
+    /// leave the index identical.
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for i in 0..self.names.len() {
+            self.names.get(i).hash(&mut h);
+        }
+        for i in 0..self.vocab.len() {
+            self.vocab.get(i).hash(&mut h);
+        }
+        self.term_start.hash(&mut h);
+        self.post_doc.hash(&mut h);
+        self.post_tf.hash(&mut h);
+        self.tf_big.hash(&mut h);
+        self.doc_len.hash(&mut h);
+        self.avglen.map(f64::to_bits).hash(&mut h);
+        for x in &self.idf {
+            x.to_bits().hash(&mut h);
+        }
+        self.tri_keys.hash(&mut h);
+        self.tri_start.hash(&mut h);
+        self.tri_terms.hash(&mut h);
+        self.tri_count.hash(&mut h);
+        h.finish()
+    }
+
     /// A filter admitting the given document ids; an id out of range is an error.
     pub fn make_filter(&self, ids: &[i64]) -> Result<Filter, String> {
         let n = self.names.len();
