@@ -587,6 +587,71 @@ impl StemCache {
     }
 }
 
+/// Bytes of identifier a [`HotMemo`] entry holds inline (one more byte holds the length).
+const HOT_KEY_BYTES: usize = 23;
+/// log2 of the [`HotMemo`]'s entries: 8,192 of 32 bytes, 256 KiB, within a core's L2.
+const HOT_BITS: u32 = 13;
+
+/// A small direct-mapped cache in front of a build's identifier memo, for the identifiers
+/// met most: their text inline (up to [`HOT_KEY_BYTES`] bytes), so that a hit costs one
+/// access to a table that stays in cache instead of the memo's misses (its slot, the
+/// arena's offsets and text, its range). On catalogue text the 8,192 most frequent
+/// identifiers make over nine in ten of the occurrences.
+struct HotMemo {
+    /// `(key, (a, b))`: the key's first byte is the identifier's length (0: empty entry),
+    /// then its bytes, zero padded; `a..b` is its range of the memo's ids.
+    entries: Vec<([u64; 3], (u32, u32))>,
+}
+
+impl HotMemo {
+    fn new() -> HotMemo {
+        HotMemo {
+            entries: vec![([0; 3], (0, 0)); 1 << HOT_BITS],
+        }
+    }
+
+    /// The inline key of `s`, or `None` when it is too long to be held.
+    #[inline]
+    fn key(s: &str) -> Option<[u64; 3]> {
+        let b = s.as_bytes();
+        if b.len() > HOT_KEY_BYTES {
+            return None;
+        }
+        let mut k = [0u8; 24];
+        k[0] = b.len() as u8;
+        k[1..=b.len()].copy_from_slice(b);
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&k[i * 8..i * 8 + 8]);
+            u64::from_ne_bytes(w)
+        };
+        Some([word(0), word(1), word(2)])
+    }
+
+    #[inline]
+    fn slot(h: u64) -> usize {
+        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_BITS)) as usize
+    }
+
+    /// The range remembered for `key` (hash `h`), if it is in the cache.
+    #[inline]
+    fn get(&self, key: &[u64; 3], h: u64) -> Option<(u32, u32)> {
+        let (k, range) = &self.entries[Self::slot(h)];
+        (k == key).then_some(*range)
+    }
+
+    /// Remember `range` for `key`, replacing what its slot held.
+    #[inline]
+    fn put(&mut self, key: [u64; 3], h: u64, range: (u32, u32)) {
+        self.entries[Self::slot(h)] = (key, range);
+    }
+
+    /// Forget everything (the memo it stands in front of started over).
+    fn clear(&mut self) {
+        self.entries.fill(([0; 3], (0, 0)));
+    }
+}
+
 /// Analyse a run of documents into a [`ChunkTerms`]. Each distinct identifier is analysed
 /// once (its local term ids are remembered, keyed by its text), and each distinct folded
 /// word is stemmed once. The memo and the word map are [`StrTable`]s: keys packed in an
@@ -601,8 +666,9 @@ fn analyse_chunk(
     let mut scratch = TokenScratch::default();
     // Identifier -> range of `memo_ids`.
     let mut memo = StrTable::default();
-    let mut memo_ranges: Vec<(usize, usize)> = Vec::new();
+    let mut memo_ranges: Vec<(u32, u32)> = Vec::new();
     let mut memo_ids: Vec<u32> = Vec::new();
+    let mut hot = HotMemo::new();
     // Folded word -> local id of its stem.
     let mut words = StrTable::default();
     let mut word_term: Vec<u32> = Vec::new();
@@ -625,46 +691,63 @@ fn analyse_chunk(
             let mut n = 0usize;
             an.for_each_identifier(text, |ident| {
                 let h = str_hash(ident);
-                let (a, b) = match memo.find(ident, h) {
-                    Some(e) => memo_ranges[e as usize],
+                let key = HotMemo::key(ident);
+                let (a, b) = match key.as_ref().and_then(|k| hot.get(k, h)) {
+                    Some(range) => range,
                     None => {
-                        if memo.len() >= BUILD_MEMO_IDENTS || memo.text_len() >= BUILD_MEMO_BYTES {
-                            memo.clear();
-                            memo_ranges.clear();
-                            memo_ids.clear();
-                        }
-                        let a = memo_ids.len();
-                        an.identifier_words(ident, &mut scratch, &mut |w: &str| {
-                            let wh = str_hash(w);
-                            let id = match words.find(w, wh) {
-                                Some(wid) => word_term[wid as usize],
-                                None => {
-                                    stems.stem(an, w, &mut stem);
-                                    let inserted = terms
-                                        .insert(&stem, str_hash(&stem))
-                                        .and_then(|(id, _)| words.insert(w, wh).map(|_| id));
-                                    match inserted {
-                                        Ok(id) => {
-                                            word_term.push(id);
-                                            id
-                                        }
-                                        Err(e) => {
-                                            failure.get_or_insert(e);
-                                            return;
-                                        }
-                                    }
+                        let range = match memo.find(ident, h) {
+                            Some(e) => memo_ranges[e as usize],
+                            None => {
+                                if memo.len() >= BUILD_MEMO_IDENTS
+                                    || memo.text_len() >= BUILD_MEMO_BYTES
+                                {
+                                    memo.clear();
+                                    memo_ranges.clear();
+                                    memo_ids.clear();
+                                    hot.clear();
                                 }
-                            };
-                            memo_ids.push(id);
-                        });
-                        let range = (a, memo_ids.len());
-                        if let Err(e) = memo.insert(ident, h) {
-                            failure.get_or_insert(e);
+                                let a = memo_ids.len();
+                                an.identifier_words(ident, &mut scratch, &mut |w: &str| {
+                                    let wh = str_hash(w);
+                                    let id = match words.find(w, wh) {
+                                        Some(wid) => word_term[wid as usize],
+                                        None => {
+                                            stems.stem(an, w, &mut stem);
+                                            let inserted =
+                                                terms.insert(&stem, str_hash(&stem)).and_then(
+                                                    |(id, _)| words.insert(w, wh).map(|_| id),
+                                                );
+                                            match inserted {
+                                                Ok(id) => {
+                                                    word_term.push(id);
+                                                    id
+                                                }
+                                                Err(e) => {
+                                                    failure.get_or_insert(e);
+                                                    return;
+                                                }
+                                            }
+                                        }
+                                    };
+                                    memo_ids.push(id);
+                                });
+                                // Within u32: the memo starts over before its identifiers' text
+                                // reaches BUILD_MEMO_BYTES, and each id comes from a token of it.
+                                let range = (a as u32, memo_ids.len() as u32);
+                                if let Err(e) = memo.insert(ident, h) {
+                                    failure.get_or_insert(e);
+                                }
+                                memo_ranges.push(range);
+                                range
+                            }
+                        };
+                        if let Some(k) = key {
+                            hot.put(k, h, range);
                         }
-                        memo_ranges.push(range);
                         range
                     }
                 };
+                let (a, b) = (a as usize, b as usize);
                 for &id in &memo_ids[a..b] {
                     let i = id as usize;
                     if i >= stamp.len() {
