@@ -657,10 +657,10 @@ impl HotMemo {
 /// word is stemmed once. The memo and the word map are [`StrTable`]s: keys packed in an
 /// arena, 8-byte slots, so that the lookup every identifier costs stays in cache as much
 /// as it can.
-fn analyse_chunk(
+fn analyse_chunk<S: AsRef<str>>(
     an: &Analyzer,
     stems: &StemCache,
-    docs: &[[String; N_FIELDS]],
+    docs: &[[S; N_FIELDS]],
 ) -> Result<ChunkTerms, String> {
     let mut stem = String::new();
     let mut scratch = TokenScratch::default();
@@ -689,7 +689,7 @@ fn analyse_chunk(
         let mut lens = [0u32; N_FIELDS];
         for (f, text) in doc.iter().enumerate() {
             let mut n = 0usize;
-            an.for_each_identifier(text, |ident| {
+            an.for_each_identifier(text.as_ref(), |ident| {
                 let h = str_hash(ident);
                 let key = HotMemo::key(ident);
                 let (a, b) = match key.as_ref().and_then(|k| hot.get(k, h)) {
@@ -785,6 +785,16 @@ impl Index {
         names: Vec<String>,
         fields: Vec<[String; N_FIELDS]>,
     ) -> Result<Index, String> {
+        Index::build_from(analyzer, &names, &fields)
+    }
+
+    /// [`Index::build`] from borrowed texts: a caller that holds them in one buffer (the
+    /// Python binding) makes and frees no string per text.
+    pub fn build_from<N: AsRef<str>, S: AsRef<str> + Sync>(
+        analyzer: Arc<Analyzer>,
+        names: &[N],
+        fields: &[[S; N_FIELDS]],
+    ) -> Result<Index, String> {
         if names.len() != fields.len() {
             return Err(format!(
                 "{} names but {} field tuples",
@@ -804,14 +814,12 @@ impl Index {
             .par_chunks(chunk)
             .map(|docs| analyse_chunk(an, &stems, docs))
             .collect::<Result<_, String>>()?;
-        drop(fields);
         drop(stems);
 
         let mut name_arena = Arena::default();
-        for name in &names {
-            name_arena.push(name)?;
+        for name in names {
+            name_arena.push(name.as_ref())?;
         }
-        drop(names);
         name_arena.shrink_to_fit();
 
         // Merge the chunks' vocabularies (in document order): local id -> global id.
