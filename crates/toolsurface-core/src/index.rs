@@ -462,14 +462,17 @@ fn trigrams_into(term: &str, out: &mut Vec<u64>) {
 }
 
 /// What one worker makes of a run of documents: its own vocabulary and, per document,
-/// field lengths and (local term id, per-field counts) pairs.
+/// field lengths and (local term id, per-field counts) pairs, the counts a byte each as in
+/// the index (a [`TF_BIG`] byte: the exact counts are in `big`).
 struct ChunkTerms {
     /// Local terms, by local id.
     terms: StrTable,
     lens: Vec<[u32; N_FIELDS]>,
     /// End of each document's pairs in `pairs`.
     doc_ends: Vec<usize>,
-    pairs: Vec<(u32, [u32; N_FIELDS])>,
+    pairs: Vec<(u32, [u8; N_FIELDS])>,
+    /// (pair, exact counts) of the pairs with a [`TF_BIG`] byte, by pair.
+    big: Vec<(u32, [u32; N_FIELDS])>,
 }
 
 /// Marks a global term a chunk does not have.
@@ -480,7 +483,9 @@ const NO_LOCAL: u32 = u32::MAX;
 struct ChunkRuns {
     start: Vec<u32>,
     docs: Vec<u32>,
-    tfs: Vec<[u32; N_FIELDS]>,
+    tfs: Vec<[u8; N_FIELDS]>,
+    /// Position in `docs` -> exact counts, for the [`TF_BIG`] bytes of `tfs`.
+    big: FxHashMap<u32, [u32; N_FIELDS]>,
     /// Global term id -> local id, or [`NO_LOCAL`].
     local: Vec<u32>,
 }
@@ -497,14 +502,19 @@ impl ChunkRuns {
         }
         let mut cursor = start.clone();
         let mut docs = vec![0u32; c.pairs.len()];
-        let mut tfs = vec![[0u32; N_FIELDS]; c.pairs.len()];
+        let mut tfs = vec![[0u8; N_FIELDS]; c.pairs.len()];
+        let mut big = FxHashMap::default();
+        let mut bigs = c.big.iter().peekable();
         let mut begin = 0;
         for (d, &end) in c.doc_ends.iter().enumerate() {
-            for &(l, tf) in &c.pairs[begin..end] {
+            for (k, &(l, tf)) in c.pairs[begin..end].iter().enumerate() {
                 let p = cursor[l as usize] as usize;
                 cursor[l as usize] += 1;
                 docs[p] = first_doc + d as u32;
                 tfs[p] = tf;
+                if let Some(&(_, exact)) = bigs.next_if(|&&(at, _)| at as usize == begin + k) {
+                    big.insert(p as u32, exact);
+                }
             }
             begin = end;
         }
@@ -516,6 +526,7 @@ impl ChunkRuns {
             start,
             docs,
             tfs,
+            big,
             local,
         }
     }
@@ -681,6 +692,7 @@ fn analyse_chunk<S: AsRef<str>>(
         lens: Vec::with_capacity(docs.len()),
         doc_ends: Vec::with_capacity(docs.len()),
         pairs: Vec::new(),
+        big: Vec::new(),
     };
     let mut failure: Option<String> = None;
     for (di, doc) in docs.iter().enumerate() {
@@ -769,8 +781,15 @@ fn analyse_chunk<S: AsRef<str>>(
             return Err(e);
         }
         out.lens.push(lens);
-        out.pairs
-            .extend(doc_terms.iter().map(|&id| (id, counts[id as usize])));
+        for &id in &doc_terms {
+            let tf = counts[id as usize];
+            if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
+                out.big
+                    .push((to_u32(out.pairs.len(), "postings count")?, tf));
+            }
+            out.pairs
+                .push((id, tf.map(|x| x.min(u32::from(TF_BIG)) as u8)));
+        }
         out.doc_ends.push(out.pairs.len());
     }
     out.terms = terms;
@@ -920,10 +939,15 @@ impl Index {
                         let run = r.start[l] as usize..r.start[l + 1] as usize;
                         let m = run.len();
                         docs[at..at + m].copy_from_slice(&r.docs[run.clone()]);
-                        for (i, tf) in r.tfs[run].iter().enumerate() {
-                            tfs[at + i] = tf.map(|x| x.min(u32::from(TF_BIG)) as u8);
-                            if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
-                                big.push(((base + at + i) as u32, *tf));
+                        tfs[at..at + m].copy_from_slice(&r.tfs[run.clone()]);
+                        if !r.big.is_empty() {
+                            for (i, tf) in r.tfs[run.clone()].iter().enumerate() {
+                                if !tf.contains(&TF_BIG) {
+                                    continue;
+                                }
+                                if let Some(&exact) = r.big.get(&((run.start + i) as u32)) {
+                                    big.push(((base + at + i) as u32, exact));
+                                }
                             }
                         }
                         at += m;
@@ -2009,6 +2033,38 @@ mod tests {
             let total: f64 = ex.iter().flat_map(|e| e.2.iter()).sum();
             assert!((total - sc).abs() <= 1e-12 * sc.abs(), "{total} vs {sc}");
         }
+    }
+
+    #[test]
+    fn counts_of_255_and_more_are_exact_across_chunks() {
+        // Several build chunks (256 documents at least each), counts either side of TF_BIG.
+        let counts = |i: usize| -> [u32; N_FIELDS] {
+            let big = |c: usize| if i % 7 == c { 250 + (i % 11) as u32 } else { 1 };
+            [big(0), 0, 0, big(3), (i % 3) as u32]
+        };
+        let mut names = Vec::new();
+        let mut docs = Vec::new();
+        for i in 0..900 {
+            let c = counts(i);
+            let text = |n: u32| "word ".repeat(n as usize);
+            names.push(format!("t{i:04}"));
+            docs.push([
+                text(c[0]),
+                String::new(),
+                String::new(),
+                text(c[3]),
+                text(c[4]),
+            ]);
+        }
+        let idx = Index::build(analyzer(), names, docs).unwrap();
+        let id = idx.vocab.find("word", str_hash("word")).unwrap() as usize;
+        let got: Vec<(u32, [u32; N_FIELDS])> = idx
+            .postings(id)
+            .map(|p| (idx.post_doc[p], idx.tf(p)))
+            .collect();
+        let want: Vec<(u32, [u32; N_FIELDS])> = (0..900).map(|i| (i as u32, counts(i))).collect();
+        assert_eq!(got, want);
+        assert!(!idx.tf_big.is_empty());
     }
 
     #[test]
