@@ -82,7 +82,7 @@ def tool_fields(tool: Tool) -> FieldTexts:
         clean_text(body),
         clean_text(params),
     )
-    if any(len(t) > FIELD_MAX_CHARS for t in texts):
+    if max(map(len, texts)) > FIELD_MAX_CHARS:
         cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
         _log.warning(
             "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
@@ -213,10 +213,12 @@ class ToolRegistry:
                 for i, t in enumerate(parsed):
                     if t.name in self._tools:
                         raise DuplicateToolError(t.name, self._origins[t.name], f"{prefix}item {i}")
+            tools_, origins, fields = self._tools, self._origins, self._fields
             for i, t in enumerate(parsed):
-                self._tools[t.name] = t
-                self._origins[t.name] = f"{prefix}item {i}"
-                self._fields[t.name] = tool_fields(t)
+                name = t.name
+                tools_[name] = t
+                origins[name] = f"{prefix}item {i}"
+                fields[name] = tool_fields(t)
             if parsed:
                 self._generation += 1
         return parsed

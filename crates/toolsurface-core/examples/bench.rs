@@ -10,8 +10,9 @@
 //! time, and print a checksum of every result's ids and score bits), `build` (build only),
 //! `check` (one pass, checksum and per-query results to stdout, for diffing), `check2`
 //! (fallback, filters, other settings, explain, query terms and batches to stdout, for
-//! diffing two builds), `stats` (query terms and postings a query reads, on average), `parse`
-//! (stop before the build: `build` minus `parse` is the build's cost).
+//! diffing two builds), `digest` (a digest of every array of the index, equal before and
+//! after a change of the build), `stats` (query terms and postings a query reads, on
+//! average), `parse` (stop before the build: `build` minus `parse` is the build's cost).
 //! Run it under `valgrind --tool=callgrind` with `ROUNDS` 0 and 1 and subtract to get the
 //! instructions of the query pass.
 
@@ -120,6 +121,11 @@ fn main() {
         index.postings_len(),
     );
     if mode == "build" {
+        return;
+    }
+    if mode == "digest" {
+        // A digest of the whole index: equal before and after a change of the build.
+        println!("digest {:016x}", index.digest());
         return;
     }
     let settings = Settings::new(

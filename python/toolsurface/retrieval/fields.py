@@ -112,7 +112,7 @@ def split_description(description: str) -> tuple[str, str]:
     text = description.strip()
     depth = 0
     line_start = 0
-    last_closer = max(text.rfind(c) for c in _CLOSERS)
+    last_closer = -2  # worked out when first needed: most descriptions never need it
     # Only these characters can change the state: visit them, not every character.
     for m in _MARKS.finditer(text):
         i, ch = m.start(), m.group()
@@ -127,8 +127,11 @@ def split_description(description: str) -> tuple[str, str]:
         elif ch in ".!?":
             if i + 1 < len(text) and not text[i + 1].isspace():
                 continue
-            if depth > 0 and last_closer > i:
-                continue
+            if depth > 0:
+                if last_closer == -2:
+                    last_closer = max(text.rfind(")"), text.rfind("]"), text.rfind("}"))
+                if last_closer > i:
+                    continue
             if ch == ".":
                 word = _word_before(text, i)
                 if word in ABBREVIATIONS:
@@ -148,7 +151,7 @@ def _joined(summary: str) -> str:
 
 def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     """A mapping; plain dicts (nearly every schema) match before the slower ABC check."""
-    return isinstance(value, (dict, Mapping))
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _walk_properties(schema: Mapping[str, Any], depth: int, out: list[str]) -> None:
@@ -156,16 +159,18 @@ def _walk_properties(schema: Mapping[str, Any], depth: int, out: list[str]) -> N
         return
     props = schema.get("properties")
     if _is_map(props):
+        append = out.append
         for name, prop in props.items():
-            out.append(str(name))
-            if _is_map(prop):
+            append(name if type(name) is str else str(name))
+            # Inline `_is_map`: this loop runs for every parameter of every tool.
+            if type(prop) is dict or isinstance(prop, Mapping):
                 desc = prop.get("description")
                 if isinstance(desc, str) and desc:
-                    out.append(desc)
+                    append(desc)
                 if "properties" in prop or "items" in prop:
                     _walk_properties(prop, depth + 1, out)
     items = schema.get("items")
-    if _is_map(items):
+    if items is not None and _is_map(items):
         _walk_properties(items, depth + 1, out)
 
 
