@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import array
+
 import pytest
 from pydantic import ValidationError
 
-from toolsurface import RetrievalSettings, Tool, ToolDefinitionError
+from toolsurface import RetrievalSettings, Tool, ToolDefinitionError, ToolRegistry, ToolSurface
 from toolsurface.models import FieldValues, tool_from_mapping
 
 
@@ -43,6 +45,36 @@ def test_tool_is_frozen_and_schema_copied() -> None:
     assert "b" not in tool.input_schema["properties"]
     with pytest.raises(ValidationError):
         tool.name = "u"  # type: ignore[misc]
+
+
+def _deep(levels: int) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"x": schema}}
+    return schema
+
+
+def test_a_schema_too_deep_to_send_is_refused_when_registered() -> None:
+    """It fails registration, naming the tool, rather than every request that carries it."""
+    with pytest.raises(ToolDefinitionError) as err:
+        tool_from_mapping({"name": "deep_tool", "input_schema": _deep(400)})
+    assert err.value.tool == "deep_tool" and err.value.field == "input_schema"
+    assert "nested too deeply" in str(err.value)
+    reg = ToolRegistry([{"name": "ok_tool", "input_schema": _deep(120)}], engine="pure")
+    plan = ToolSurface(reg).plan()
+    assert plan.definitions()[0]["input_schema"] == _deep(120)
+    assert plan.render("anthropic")[0]["input_schema"] == _deep(120)
+
+
+def test_schema_values_keep_their_types_when_copied() -> None:
+    """An array or a bytearray in a schema stays one (a byte-level copy would corrupt it)."""
+    values = array.array("q", [1, 2, 3])
+    schema = {"type": "object", "properties": {"x": {"enum": values, "default": bytearray(b"ab")}}}
+    copied = Tool(name="t", input_schema=schema).input_schema["properties"]["x"]
+    assert copied["enum"] == values and type(copied["enum"]) is array.array
+    assert copied["default"] == bytearray(b"ab") and type(copied["default"]) is bytearray
+    values.append(4)
+    assert list(copied["enum"]) == [1, 2, 3]
 
 
 def test_settings_validated_frozen_hashable() -> None:

@@ -7,7 +7,7 @@ the field, so a host loading hundreds of MCP tools learns which one is broken an
 from __future__ import annotations
 
 import copy
-import marshal
+import pickle
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -81,18 +81,27 @@ class Tool(BaseModel):
         return value
 
 
-def _copy_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A private copy of a tool's schema, so that later changes to the host's dict miss it.
+def copy_data(value: Any) -> Any:
+    """A private deep copy of schema data, made by ``pickle`` in C rather than ``deepcopy``.
 
-    ``copy.deepcopy`` took three quarters of registering a tool from a mapping. A schema is
-    plain JSON data, which ``marshal`` copies in C (shared parts stay shared, as with
-    ``deepcopy``); anything it cannot hold (another type, nesting past its limit) goes to
+    ``copy.deepcopy`` took three quarters of registering a tool from a mapping. A pickle
+    round trip keeps exact types as ``deepcopy`` does (an array stays an array; ``marshal``
+    would turn it into bytes), keeps shared parts shared, and is about three times faster on
+    real schemas. Nesting too deep to copy is a ``ValueError``: caught when the tool is
+    registered, it can never fail a request later. An object pickle cannot take goes to
     ``deepcopy``.
     """
     try:
-        copied: dict[str, Any] = marshal.loads(marshal.dumps(schema))
-    except ValueError:
-        return copy.deepcopy(schema)
+        return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    except RecursionError:
+        raise ValueError("is nested too deeply to copy or send as JSON") from None
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return copy.deepcopy(value)
+
+
+def _copy_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A private copy of a tool's schema, so that later changes to the host's dict miss it."""
+    copied: dict[str, Any] = copy_data(schema)
     return copied
 
 

@@ -10,7 +10,6 @@ load changes only the end of the request and a provider's prompt cache keeps the
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import math
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
 from toolsurface.groups import LoadMode
-from toolsurface.models import Tool
+from toolsurface.models import Tool, copy_data
 from toolsurface.providers import name_problems, provider_spec, render_tools
 from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
@@ -144,14 +143,14 @@ class RequestPlan:
             {
                 "name": t.name,
                 "description": t.description,
-                "input_schema": copy.deepcopy(t.input_schema),
+                "input_schema": _copy_out(t.input_schema),
             }
             for t in self.tools
         ]
 
     def render(self, provider: str) -> Any:
         """The tools in a provider's request shape (copies); names it would refuse raise first."""
-        return copy.deepcopy(render_tools(self.tools, provider))
+        return _copy_out(render_tools(self.tools, provider))
 
     def system_text(self, base: str = "") -> str:
         """``base`` system text with the catalogue block after it (unchanged if none)."""
@@ -180,6 +179,18 @@ class _Decision:
     members: dict[str, tuple[str, ...]]
     discovery: bool
     reasons: tuple[str, ...]
+
+
+def _copy_out(value: Any) -> Any:
+    """A copy of definitions for the host, so its edits never reach the registry.
+
+    Past pickle's depth (the stack may be deeper than at registration) a JSON round trip
+    reaches further.
+    """
+    try:
+        return copy_data(value)
+    except ValueError:
+        return json.loads(json.dumps(value))
 
 
 def _names(value: Collection[str], what: str) -> frozenset[str]:
