@@ -48,7 +48,23 @@ fn is_ascii_space(b: u8) -> bool {
 /// Whether an identifier starting at byte `start` lies inside one of the payload ranges
 /// of [`Analyzer::payload_spans`].
 pub fn in_payload(spans: &[(usize, usize)], start: usize) -> bool {
-    spans.iter().any(|&(a, b)| a < start && start < b)
+    // The spans are sorted and disjoint: only the last one opening before `start` can
+    // hold it (a binary search, so a request of many quotes stays linear overall).
+    let i = spans.partition_point(|&(a, _)| a < start);
+    i > 0 && start < spans[i - 1].1
+}
+
+/// Sorts `spans` and merges those that overlap as open ranges, for [`in_payload`].
+fn merge_spans(spans: &mut Vec<(usize, usize)>) {
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for &(a, b) in spans.iter() {
+        match merged.last_mut() {
+            Some(last) if a < last.1 => last.1 = last.1.max(b),
+            _ => merged.push((a, b)),
+        }
+    }
+    *spans = merged;
 }
 
 fn is_connector(c: char) -> bool {
@@ -454,6 +470,7 @@ impl Analyzer {
                 }
             }
         }
+        merge_spans(out);
     }
 
     /// Whether an identifier is a number: ASCII digits and connectors only, class-I
@@ -678,8 +695,13 @@ mod tests {
         assert_eq!(spans("note:\u{200b} x"), [(4, 10)]);
         assert!(spans("say \"a\nb\" c").is_empty());
         // A quote opened before the colon still closes after it.
-        assert_eq!(spans("a \"b: c\" d"), [(4, 10), (2, 7)]);
+        assert_eq!(spans("a \"b: c\" d"), [(2, 10)]);
         assert!(in_payload(&[(2, 8)], 3) && !in_payload(&[(2, 8)], 2));
+        let many: Vec<(usize, usize)> = (0..50).map(|i| (4 * i, 4 * i + 2)).collect();
+        for start in 0..210 {
+            let naive = many.iter().any(|&(a, b)| a < start && start < b);
+            assert_eq!(in_payload(&many, start), naive, "{start}");
+        }
         for n in ["231", "1.8.2", "2023-04-15", "1\u{200b}2"] {
             assert!(a.is_number(n), "{n}");
         }

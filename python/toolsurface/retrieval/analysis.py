@@ -133,7 +133,24 @@ def payload_spans(text: str) -> list[tuple[int, int]]:
         else:
             close = _QUOTES.get(c)
             opened = i
-    return out
+    return _merge_spans(out)
+
+
+def _merge_spans(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted, with ranges that overlap as open ranges merged (for a binary search)."""
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def in_payload(spans: list[tuple[int, int]], starts: list[int], start: int) -> bool:
+    """Whether ``start`` is strictly inside one of the sorted, disjoint ``spans``."""
+    i = bisect.bisect_left(starts, start)
+    return i > 0 and start < spans[i - 1][1]
 
 
 class Analyzer:
@@ -177,10 +194,11 @@ class Analyzer:
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
+        starts = [a for a, _ in spans]
         toks: list[str] = []
         weights: list[float] = []
         for start, ident, terms in self._identifiers(text):
-            inside = any(a < start < b for a, b in spans)
+            inside = in_payload(spans, starts, start)
             w = payload_weight if inside or _NUMBER_IDENT.fullmatch(ident) else 1.0
             toks.extend(terms)
             weights.extend([w] * len(terms))
