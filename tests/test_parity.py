@@ -142,7 +142,13 @@ def test_random_catalogues_same_results(
 ) -> None:
     names = [d[0] for d in docs]
     fields = [d[1] for d in docs]
-    lex_entries = [("пулреквест", "pull request"), ("созвон", "meeting event"), ("k8s", "pods")]
+    lex_entries = [
+        ("пулреквест", "pull request"),
+        ("созвон", "meeting event"),
+        ("k8s", "pods"),
+        ("pull request", "merge review"),  # keys of several words: weighed by their heaviest
+        ("open pull request", "list"),
+    ]
     built = []
     for backend in both_backends:
         index = backend.index(names, fields)

@@ -1168,9 +1168,10 @@ impl Index {
         tf.map(u32::from)
     }
 
-    /// Weighted query terms in order: the query's own (weight 1), then lexicon expansions
-    /// (weight `expansion_weight`); a repeated term keeps its first position and largest
-    /// weight. Terms outside the vocabulary are included.
+    /// Weighted query terms in order: the query's own (weight 1, or the payload weight for a
+    /// payload word or a number), then lexicon expansions (`expansion_weight` times the
+    /// largest weight of the key's words); a repeated term keeps its first position and
+    /// largest weight. Terms outside the vocabulary are included.
     pub fn query_terms(
         &self,
         query: &str,
@@ -1303,7 +1304,8 @@ impl Index {
     }
 
     /// The main stage's terms of the analysed query in `sc`: its tokens in the vocabulary
-    /// (weight 1), then the lexicon's expansions in the vocabulary.
+    /// (weighted as in [`Index::query_terms`]), then the lexicon's expansions in the
+    /// vocabulary.
     fn query_main_terms(&self, req: &Request<'_>, sc: &mut Scratch) {
         let Scratch {
             memo,

@@ -267,8 +267,9 @@ class PureIndex:
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         table = self._table((*weights, *b, k1))
-        toks, weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        scores = self._score(self._terms(toks, weights, lexicon, expansion_weight), table, allowed)
+        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
+        scores = self._score(terms, table, allowed)
         fallback = not scores
         if fallback:
             scores = self._score(self._fuzzy_terms(toks), table, allowed)
