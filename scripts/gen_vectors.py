@@ -47,6 +47,12 @@ QUERIES = [
     "the and of",
     "BrowserOpen",
     "🚀 deploy v2.3.1",
+    # the payload and numbers weigh half: quoted text, text after "word: ", 2023-04-15
+    'create an issue: "login page crashes on submit"',
+    'post "deploy done" in the releases channel',
+    "заведи тикет: страница логина падает после релиза",
+    "list pull requests merged since 2023-04-15 in repo 42",
+    "«открытые пулреквесты» покажи",
 ]
 LEXICON = [
     ["пулреквест", "pull request"],
