@@ -7,33 +7,23 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from toolsurface import Tool, ToolRegistry
 
 
-def test_searches_see_whole_generations(engine_name: str) -> None:
-    """Tools are registered in pairs with one call; a search must see both or neither."""
-    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
-    reg.register(Tool(name="base_tool", description="Unrelated base tool."))
+def _race(write: Callable[[], None], read: Callable[[], None], readers: int) -> None:
+    """Run ``write`` once while ``readers`` threads call ``read`` until it is done.
+
+    An exception in any thread fails the test with it.
+    """
     stop = threading.Event()
-    torn: list[tuple[str, ...]] = []
     errors: list[BaseException] = []
 
     def writer() -> None:
         try:
-            for i in range(60):
-                word = f"zebra{i:03d}"
-                reg.register_many(
-                    [
-                        Tool(name=f"a_{i:03d}", description=f"Handles {word} records."),
-                        Tool(name=f"b_{i:03d}", description=f"Handles {word} records."),
-                    ]
-                )
-                if i % 7 == 0:
-                    reg.declare_group(f"grp{i}", prefix=f"a_{i:03d}")
-                if i % 11 == 0 and i:
-                    reg.unregister_many([f"a_{i - 1:03d}", f"b_{i - 1:03d}"])
+            write()
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
         finally:
@@ -42,22 +32,47 @@ def test_searches_see_whole_generations(engine_name: str) -> None:
     def reader() -> None:
         try:
             while not stop.is_set():
-                for i in range(0, 60, 3):
-                    names = tuple(h.name for h in reg.search(f"zebra{i:03d} records", k=5))
-                    pair = {n for n in names if n.endswith(f"_{i:03d}")}
-                    if len(pair) == 1:
-                        torn.append(names)
+                read()
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
-    threads = [threading.Thread(target=writer)] + [
-        threading.Thread(target=reader) for _ in range(3)
-    ]
+    threads = [threading.Thread(target=writer)]
+    threads += [threading.Thread(target=reader) for _ in range(readers)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=120)
     assert not errors, errors
+
+
+def test_searches_see_whole_generations(engine_name: str) -> None:
+    """Tools are registered in pairs with one call; a search must see both or neither."""
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register(Tool(name="base_tool", description="Unrelated base tool."))
+    torn: list[tuple[str, ...]] = []
+
+    def write() -> None:
+        for i in range(60):
+            word = f"zebra{i:03d}"
+            reg.register_many(
+                [
+                    Tool(name=f"a_{i:03d}", description=f"Handles {word} records."),
+                    Tool(name=f"b_{i:03d}", description=f"Handles {word} records."),
+                ]
+            )
+            if i % 7 == 0:
+                reg.declare_group(f"grp{i}", prefix=f"a_{i:03d}")
+            if i % 11 == 0 and i:
+                reg.unregister_many([f"a_{i - 1:03d}", f"b_{i - 1:03d}"])
+
+    def read() -> None:
+        for i in range(0, 60, 3):
+            names = tuple(h.name for h in reg.search(f"zebra{i:03d} records", k=5))
+            pair = {n for n in names if n.endswith(f"_{i:03d}")}
+            if len(pair) == 1:
+                torn.append(names)
+
+    _race(write, read, readers=3)
     assert not torn, torn[:3]
     assert len(reg.names()) > 60
 
@@ -68,38 +83,22 @@ def test_group_lookups_survive_concurrent_declarations(engine_name: str) -> None
         [Tool(name=f"srv{i}__tool", description="A server tool.") for i in range(40)],
         engine=engine_name,  # type: ignore[arg-type]
     )
-    stop = threading.Event()
-    errors: list[BaseException] = []
     wrong: list[tuple[str, str | None]] = []
 
-    def writer() -> None:
-        try:
-            for _ in range(300):
-                for i in range(40):
-                    reg.declare_group(f"srv{i}", prefix=f"srv{i}__")
-                for i in range(40):
-                    reg.undeclare_group(f"srv{i}")
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
-        finally:
-            stop.set()
+    def write() -> None:
+        for _ in range(300):
+            for i in range(40):
+                reg.declare_group(f"srv{i}", prefix=f"srv{i}__")
+            for i in range(40):
+                reg.undeclare_group(f"srv{i}")
 
-    def reader() -> None:
-        try:
-            while not stop.is_set():
-                for i in range(40):
-                    group = reg.group_of(f"srv{i}__tool")
-                    if group not in (None, f"srv{i}"):
-                        wrong.append((f"srv{i}__tool", group))
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+    def read() -> None:
+        for i in range(40):
+            group = reg.group_of(f"srv{i}__tool")
+            if group not in (None, f"srv{i}"):
+                wrong.append((f"srv{i}__tool", group))
 
-    threads = [threading.Thread(target=writer), threading.Thread(target=reader)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not errors, errors
+    _race(write, read, readers=1)
     assert not wrong, wrong[:3]
 
 
