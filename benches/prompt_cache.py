@@ -130,33 +130,33 @@ def _json(value: Any) -> str:
 
 def units(
     tools: list[dict[str, Any]], system: str, messages: list[dict[str, Any]], part: str
-) -> list[str]:
+) -> tuple[list[str], str, list[str]]:
     """What a request carries, piece by piece: each definition, the system prompt, each message."""
-    out = [_json(t) for t in tools] + [system]
-    if part == "request":
-        out += [_json(m) for m in messages]
-    return out
+    said = [_json(m) for m in messages] if part == "request" else []
+    return [_json(t) for t in tools], system, said
 
 
 def serialise(
-    tools: list[dict[str, Any]],
-    system: str,
-    messages: list[dict[str, Any]],
-    part: str,
-    order: str = "tools-first",
+    pieces: tuple[list[str], str, list[str]], part: str, order: str = "tools-first"
 ) -> bytes:
-    """One request in prompt-cache order: tools then system (Anthropic's) or system first."""
-    defs = _json(tools)
+    """One request in prompt-cache order: tools then system (Anthropic's) or system first.
+
+    Built from the pieces: a list's compact JSON is its items' joined by commas.
+    """
+    defs_units, system, message_units = pieces
+    defs = "[" + ",".join(defs_units) + "]"
     text = defs + "\n" + system if order == "tools-first" else system + "\n" + defs
     if part == "request":
-        text += "\n" + _json(messages)
+        text += "\n[" + ",".join(message_units) + "]"
     return text.encode("utf-8")
 
 
-def new_bytes(units_now: list[str], units_before: list[str]) -> int:
+def new_bytes(
+    now: tuple[list[str], str, list[str]], before: tuple[list[str], str, list[str]]
+) -> int:
     """Bytes of the pieces of a request that the previous request did not carry."""
-    before = set(units_before)
-    return sum(len(u.encode("utf-8")) for u in units_now if u not in before)
+    seen = {*before[0], before[1], *before[2]}
+    return sum(len(u.encode("utf-8")) for u in (*now[0], now[1], *now[2]) if u not in seen)
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
@@ -184,7 +184,7 @@ class _Request:
     """One serialised request: its bytes, its pieces, how many bytes are new, its tools."""
 
     data: bytes
-    units: list[str]
+    units: tuple[list[str], str, list[str]]
     new: int
     tool_tokens: int
     tools: int
@@ -223,7 +223,7 @@ class _Loop:
         pieces = units(defs, system, self.messages, self.part)
         rows = self.series[host]
         fresh = new_bytes(pieces, rows[-1].units) if rows else 0
-        data = serialise(defs, system, self.messages, self.part, self.order)
+        data = serialise(pieces, self.part, self.order)
         rows.append(_Request(data, pieces, fresh, tokens, len(defs)))
 
     def request(self) -> None:

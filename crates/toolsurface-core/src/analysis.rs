@@ -54,17 +54,24 @@ pub fn in_payload(spans: &[(usize, usize)], start: usize) -> bool {
     i > 0 && start < spans[i - 1].1
 }
 
-/// Sorts `spans` and merges those that overlap as open ranges, for [`in_payload`].
+/// Sorts `spans` and merges, in place, those that overlap as open ranges, for
+/// [`in_payload`] (the query's scratch buffer is reused: no allocation per query).
 fn merge_spans(spans: &mut Vec<(usize, usize)>) {
+    if spans.len() < 2 {
+        return;
+    }
     spans.sort_unstable();
-    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
-    for &(a, b) in spans.iter() {
-        match merged.last_mut() {
-            Some(last) if a < last.1 => last.1 = last.1.max(b),
-            _ => merged.push((a, b)),
+    let mut last = 0;
+    for i in 1..spans.len() {
+        let (a, b) = spans[i];
+        if a < spans[last].1 {
+            spans[last].1 = spans[last].1.max(b);
+        } else {
+            last += 1;
+            spans[last] = (a, b);
         }
     }
-    *spans = merged;
+    spans.truncate(last + 1);
 }
 
 fn is_connector(c: char) -> bool {

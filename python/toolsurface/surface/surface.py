@@ -906,6 +906,7 @@ class ToolSurface:
                     near = nearest_names(name, sorted(admitted))
                     hint = f" Nearest: {', '.join(near)}." if near else ""
                     lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
+            room = self._room_for_loads() if request.groups else None
             for group in request.groups:
                 members = [n for n in d.admitted if self.registry.group_of(n) == group]
                 if not members:
@@ -913,7 +914,6 @@ class ToolSurface:
                     hint = f" Held-back groups: {', '.join(known)}." if known else ""
                     lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
                     continue
-                room = self._room_for_loads()
                 new = [n for n in members if n not in advertised]
                 if room is not None and len(new) > room:
                     # Loading it would be a promise the next request cannot keep.
