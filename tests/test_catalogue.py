@@ -80,7 +80,8 @@ def test_json_lines(tmp_path: Path) -> None:
         ('"tools"', "a JSON str"),
         ('{"a": 1}\n{"name": "ok"}', "line 1: not a tool definition"),
         ('{"name": "ok"}\n{broken', "line 2: not JSON"),
-        ('{"tools": [{"name": "ok"}, {"name": "bad name"}]}', "item 1): field 'name'"),
+        ('{"tools": [{"name": "ok"}, {"name": "bad name"}]}', "tools[1]): field 'name'"),
+        ('[{"name": "a"},\n {"name": "b"}\n {"name": "c"}]', "f.json: not JSON"),
     ],
 )
 def test_wrong_files_say_what_was_expected(text: str, fragment: str) -> None:
@@ -108,3 +109,74 @@ def test_demo_catalogue_is_large_and_varied() -> None:
 def test_real_catalogue_reads_with_server_prefix(mcp_tools: list) -> None:  # type: ignore[type-arg]
     assert len(mcp_tools) == 1635
     assert "github__create_pull_request" in {t.name for t in mcp_tools}
+
+
+def test_a_broken_pretty_printed_file_names_the_line_and_column_at_fault() -> None:
+    tools = [{"name": f"tool_{i}", "description": f"Tool number {i}."} for i in range(20)]
+    text = json.dumps(tools, indent=2)
+    lines = text.splitlines()
+    # Drop the comma after the fifth item: the break is on that line, not on line 1.
+    at = [i for i, line in enumerate(lines) if line == "  },"][4]
+    lines[at] = "  }"
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue("\n".join(lines), source="pretty.json")
+    assert f"at line {at + 2} column" in str(err.value)
+    assert "line 1:" not in str(err.value)
+
+
+def test_a_one_line_json_lines_file_is_one_tool() -> None:
+    fmt, tools = parse_catalogue(
+        '{"name": "get_weather", "description": "Get the weather for a city."}',
+        source="one.jsonl",
+    )
+    assert fmt == "jsonl" and [t.name for t in tools] == ["get_weather"]
+    openai = '{"type": "function", "function": {"name": "f", "description": "Does f."}}'
+    assert [t.name for t in parse_catalogue(openai)[1]] == ["f"]
+
+
+def test_duplicate_names_name_both_places() -> None:
+    text = '{"name": "a", "description": "Alpha."}\n\n{"name": "b"}\n{"name": "a"}'
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue(text, source="dup.jsonl")
+    assert "dup.jsonl line 4: tool 'a' is defined twice, first at dup.jsonl line 1" in str(
+        err.value
+    )
+    with pytest.raises(CatalogueFormatError, match=r"tools\[2\].*first at f.json tools\[0\]"):
+        parse_catalogue('{"tools": [{"name": "a"}, {"name": "b"}, {"name": "a"}]}', source="f.json")
+
+
+def test_gemini_tools_arrays_and_capitalised_types() -> None:
+    decl = {
+        "name": "get_weather",
+        "description": "Get the weather for a city.",
+        "parameters": {
+            "type": "OBJECT",
+            "properties": {
+                "city": {"type": "STRING"},
+                "days": {"type": "ARRAY", "items": {"type": "INTEGER"}},
+            },
+            "required": ["city"],
+        },
+    }
+    other = {"name": "get_time", "description": "Get the time.", "parameters": {"type": "OBJECT"}}
+    shapes = [
+        [{"functionDeclarations": [decl]}, {"functionDeclarations": [other]}],
+        {"tools": [{"functionDeclarations": [decl, other]}]},
+        {"functionDeclarations": [decl, other]},
+    ]
+    for data in shapes:
+        fmt, tools = parse_catalogue(json.dumps(data), source="g.json")
+        assert fmt == "gemini"
+        assert [t.name for t in tools] == ["get_weather", "get_time"]
+        schema = tools[0].input_schema
+        assert schema["type"] == "object"
+        assert schema["properties"]["days"] == {"type": "array", "items": {"type": "integer"}}
+    bad = json.dumps({"tools": [{"functionDeclarations": [decl, {"name": "bad name"}]}]})
+    with pytest.raises(CatalogueFormatError, match=r"g.json tools\[0\].functionDeclarations\[1\]"):
+        parse_catalogue(bad, source="g.json")
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, '{"a": ' * 50_000 + "1"])
+def test_json_nested_past_the_parser_is_the_files_fault(text: str) -> None:
+    with pytest.raises(CatalogueFormatError, match=r"deep\.json: JSON nested too deeply"):
+        parse_catalogue(text, source="deep.json")

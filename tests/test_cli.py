@@ -111,3 +111,36 @@ def test_plan_respects_the_provider(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["tools"][-1]["name"] == "ToolSearch"
     assert main(["plan", "--provider", "anthropic"]) == 0
     assert "catalogue block" in capsys.readouterr().out
+
+
+def test_search_output_carries_no_terminal_escapes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evil = "Reads files \x1b]0;pwned\x07\x1b[31mRED\x1b[0m and more."
+    path = tmp_path / "evil.json"
+    path.write_text(json.dumps([{"name": "evil", "description": evil}]), encoding="utf-8")
+    assert main(["search", "reads", "--catalogue", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "evil" in out and "RED" in out
+    assert "\x1b" not in out and "\x07" not in out
+
+
+def test_input_nested_past_the_parser_exits_2_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 200_000 + "]" * 200_000, encoding="utf-8")
+    assert main(["search", "x", "--catalogue", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "deep.json" in err and "nested too deeply" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("flag", ["--window", "--max-tools"])
+def test_plan_refuses_a_zero_limit_naming_the_flag(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["plan", flag, "0"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: must be at least 1, got 0" in err and "pydantic" not in err

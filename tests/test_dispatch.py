@@ -363,7 +363,7 @@ def _v2(clock: int, order: int, *rows: tuple[str, str, int, int]) -> dict[str, A
                 "rules_given": [],
                 "catalogue_rules": None,
             },
-            "field 'loaded.0.how'",
+            "field 'loaded[0].how'",
         ),
         (
             {
@@ -395,6 +395,26 @@ def _v2(clock: int, order: int, *rows: tuple[str, str, int, int]) -> dict[str, A
             _v2(0, 2, ("tool", "slack__send", 1, 0), ("group", "slack", 2, 1)),
             "field 'loaded[1].last_use': 1 is above the clock 0",
         ),
+        # A version-1 snapshot's errors name version 1's own fields, not the lifted rows.
+        (
+            {"version": 1, "mark": "0123456789ab", "discovered": [{"name": "a"}, {"name": "a"}]},
+            "field 'discovered[1].name': 'a' is already discovered[0]",
+        ),
+        (
+            {"version": 1, "mark": "0123456789ab", "discovered": [{"name": "x" * 200}]},
+            "field 'discovered[0].name'",
+        ),
+        (
+            {
+                "version": 1,
+                "mark": "0123456789ab",
+                "discovered": [{"name": "a"}],
+                "groups": ["g", "g"],
+            },
+            "field 'groups[1]': 'g' is already groups[0]",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"version": 2, "loaded": ' + "[" * 100_000, "snapshot"),
     ],
 )
 def test_broken_snapshots_name_the_field_and_change_nothing(

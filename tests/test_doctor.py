@@ -94,6 +94,21 @@ def test_near_duplicate_pair(report: DoctorReport) -> None:
     assert ("calendar__create_event", "mailer__send_mail") not in pairs
 
 
+def test_a_pair_the_index_tells_apart_is_no_duplicate(engine_name: str) -> None:
+    # One verb apart, nearly every summary term shared, but each tool is first for its own
+    # summary: the index separates them, so they do not compete.
+    text = "a Kubernetes resource in the current cluster by its apiVersion, kind and name."
+    tools = [
+        Tool(name="k8s__resources_delete", description=f"Delete {text}"),
+        Tool(name="k8s__resources_get", description=f"Get {text}"),
+        Tool(name="mailer__send_mail", description="Send an email message to a recipient."),
+        Tool(name="postbox__send_mail", description="Send an email message to a recipient."),
+    ]
+    rep = diagnose(ToolRegistry(tools, engine=engine_name), k=3)  # type: ignore[arg-type]
+    pairs = {(p.a, p.b) for p in rep.duplicates}
+    assert pairs == {("mailer__send_mail", "postbox__send_mail")}
+
+
 def test_description_problems(report: DoctorReport) -> None:
     found = {(d.name, d.issue) for d in report.descriptions}
     assert ("vault__read_secret", "empty") in found
@@ -115,6 +130,9 @@ def test_description_problems(report: DoctorReport) -> None:
         ("# Search Tool", ["too_short", "title_like"]),
         ("Jira :: Create an issue.", ["title_like"]),
         ("Move an issue (e.g. to Done).", []),
+        # A terminal escape is reported as such, and its '[' is not an open bracket.
+        ("Reads files \x1b]0;pwned\x07\x1b[31mRED\x1b[0m and more.", ["control_chars"]),
+        ("Deletes a file\u202e quietly.", ["control_chars"]),
     ],
 )
 def test_description_heuristics(summary: str, issues: list[str]) -> None:
@@ -227,5 +245,9 @@ def test_cli_bad_input_exits_2(
 
 
 def test_cli_bad_k_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["doctor", "-k", "0"]) == 2
-    assert "-k must be" in capsys.readouterr().err
+    for argv in (["doctor", "-k", "0"], ["search", "x", "-k", "0"], ["doctor", "--limit", "-1"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert f"argument {argv[-2]}: must be at least" in err, err

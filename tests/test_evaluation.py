@@ -37,6 +37,37 @@ def test_aliases_count_and_ndcg_stays_at_most_one() -> None:
     assert metrics["all"]["ndcg@10"] == pytest.approx(1.0)
 
 
+def test_a_functions_pooled_copies_are_one_answer_for_ndcg() -> None:
+    # BFCL pools copies of one function under several names: the first of them at rank 1
+    # is a perfect answer, not a third of one.
+    aliases = {n: frozenset({"f", "f__2", "f__3"}) for n in ("f", "f__2", "f__3")}
+    metrics, _ = evaluate([_q("a", {"f"})], lambda _: [["f__3", "p", "q"]], aliases=aliases)
+    assert metrics["all"]["ndcg@10"] == pytest.approx(1.0)
+    # Two expected tools that are different functions stay two answers.
+    metrics, _ = evaluate([_q("b", {"f", "g"})], lambda _: [["f", "p", "g"]], aliases=aliases)
+    ideal = 1 + 1 / math.log2(3)
+    assert metrics["all"]["ndcg@10"] == pytest.approx((1 + 1 / math.log2(4)) / ideal, abs=1e-4)
+
+
+def test_query_files_with_a_bom_bad_bytes_or_nothing(tmp_path: Path) -> None:
+    line = json.dumps({"id": "q1", "query": "list repos", "expected": ["github__list_repos"]})
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + line.encode())
+    assert [q.id for q in load_queries(bom)] == ["q1"]
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(CatalogueFormatError, match=r"bin.jsonl: not UTF-8"):
+        load_queries(binary)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n", encoding="utf-8")
+    with pytest.raises(CatalogueFormatError, match=r"empty.jsonl: no queries"):
+        load_queries(empty)
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(CatalogueFormatError, match=r"deep.jsonl"):
+        load_queries(deep)
+
+
 def test_an_expected_name_not_in_the_catalogue_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     rows = [

@@ -197,6 +197,8 @@ def test_names_from_a_plain_tools_list_result(caplog: pytest.LogCaptureFixture) 
                     "title": "Find Things Quickly",
                     "inputSchema": {"type": "object"},
                 },
+                {"name": "", "description": "An empty name would be the bare prefix."},
+                {"name": "odd_description", "description": {"text": "not a string"}},
             ]
         },
     }
@@ -211,11 +213,15 @@ def test_names_from_a_plain_tools_list_result(caplog: pytest.LogCaptureFixture) 
     long_ones = [n for n in by_name if n.startswith("ops__xxx")]
     assert len(long_ones) == 1 and len(long_ones[0]) == 128
     assert long_ones[0] == mcp_tool_name("ops__", long_name)
-    assert by_name["ops__titled"].search_hint == "Find Things Quickly"
+    # A title is a display name: not indexed, as the catalogue reader does not index it.
+    assert by_name["ops__titled"].search_hint == ""
     assert "ops__broken" not in by_name
+    assert "ops__" not in by_name and "ops__odd_description" not in by_name
     text = caplog.text
     assert "'broken' skipped" in text and "input_schema" in text and "'array'" in text
     assert "item 5" in text and "listed twice" in text
+    assert "item 8" in text and "non-empty 'name'" in text
+    assert "'odd_description' skipped: its description is a dict" in text
     assert len(tools) == 5
 
 
@@ -257,6 +263,21 @@ def test_a_group_already_declared_is_refused_before_the_session_is_used() -> Non
     assert registry.groups()["gh"].rules == "The host's own rules."
 
 
+def test_a_prefix_the_hosts_own_tools_carry_is_refused() -> None:
+    # The server's group would take the host's tool over: hold it back, show it to the model
+    # as the server's, apply the server's rules to it. The connect is refused instead.
+    registry = ToolRegistry()
+    registry.register({"name": "db__backup", "description": "The host's own backup."})
+    untouched = object()
+
+    async def main() -> None:
+        await connect_server(registry, "db", untouched)  # type: ignore[arg-type]
+
+    with pytest.raises(McpAdapterError, match=r"already carry its prefix 'db__' \(db__backup\)"):
+        asyncio.run(main())
+    assert registry.groups() == {} and registry.group_of("db__backup") is None
+
+
 def test_plain_result_errors() -> None:
     with pytest.raises(CatalogueFormatError, match="tools/list"):
         tools_from_list_result({"nope": []}, "ops")
@@ -293,11 +314,6 @@ def test_handler_forwards_to_the_hosts_own() -> None:
 def test_demo_server_end_to_end(registry: ToolRegistry, caplog: pytest.LogCaptureFixture) -> None:
     registry.register_many(demo_catalogue())
     base = len(registry)
-    # A host tool that happens to have a name the server would take: kept, and the server's
-    # tool is skipped with a warning instead of aborting the rest.
-    registry.register(
-        {"name": "demo__list_services", "description": "The host's own service list."}
-    )
     timings: dict[str, float] = {}
 
     async def main() -> None:
@@ -305,10 +321,9 @@ def test_demo_server_end_to_end(registry: ToolRegistry, caplog: pytest.LogCaptur
         async with session_for([str(DEMO_SERVER)], handler=handler) as session:
             with caplog.at_level(logging.WARNING, logger="toolsurface.mcp"):
                 link = await connect_server(registry, "demo", session, handler=handler)
-            assert "'list_services' skipped" in caplog.text
             names = link.names()
-            assert len(names) >= 30  # 35 listed over three pages, one refused
-            assert "demo__list_services" not in names
+            assert len(names) >= 30  # 35 listed over three pages
+            assert "demo__list_services" in names
             assert "demo__disable_tool" in names  # on the last page: every page was read
             assert all(n.startswith("demo__") for n in names)
             assert all(n in registry for n in names)
@@ -362,17 +377,13 @@ def test_demo_server_end_to_end(registry: ToolRegistry, caplog: pytest.LogCaptur
 
             removed = await link.disconnect()
             assert "demo__get_sla_report" in removed
-            assert not [
-                n for n in registry.names() if n.startswith("demo__") and n != "demo__list_services"
-            ]
+            assert not [n for n in registry.names() if n.startswith("demo__")]
             assert "demo" not in registry.groups()
-            assert registry.get("demo__list_services").description == "The host's own service list."
-            assert len(registry) == base + 1
+            assert len(registry) == base
             with pytest.raises(McpAdapterError, match="closed"):
                 await link.call("demo__create_ticket", {"title": "x", "description": "y"})
 
             # A later server of the same name starts clean (here: the same live session).
-            registry.unregister("demo__list_services")
             again = await connect_server(registry, "demo", session)
             assert "demo__list_services" in again.names()
             assert "demo__get_sla_report" in again.names()

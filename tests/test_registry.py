@@ -241,6 +241,13 @@ def test_search_many_matches_search(registry: ToolRegistry) -> None:
     assert many == [registry.search(q, k=3) for q in queries]
 
 
+def test_search_many_refuses_a_lone_string_and_names_a_bad_query(registry: ToolRegistry) -> None:
+    with pytest.raises(TypeError, match="not a single string"):
+        registry.search_many("github")
+    with pytest.raises(TypeError, match=r"queries\[1\] must be a string, got int"):
+        registry.search_many(["send message", 5])  # type: ignore[list-item]
+
+
 def _full_path(registry: ToolRegistry, query: str, k: int = 10) -> list[tuple[str, float, int]]:
     """What the explaining path (no bound searcher) ranks: the hot path's reference."""
     return [(h.name, h.score, h.rank) for h in registry.search(query, k, explain=True)]

@@ -42,11 +42,50 @@ FORMATS = {
 _EXPECTED = "expected " + "; or ".join(FORMATS.values())
 
 
+#: Gemini's ``Type`` names, which its own API writes in capitals.
+_GEMINI_TYPES = frozenset({"OBJECT", "STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "NULL"})
+#: How deep the Gemini type walk goes; registration refuses deeper schemas anyway.
+_SCHEMA_WALK_DEPTH = 256
+
+
 def _schema(value: Any) -> Any:
     """Normalise a parameters schema: BFCL's ``"type": "dict"`` reads as an object."""
     if isinstance(value, Mapping) and value.get("type") == "dict":
         value = {**value, "type": "object"}
     return value if value is not None else {"type": "object", "properties": {}}
+
+
+def _gemini_schema(value: Any) -> Any:
+    """A Gemini schema with its capitalised type names (``"OBJECT"``) in JSON Schema's case.
+
+    A copy, walked without recursion so that a hostile depth cannot exhaust the stack; the
+    walk stops at ``_SCHEMA_WALK_DEPTH`` levels, where registration refuses the schema.
+    """
+
+    def fix(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            out = dict(node)
+            kind = out.get("type")
+            if isinstance(kind, str) and kind in _GEMINI_TYPES:
+                out["type"] = kind.lower()
+            return out
+        if isinstance(node, list):
+            return list(node)
+        return node
+
+    root = fix(_schema(value))
+    stack: list[tuple[Any, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth >= _SCHEMA_WALK_DEPTH:
+            continue
+        keys = node.keys() if isinstance(node, dict) else range(len(node))
+        for key in keys:
+            child = node[key]
+            if isinstance(child, (Mapping, list)):
+                node[key] = fix(child)
+                stack.append((node[key], depth + 1))
+    return root
 
 
 def _item_shape(item: Mapping[str, Any]) -> str:
@@ -82,10 +121,11 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
             "input_schema": _schema(fn.get("parameters")),
         }
     elif shape == "openai-responses" or shape == "gemini":
+        params = item.get("parameters")
         data = {
             "name": item.get("name"),
             "description": item.get("description") or "",
-            "input_schema": _schema(item.get("parameters")),
+            "input_schema": _gemini_schema(params) if shape == "gemini" else _schema(params),
         }
     elif shape == "server-records":
         data = {
@@ -110,20 +150,34 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
         raise CatalogueFormatError(str(exc)) from None
 
 
+def _is_gemini_wrapper(item: Any) -> bool:
+    """Whether ``item`` is a Gemini tool: ``{"functionDeclarations": [...]}``, no name."""
+    return (
+        isinstance(item, Mapping)
+        and isinstance(item.get("functionDeclarations"), list)
+        and "name" not in item
+    )
+
+
 def detect_format(data: Any) -> str:
     """The name of the format ``data`` (parsed JSON) is in; raises if it fits none."""
     if isinstance(data, Mapping):
         if isinstance(data.get("result"), Mapping) and "tools" in data["result"]:
             return "mcp"
         if isinstance(data.get("tools"), list):
-            return "mcp"
+            tools = data["tools"]
+            return "gemini" if tools and all(map(_is_gemini_wrapper, tools)) else "mcp"
         if isinstance(data.get("functionDeclarations"), list):
             return "gemini"
+        if _item_shape(data):
+            return "jsonl"
         raise CatalogueFormatError(f"a JSON object without a 'tools' list; {_EXPECTED}")
     if isinstance(data, list):
         if not data:
             return "anthropic"
         first = data[0]
+        if _is_gemini_wrapper(first):
+            return "gemini"
         shape = _item_shape(first) if isinstance(first, Mapping) else ""
         if not shape:
             raise CatalogueFormatError(f"item 0 is not a tool definition; {_EXPECTED}")
@@ -131,41 +185,100 @@ def detect_format(data: Any) -> str:
     raise CatalogueFormatError(f"a JSON {type(data).__name__}; {_EXPECTED}")
 
 
+def _loads(text: str, where: str) -> Any:
+    """``json.loads``, with nesting too deep for the parser reported as the file's fault."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise CatalogueFormatError(
+            f"{where}: JSON nested too deeply to read; a tool's schema is refused past "
+            "a few hundred levels anyway"
+        ) from None
+
+
+def _items(data: Any, source: str) -> list[tuple[str, Any]]:
+    """The tool items of parsed JSON, each with where it is, Gemini's wrappers unpacked."""
+    if isinstance(data, Mapping):
+        if "functionDeclarations" in data and "tools" not in data:
+            raw, label = data["functionDeclarations"], "functionDeclarations"
+        elif "result" in data:
+            raw, label = data["result"]["tools"], "result.tools"
+        else:
+            raw, label = data["tools"], "tools"
+    else:
+        raw, label = data, ""
+    if not isinstance(raw, list):
+        raise CatalogueFormatError(f"{source}: the tools must be a list; {_EXPECTED}")
+    out: list[tuple[str, Any]] = []
+    for i, item in enumerate(raw):
+        at = f"{source} {label}[{i}]" if label else f"{source} item {i}"
+        if _is_gemini_wrapper(item):
+            decls = item["functionDeclarations"]
+            out.extend((f"{at}.functionDeclarations[{j}]", d) for j, d in enumerate(decls))
+        else:
+            out.append((at, item))
+    return out
+
+
+def _unique(tools: list[Tool], wheres: list[str]) -> list[Tool]:
+    """``tools`` if their names are unique; else an error naming both places of a repeat."""
+    first: dict[str, int] = {}
+    for i, tool in enumerate(tools):
+        j = first.setdefault(tool.name, i)
+        if j != i:
+            raise CatalogueFormatError(
+                f"{wheres[i]}: tool {tool.name!r} is defined twice, first at {wheres[j]}; "
+                "tool names must be unique"
+            )
+    return tools
+
+
 def parse_catalogue(text: str, *, source: str = "catalogue") -> tuple[str, list[Tool]]:
-    """Parse a catalogue's text: its format's name and its tools, in file order."""
+    """Parse a catalogue's text: its format's name and its tools, in file order.
+
+    A JSON document is read whole; text that is not one document but whose first line is
+    JSON on its own is read as JSON Lines. Errors name the line (and column) or the item.
+    """
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
         raise CatalogueFormatError(f"{source} is empty; {_EXPECTED}")
     try:
-        data = json.loads(stripped)
+        data = _loads(stripped, source)
     except json.JSONDecodeError as whole_error:
         lines = stripped.splitlines()
-        if len(lines) < 2:
+        try:
+            json.loads(lines[0])
+        except (json.JSONDecodeError, RecursionError):
+            # Not JSON Lines either: the document's own error says where it broke.
             raise CatalogueFormatError(
-                f"{source}: not JSON ({whole_error.msg} at line {whole_error.lineno}); {_EXPECTED}"
+                f"{source}: not JSON ({whole_error.msg} at line {whole_error.lineno} "
+                f"column {whole_error.colno}); {_EXPECTED}"
             ) from None
         tools: list[Tool] = []
+        wheres: list[str] = []
         for lineno, line in enumerate(lines, 1):
             if not line.strip():
                 continue
+            where = f"{source} line {lineno}"
             try:
-                item = json.loads(line)
+                item = _loads(line, where)
             except json.JSONDecodeError as exc:
                 raise CatalogueFormatError(
-                    f"{source} line {lineno}: not JSON ({exc.msg}); {_EXPECTED}"
+                    f"{where}: not JSON ({exc.msg} at column {exc.colno}); {_EXPECTED}"
                 ) from None
-            tools.append(tool_from_any(item, where=f"{source} line {lineno}"))
-        return "jsonl", tools
-    fmt = detect_format(data)
-    if isinstance(data, Mapping):
-        items = data.get("functionDeclarations")
-        if items is None:
-            items = data["result"]["tools"] if "result" in data else data["tools"]
-    else:
-        items = data
-    if not isinstance(items, list):
-        raise CatalogueFormatError(f"{source}: the tools must be a list; {_EXPECTED}")
-    return fmt, [tool_from_any(item, where=f"{source} item {i}") for i, item in enumerate(items)]
+            tools.append(tool_from_any(item, where=where))
+            wheres.append(where)
+        return "jsonl", _unique(tools, wheres)
+    try:
+        fmt = detect_format(data)
+    except CatalogueFormatError as exc:
+        raise CatalogueFormatError(f"{source}: {exc}") from None
+    if fmt == "jsonl":  # one line of JSON Lines: a single tool
+        where = f"{source} line 1"
+        return fmt, [tool_from_any(data, where=where)]
+    located = _items(data, source)
+    tools = [tool_from_any(item, where=where) for where, item in located]
+    return fmt, _unique(tools, [where for where, _ in located])
 
 
 def load_catalogue(path: str | Path) -> tuple[str, list[Tool]]:

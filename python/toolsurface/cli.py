@@ -15,8 +15,25 @@ from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 from toolsurface.retrieval.fields import split_description
+from toolsurface.tools.toolsearch import safe_text
 
 __all__ = ["main"]
+
+
+def _at_least(low: int) -> Any:
+    """An argparse type: a whole number of at least ``low``, else a message naming it."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+        return value
+
+    parse.__name__ = f"whole number >= {low}"
+    return parse
 
 
 def _registry(
@@ -75,9 +92,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
         print("(no exact term matched: ranked by similar word forms)")
     width = max((len(h.name) for h in hits), default=0)
     for h in hits:
-        summary = split_description(registry.get(h.name).description)[0]
-        if len(summary) > 90:
-            summary = summary[:87] + "..."
+        # A third party's text: control characters (terminal escapes) never reach the tty.
+        summary = safe_text(split_description(registry.get(h.name).description)[0], 90)
         print(f"{h.rank:>3}  {h.score:8.4f}  {h.name:<{width}}  {summary}")
         for c in h.explanation or ():
             parts = ", ".join(f"{f} {v:.4f}" for f, v in c.fields.items() if v)
@@ -141,8 +157,6 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
 
     from toolsurface.doctor import diagnose, format_report
 
-    if args.k < 1:
-        raise ValueError(f"-k must be a whole number >= 1, got {args.k}")
     started = time.perf_counter()
     registry, label = _registry(args.catalogue, args.engine)
     report = diagnose(registry, k=args.k, catalogue=label)
@@ -239,7 +253,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="MCP tools/list result, OpenAI/Anthropic tools array or JSON Lines "
         "(default: the bundled demo catalogue)",
     )
-    search.add_argument("-k", type=int, default=10, help="how many hits (default 10)")
+    search.add_argument("-k", type=_at_least(1), default=10, help="how many hits (default 10)")
     search.add_argument("--explain", action="store_true", help="show what each term added")
     search.add_argument("--json", action="store_true", help="print JSON for a machine")
     search.add_argument(
@@ -256,9 +270,13 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=_cmd_eval)
     doc = sub.add_parser("doctor", help="report tools hard to find, duplicates, bad names")
     doc.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
-    doc.add_argument("-k", type=int, default=3, help="a tool must be in this many hits (3)")
+    doc.add_argument(
+        "-k", type=_at_least(1), default=3, help="a tool must be in this many hits (3)"
+    )
     doc.add_argument("--json", action="store_true", help="print JSON for a machine")
-    doc.add_argument("--limit", type=int, default=20, help="findings shown a section (0: all)")
+    doc.add_argument(
+        "--limit", type=_at_least(0), default=20, help="findings shown a section (0: all)"
+    )
     doc.add_argument("--engine", choices=("native", "pure"), default=None)
     doc.set_defaults(func=_cmd_doctor)
     pl = sub.add_parser("plan", help="show what a request would hold back and send")
@@ -269,8 +287,10 @@ def _build_parser() -> argparse.ArgumentParser:
         choices=("openai", "openai-responses", "anthropic", "gemini"),
         help="whose limits and name rules apply (default openai)",
     )
-    pl.add_argument("--window", type=int, default=None, help="the model's window in tokens")
-    pl.add_argument("--max-tools", type=int, default=None, help="override the count limit")
+    pl.add_argument(
+        "--window", type=_at_least(1), default=None, help="the model's window in tokens"
+    )
+    pl.add_argument("--max-tools", type=_at_least(1), default=None, help="override the count limit")
     pl.add_argument("--no-discovery", action="store_true", help="without ToolSearch")
     pl.add_argument("--json", action="store_true", help="print JSON for a machine")
     pl.add_argument("--engine", choices=("native", "pure"), default=None)
@@ -286,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (ToolsurfaceError, ValueError, TypeError, OSError) as exc:
         print(f"toolsurface: error: {exc}", file=sys.stderr)
+        return 2
+    except RecursionError:
+        # The readers name the file for the depths they know of; this is the last guard.
+        print("toolsurface: error: an input is nested too deeply to read", file=sys.stderr)
         return 2
 
 

@@ -10,16 +10,20 @@ A host hands over its registry; the doctor reports, without changing anything:
   ``DEPTH``) and the tools above it. Both queries run through the registry's own search,
   lexicon and settings, all at once with ``search_many``.
 * **Near-duplicate pairs** that compete for the same requests: each is in the other's first
-  two hits for the other's own summary with scores within ``MUTUAL_SCORE_RATIO``, or their
-  analysed summary terms overlap by at least ``TERM_OVERLAP`` (Jaccard, at least
-  ``TERM_OVERLAP_MIN_TERMS`` distinct terms between them).
+  two hits for the other's own summary with scores within ``MUTUAL_SCORE_RATIO`` and one of
+  them is not first for its own summary, or their analysed summary terms overlap by at
+  least ``TERM_OVERLAP`` (Jaccard, at least ``TERM_OVERLAP_MIN_TERMS`` distinct terms
+  between them). A pair whose tools each rank first for their own summary is left out:
+  the index tells them apart (a ``delete`` and a ``get`` of one object).
 * **Description problems** (simple, documented heuristics on the first sentence as the
   index cuts it): ``empty`` (no description), ``too_short`` (fewer than
   ``SUMMARY_MIN_WORDS`` words with a letter or digit), ``too_long`` (over
   ``SUMMARY_MAX_CHARS`` characters: the cut probably missed a sentence end),
   ``open_bracket`` (more brackets opened than closed: cut inside a parenthesis),
   ``title_like`` (a heading, not a sentence: a breadcrumb such as "Notion | Retrieve a
-  user", a Markdown ``#`` heading, or Title Case words with no end punctuation). Telling a
+  user", a Markdown ``#`` heading, or Title Case words with no end punctuation),
+  ``control_chars`` (control, bidi or zero-width characters anywhere in the description:
+  terminal escapes from a hostile server, say). Telling a
   verb needs a tagger, so a fragment without one is caught only in these shapes.
 * **Names a provider refuses** (``NAME_RULES``): MCP allows dots and 128 characters, the
   model APIs less.
@@ -30,6 +34,7 @@ The doctor is a report: findings never raise; only bad arguments do.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,13 +107,14 @@ NAME_RULES: tuple[NameRule, ...] = tuple(
 )
 
 QueryKind = Literal["summary", "summary_without_name"]
-IssueKind = Literal["empty", "too_short", "too_long", "open_bracket", "title_like"]
+IssueKind = Literal["empty", "too_short", "too_long", "open_bracket", "title_like", "control_chars"]
 ISSUE_KINDS: tuple[IssueKind, ...] = (
     "empty",
     "too_short",
     "too_long",
     "open_bracket",
     "title_like",
+    "control_chars",
 )
 
 
@@ -257,8 +263,22 @@ _TITLE_SEPARATOR = re.compile(r"\s[|¦»›]\s|\s::\s")
 _SENTENCE_END = (".", "!", "?", ":", ";", "…")
 
 
+#: Terminal escape sequences (CSI ``ESC [ ... m``, OSC ``ESC ] ... BEL``), and the
+#: character categories safe_text drops: control, format (bidi, zero-width), private use.
+_ESCAPE_SEQUENCE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_CONTROL_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs"})
+
+
+def _control_chars(text: str) -> int:
+    """How many control, format or private-use characters the text has (tab, newline aside)."""
+    return sum(
+        1 for ch in text if ch not in "\t\n\r" and unicodedata.category(ch) in _CONTROL_CATEGORIES
+    )
+
+
 def _open_brackets(text: str) -> int:
-    """How many more brackets the text opens than it closes."""
+    """How many more brackets the text opens than it closes (escape sequences ignored)."""
+    text = _ESCAPE_SEQUENCE.sub("", text)
     return sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
 
 
@@ -315,6 +335,17 @@ def description_issues(name: str, description: str) -> list[DescriptionIssue]:
                 "title_like",
                 summary,
                 "first sentence reads as a title: say what the tool does, in a sentence",
+            )
+        )
+    controls = _control_chars(description)
+    if controls:
+        out.append(
+            DescriptionIssue(
+                name,
+                "control_chars",
+                summary,
+                f"description has {controls} control or invisible character(s) (terminal "
+                "escapes, bidi or zero-width marks): the tool list sends them to the model",
             )
         )
     return out
@@ -430,7 +461,10 @@ def diagnose(registry: ToolRegistry, *, k: int = 3, catalogue: str = "") -> Doct
     mutual = _mutual_pairs(own_hits)
     overlap = _overlap_pairs(summary_terms)
     pairs: list[DuplicatePair] = []
+    told_apart = {n for n, hits in own_hits.items() if hits and hits[0].name == n}
     for a, b in sorted(set(mutual) | set(overlap)):
+        if a in told_apart and b in told_apart:
+            continue  # each is first for its own summary: the index separates them
         jac = overlap.get((a, b), _jaccard(summary_terms[a], summary_terms[b]))
         ratio = mutual.get((a, b))
         similarity = max(jac, ratio if ratio is not None else 0.0)

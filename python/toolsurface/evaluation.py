@@ -56,8 +56,12 @@ class GroupMetrics:
     rr_sum: float = 0.0
     ndcg_sum: float = 0.0
 
-    def add(self, ranks: Sequence[int], n_relevant: int) -> None:
-        """Count one query whose relevant tools ranked at ``ranks`` (1-based)."""
+    def add(self, ranks: Sequence[int], answers: Sequence[int]) -> None:
+        """Count one query from where its relevant tools ranked (1-based).
+
+        ``answers`` holds the best rank of each distinct answer (an expected tool with its
+        aliases; 0 if not in the list): for nDCG a function's pooled copies are one answer.
+        """
         self.count += 1
         first = min(ranks) if ranks else None
         for k in CUTOFFS:
@@ -65,8 +69,8 @@ class GroupMetrics:
                 self.hits_at[k] += 1
         if first is not None:
             self.rr_sum += 1.0 / first
-        dcg = sum(1.0 / math.log2(r + 1) for r in ranks if r <= 10)
-        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(n_relevant, 10)))
+        dcg = sum(1.0 / math.log2(r + 1) for r in answers if 0 < r <= 10)
+        ideal = sum(1.0 / math.log2(i + 2) for i in range(min(len(answers), 10)))
         self.ndcg_sum += dcg / ideal if ideal else 0.0
 
     def as_dict(self) -> dict[str, float]:
@@ -91,22 +95,35 @@ class Miss:
 def load_queries(path: str | Path) -> list[EvalQuery]:
     """Read a query file (JSON Lines or the BFCL JSON list); errors name the line."""
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_bytes().decode("utf-8").lstrip("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise CatalogueFormatError(
+            f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     rows: list[tuple[str, Any]] = []
     stripped = text.lstrip()
-    if stripped.startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CatalogueFormatError(f"{p}: not JSON ({exc.msg} at line {exc.lineno})") from None
-        rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
-    else:
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((f"{p} line {lineno}", json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise CatalogueFormatError(f"{p} line {lineno}: not JSON ({exc.msg})") from None
+    try:
+        if stripped.startswith("["):
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise CatalogueFormatError(
+                    f"{p}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                ) from None
+            rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
+        else:
+            for lineno, line in enumerate(text.splitlines(), 1):
+                if line.strip():
+                    where = f"{p} line {lineno}"
+                    try:
+                        rows.append((where, json.loads(line)))
+                    except json.JSONDecodeError as exc:
+                        raise CatalogueFormatError(f"{where}: not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise CatalogueFormatError(f"{p}: JSON nested too deeply to read") from None
+    if not rows:
+        raise CatalogueFormatError(f"{p}: no queries (an empty file or an empty list)")
     out = []
     for where, row in rows:
         if not isinstance(row, Mapping):
@@ -162,9 +179,9 @@ def check_expected(queries: Sequence[EvalQuery], known: Collection[str]) -> None
 def load_aliases(catalogue: str | Path) -> dict[str, frozenset[str]]:
     """For records with ``original_name`` (BFCL): each name -> the names sharing its original."""
     try:
-        data = json.loads(Path(catalogue).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}
+        data = json.loads(Path(catalogue).read_text(encoding="utf-8").lstrip("\ufeff"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return {}  # not one JSON list (JSON Lines, say): no BFCL records, so no aliases
     if not isinstance(data, list):
         return {}
     by_original: dict[str, set[str]] = {}
@@ -196,19 +213,33 @@ def evaluate(
     groups: dict[str, GroupMetrics] = {}
     misses: list[Miss] = []
     for q, ranked in zip(queries, rankings, strict=True):
-        relevant = set(q.expected)
-        for e in q.expected:
-            relevant |= aliases.get(e, frozenset())
+        classes = _answers(q.expected, aliases)
+        relevant = set().union(*classes)
         top = list(ranked)[:depth]
         ranks = [i for i, name in enumerate(top, 1) if name in relevant]
-        n_relevant = len(relevant)
+        best = [min((i for i, n in enumerate(top, 1) if n in c), default=0) for c in classes]
         for key in _group_keys(q):
-            groups.setdefault(key, GroupMetrics()).add(ranks, n_relevant)
+            groups.setdefault(key, GroupMetrics()).add(ranks, best)
         if not ranks or ranks[0] != 1:
             first = ranks[0] if ranks else None
             above = tuple(top[: (first - 1) if first else 3])
             misses.append(Miss(q, first, above))
     return {k: v.as_dict() for k, v in sorted(groups.items())}, misses
+
+
+def _answers(
+    expected: Iterable[str], aliases: Mapping[str, frozenset[str]]
+) -> list[frozenset[str]]:
+    """The distinct answers of a query: each expected name with its aliases, overlaps merged."""
+    classes: list[set[str]] = []
+    for name in sorted(expected):
+        members = {name} | aliases.get(name, frozenset())
+        joined = [c for c in classes if c & members]
+        for c in joined:
+            members |= c
+            classes.remove(c)
+        classes.append(members)
+    return [frozenset(c) for c in classes]
 
 
 def _group_keys(q: EvalQuery) -> Iterable[str]:

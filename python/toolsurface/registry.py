@@ -467,8 +467,18 @@ class ToolRegistry:
         settings: RetrievalSettings | None = None,
         admitted: Collection[str] | None = None,
     ) -> list[list[SearchHit]]:
-        """``search`` for many queries at once (native: across cores, the GIL released)."""
-        prepared = [self._prepare(q, k, settings)[0] for q in queries]
+        """``search`` for many queries at once (native: across cores, the GIL released).
+
+        ``queries`` is a sequence of strings; a lone string is refused, not searched letter
+        by letter, and a query that is not a string is named by its index.
+        """
+        if isinstance(queries, str | bytes):
+            raise TypeError("queries must be a sequence of strings, not a single string")
+        prepared = []
+        for i, q in enumerate(queries):
+            if not isinstance(q, str):
+                raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
+            prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
         if admitted is None:

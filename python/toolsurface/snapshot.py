@@ -107,22 +107,54 @@ class _DiscoveredV1(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    name: str
+    name: str = Field(min_length=1, max_length=128)
     last_use: int = Field(default=0, ge=0)
 
 
 class SurfaceSnapshotV1(BaseModel):
-    """The version-1 layout, validated before it is lifted (so errors name v1's fields)."""
+    """The version-1 layout, validated before it is lifted (so errors name v1's fields).
+
+    It carries the limits of version 2's rows (names 1 to 128 characters, none twice), so
+    every error a lifted snapshot could raise is raised here, against v1's own fields.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
     version: Literal[1]
-    session_id: str = ""
+    session_id: str = Field(default="", max_length=256)
     mark: str
     discovered: list[_DiscoveredV1] = Field(default_factory=list)
     groups: list[str] = Field(default_factory=list)
     held_back: list[str] = Field(default_factory=list)
     rules_given: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> SurfaceSnapshotV1:
+        """No name twice in ``discovered`` or in ``groups``; group names within limits."""
+        problem = ""
+        seen: dict[str, int] = {}
+        for i, row in enumerate(self.discovered):
+            if row.name in seen:
+                first = seen[row.name]
+                problem = (
+                    f"field 'discovered[{i}].name': {row.name!r} is already discovered[{first}]"
+                )
+                break
+            seen[row.name] = i
+        groups: dict[str, int] = {}
+        for i, group in enumerate(self.groups):
+            if problem:
+                break
+            if not 1 <= len(group) <= 128:
+                problem = (
+                    f"field 'groups[{i}]': a group name has 1 to 128 characters, got {len(group)}"
+                )
+            elif group in groups:
+                problem = f"field 'groups[{i}]': {group!r} is already groups[{groups[group]}]"
+            groups[group] = i
+        if problem:
+            raise PydanticCustomError("snapshot_rows", "{problem}", {"problem": problem})
+        return self
 
 
 def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -171,7 +203,8 @@ def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
     if first["type"] == "snapshot_rows":
         return f"snapshot: {first['msg']}"
-    loc = ".".join(str(p) for p in first["loc"]) or "<snapshot>"
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    loc = loc.lstrip(".") or "<snapshot>"
     return f"snapshot: field {loc!r}: {first['msg']}"
 
 
@@ -188,6 +221,8 @@ def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> S
             data = json.loads(data)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise SnapshotError(f"snapshot: not JSON ({exc})") from None
+        except RecursionError:
+            raise SnapshotError("snapshot: not a snapshot (JSON nested too deeply)") from None
     if not isinstance(data, Mapping):
         raise SnapshotError(f"snapshot: expected a JSON object, got {type(data).__name__}")
     current = dict(data)
@@ -199,10 +234,12 @@ def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> S
             f"snapshot: field 'version': unknown version {version} "
             f"(this library reads 1 to {SNAPSHOT_VERSION})"
         )
-    while version < SNAPSHOT_VERSION:
-        current = UPCASTERS[version](current)
-        version = current["version"]
     try:
+        while version < SNAPSHOT_VERSION:
+            current = UPCASTERS[version](current)
+            version = current["version"]
         return SurfaceSnapshot.model_validate(current)
     except ValidationError as exc:
         raise SnapshotError(_first_error(exc)) from None
+    except RecursionError:
+        raise SnapshotError("snapshot: not a snapshot (a value nested too deeply)") from None

@@ -144,9 +144,14 @@ def _convert(
     seen: set[str] = set()
     for i, item in enumerate(items):
         raw = item.get("name") if isinstance(item, Mapping) else None
-        if not isinstance(item, Mapping) or not isinstance(raw, str):
+        if not isinstance(item, Mapping) or not isinstance(raw, str) or not raw:
             shown = f"item {i}"
-            skipped.append(SkippedTool(shown, "not a tool definition (no string 'name')"))
+            skipped.append(SkippedTool(shown, "not a tool definition (no non-empty 'name')"))
+            continue
+        description = item.get("description")
+        if description is not None and not isinstance(description, str):
+            kind = type(description).__name__
+            skipped.append(SkippedTool(raw, f"its description is a {kind}, not a string"))
             continue
         if raw in seen:
             skipped.append(SkippedTool(raw, "listed twice by the server; the first is kept"))
@@ -164,17 +169,13 @@ def _convert(
             skipped.append(SkippedTool(raw, f"its registry name {name!r} is taken by another"))
             continue
         schema = item.get("inputSchema", item.get("input_schema"))
-        annotations = item.get("annotations")
-        title = _text(item.get("title")) or (
-            _text(annotations.get("title")) if isinstance(annotations, Mapping) else ""
-        )
+        # A server's ``title`` is a display name, not a search hint (the host's own field):
+        # it is not indexed, so a saved tools/list read by the catalogue reader ranks alike.
         data: dict[str, Any] = {
             "name": name,
             "description": _text(item.get("description")),
             "input_schema": dict(_EMPTY_SCHEMA) if schema is None else schema,
         }
-        if title:
-            data["search_hint"] = title
         try:
             tool = tool_from_mapping(data, where=f"MCP server {server!r} tool {raw!r}")
         except ToolDefinitionError as exc:
@@ -544,7 +545,8 @@ async def connect_server(
     ``ClientSession``) is bound to the link so a tool-list change refreshes it. A group
     ``name`` that is already declared (a link not yet closed, another session's server, the
     host's own group) is refused with :class:`McpAdapterError`, so a connect never takes
-    over a group it did not make, and the link's ``close()`` undeclares only its own.
+    over a group it did not make, and the link's ``close()`` undeclares only its own; so is a
+    prefix that registered tools already carry, so a connect never takes over the host's tools.
     """
     chosen = _check_names(name, prefix)
     if name in registry.groups():
@@ -552,6 +554,16 @@ async def connect_server(
             f"MCP server {name!r}: a group named {name!r} is already declared (a link to "
             "this server not yet closed, or another group of that name); close it first or "
             "connect the server under another name"
+        )
+    claimed = sorted(n for n in registry.names() if n.startswith(chosen))
+    if claimed:
+        shown = ", ".join(claimed[:5]) + (
+            f" and {len(claimed) - 5} more" if len(claimed) > 5 else ""
+        )
+        raise McpAdapterError(
+            f"MCP server {name!r}: registered tools already carry its prefix {chosen!r} "
+            f"({shown}); the server's group would take them over. Connect it under another "
+            "name or prefix, or unregister them first"
         )
     group = registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
     link = McpServerLink(registry, name, session, prefix=chosen, handler=handler)
