@@ -160,6 +160,15 @@ def test_explain_adds_up(registry: ToolRegistry) -> None:
     assert name_part["name"] > 0 and name_part["summary"] > 0 and name_part["search_hint"] == 0
 
 
+def test_enum_values_are_searched_with_the_body(registry: ToolRegistry) -> None:
+    # "closed" is only an enum value of github__list_pull_requests' "state" parameter.
+    hit = registry.search("closed", k=1, explain=True)[0]
+    assert hit.name == "github__list_pull_requests"
+    assert hit.explanation is not None
+    parts = next(c for c in hit.explanation if c.term == "close").fields
+    assert parts["body"] > 0 and parts["params"] == 0
+
+
 def test_typo_falls_back_to_similar_forms(registry: ToolRegistry) -> None:
     hits = registry.search("pul reqests", k=2)
     assert hits and hits[0].name == "github__list_pull_requests" and hits[0].fallback

@@ -31,7 +31,7 @@ from toolsurface.retrieval.fields import (
     FIELD_MAX_CHARS,
     FIELD_NAMES,
     clean_text,
-    params_text,
+    schema_texts,
     split_description,
 )
 from toolsurface.retrieval.fusion import reciprocal_rank_fusion
@@ -74,7 +74,10 @@ FieldTexts = tuple[str, str, str, str, str]
 def tool_fields(tool: Tool) -> FieldTexts:
     """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
     summary, body = split_description(tool.description)
-    name, hint, params = tool.name, tool.search_hint, params_text(tool.input_schema)
+    params, enums = schema_texts(tool.input_schema)
+    if enums:  # the parameters' enum values are searched with the body (docs/analysis.md)
+        body = f"{body}\n{enums}" if body else enums
+    name, hint = tool.name, tool.search_hint
     texts: FieldTexts = (
         clean_text(name),
         clean_text(hint),
