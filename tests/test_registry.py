@@ -225,6 +225,11 @@ class _Broken:
         raise RuntimeError("embedding service down")
 
 
+class _Garbled:
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        return [["not", "a", "name"]]  # type: ignore[list-item]
+
+
 def test_fusion_with_a_host_ranker(registry: ToolRegistry) -> None:
     host = _Host(["fs__read_file", "slack__send_message"])
     hits = registry.search("send message", k=3, retrievers=[host])
@@ -243,6 +248,11 @@ def test_failing_host_ranker_is_logged_and_lexical_served(
         hits = registry.search("send message", k=3, retrievers=[_Broken()])
     assert hits == lexical
     assert "embedding service down" in caplog.text
+    # A ranking that is no list of names fails the same way, beside a host that answers.
+    host = _Host(["fs__read_file"])
+    with caplog.at_level(logging.ERROR, logger="toolsurface"):
+        both = registry.search("send message", k=3, retrievers=[host, _Garbled()])
+    assert both == registry.search("send message", k=3, retrievers=[host])
 
 
 class _Declining:

@@ -557,10 +557,10 @@ class ToolRegistry:
         for host in hosts:
             try:
                 ranked = host.rank(query, pool, max(k, FUSION_DEPTH))
+                kept = [n for n in dict.fromkeys(ranked) if n in allowed]
             except Exception:
-                _log.exception("toolsurface: host retriever %r failed; serving lexical", host)
+                _log.exception("toolsurface: host retriever %r failed; left out", host)
                 continue
-            kept = [n for n in dict.fromkeys(ranked) if n in allowed]
             if kept:  # none: the host declined this request
                 rankings.append(kept)
         if len(rankings) == 1:
