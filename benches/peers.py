@@ -50,6 +50,7 @@ import hashlib
 import os
 import re
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -71,9 +72,22 @@ def peer_text(tool: Tool) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def dense_text(tool: Tool) -> str:
-    """What the dense model embeds: name words and description."""
-    return f"{name_words(tool.name)}: {tool.description}".strip()
+def dense_text(tool: Tool, params: bool = False) -> str:
+    """What the dense model embeds: name words and description (and parameters if asked)."""
+    text = f"{name_words(tool.name)}: {tool.description}".strip()
+    if params:
+        described = params_text(tool.input_schema)
+        if described:
+            text = f"{text}\n{described}"
+    return text
+
+
+def non_latin_script(text: str) -> bool:
+    """Whether ``text`` has a letter of a script other than Latin (Cyrillic, Han, Thai...)."""
+    return any(
+        ch.isalpha() and not ch.isascii() and not unicodedata.name(ch, "").startswith("LATIN")
+        for ch in text
+    )
 
 
 def _top_k(scores: Any, k: int) -> list[int]:
@@ -393,10 +407,12 @@ class OursAdapter(Peer):
         lexicon: bool = True,
         retrievers: Sequence[Any] = (),
         label: str | None = None,
+        fusion: Any = None,
     ) -> None:
         self.engine = engine
         self.lexicon = lexicon
         self.retrievers = list(retrievers)
+        self.fusion = fusion
         suffix = "" if lexicon else ", no lexicon"
         fused = " + dense (RRF)" if retrievers else ""
         self.label = label or f"ours ({engine}{suffix}){fused}"
@@ -416,6 +432,7 @@ class OursAdapter(Peer):
             engine=self.engine,  # type: ignore[arg-type]
             lexicon=DEFAULT_LEXICON if self.lexicon else None,
             retrievers=self.retrievers,
+            fusion=self.fusion,
         )
         t0 = time.perf_counter()
         registry.register_many(tools)
@@ -461,10 +478,14 @@ class OursAdapter(Peer):
 class DenseAdapter(Peer):
     """all-MiniLM-L6-v2 (sentence-transformers, CPU), cosine over normalised embeddings.
 
-    Also an ``IToolRetriever``: ``rank(query, names, k)`` ranks the admitted names, so it
-    fuses with ours through ``ToolRegistry(..., retrievers=[dense])``. Document embeddings
-    are cached by text for the process; :meth:`prime_queries` batch-encodes queries ahead
-    so that a per-query ``rank`` inside the registry does not encode one at a time.
+    ``params``: embed each tool's parameters (names and descriptions) after its name and
+    description. Also an ``IToolRetriever``: ``rank(query, names, k)`` ranks the admitted
+    names, so it fuses with ours through ``ToolRegistry(..., retrievers=[dense])``; with
+    ``declines`` (the default) it returns no ranking for a request in a non-Latin script,
+    which the English-only model cannot read, and fusion leaves ours as it is. ``search``
+    (the model alone) never declines. Document embeddings are cached by text for the
+    process; :meth:`prime_queries` batch-encodes queries ahead so that a per-query ``rank``
+    inside the registry does not encode one at a time.
     """
 
     label = "dense (MiniLM-L6)"
@@ -473,13 +494,17 @@ class DenseAdapter(Peer):
     interleave = False  # torch's intra-op threads spin after each call: timed on its own
     _model: Any = None
     _doc_cache: ClassVar[dict[str, Any]] = {}
+    _query_cache: ClassVar[dict[str, Any]] = {}  # one model: shared by every instance
 
-    def __init__(self, batch_size: int = 64) -> None:
+    def __init__(self, batch_size: int = 64, params: bool = False, declines: bool = True) -> None:
         self.batch_size = batch_size
+        self.params = params
+        self.declines = declines
+        if params:
+            self.label = "dense (MiniLM-L6, with parameters)"
         self._names: list[str] = []
         self._ids: dict[str, int] = {}
         self._matrix: Any = None
-        self._query_cache: dict[str, Any] = {}
 
     @classmethod
     def model(cls) -> Any:
@@ -511,7 +536,7 @@ class DenseAdapter(Peer):
     ) -> None:
         import numpy as np
 
-        docs = [dense_text(t) for t in tools] if tools is not None else list(texts)
+        docs = [dense_text(t, self.params) for t in tools] if tools is not None else list(texts)
         cache = self._doc_cache
         missing = list(dict.fromkeys(d for d in docs if _key(d) not in cache))
         if missing:
@@ -550,6 +575,12 @@ class DenseAdapter(Peer):
         return [[self._names[i] for i in _top_k(row + 2.0, k)] for row in scores]
 
     def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        if self.declines and non_latin_script(query):
+            return []
+        return self.rank_all(query, names, k)
+
+    def rank_all(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        """``rank`` that never declines."""
         import numpy as np
 
         scores = self._scores(self._query_vector(query)) + 2.0

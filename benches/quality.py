@@ -5,9 +5,13 @@
 
 On the same catalogue and queries: bm25s (stemmed, and without stemmer), rank_bm25 and its
 faster drop-ins (rank-bm25-rs, bm25-rs), bm25-turbo, tantivy, ours per engine with the
-bundled lexicon on and off, the dense model (all-MiniLM-L6-v2) alone, and the dense model
-fused with ours by reciprocal rank (``ToolRegistry(..., retrievers=[dense])``, on the first
-engine listed). Peers' setups are in ``benches/peers.py``.
+bundled lexicon on and off, the dense model (all-MiniLM-L6-v2) alone over each tool's name
+and description and over those and its parameters, and, per engine, the dense model fused
+with ours through ``ToolRegistry(..., retrievers=[dense])``: by plain reciprocal rank (k 60,
+weights 1, every request: the first configuration), and with the default
+``FusionSettings``, the dense model declining requests in a non-Latin script, over name
+and description and over those and the parameters. Peers' setups are in
+``benches/peers.py``.
 
 - ``--dev``: the 1,635 MCP tools and the 600 labelled development queries, per group
   (en/model, en/user, ru/model, ru/user, all).
@@ -45,6 +49,7 @@ from peers import (
 import toolsurface
 from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import EvalQuery, evaluate, load_aliases, load_queries
+from toolsurface.retrieval.fusion import FusionSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
@@ -119,10 +124,28 @@ def systems_for(
             failed["dense"] = f"{type(exc).__name__}: {exc}"
         else:
             out.append((DenseAdapter.label, DenseAdapter))
-            if engines:
-                e = engines[0]
-                out.append((f"ours ({e}) + dense (RRF)", None))  # made per catalogue below
+            out.append(("dense (MiniLM-L6, with parameters)", lambda: DenseAdapter(params=True)))
+            # Fused rows, made per catalogue below: (engine, dense with parameters, fusion,
+            # the dense model declines requests in a non-Latin script).
+            for e in engines:
+                out.append((f"ours ({e}) + dense, plain RRF", ("fused", e, False, PLAIN, False)))
+                out.append((f"ours ({e}) + dense", ("fused", e, False, None, True)))
+                out.append((f"ours ({e}) + dense with parameters", ("fused", e, True, None, True)))
     return out, failed
+
+
+#: Reciprocal rank fusion as first shipped: k 60, every ranking weight 1.
+PLAIN = FusionSettings(k=60.0, lexical_weight=1.0)
+
+
+class NoDecline:
+    """A dense model's ranking for every request, whatever its script."""
+
+    def __init__(self, dense: DenseAdapter) -> None:
+        self.dense = dense
+
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        return self.dense.rank_all(query, names, k)
 
 
 def evaluate_set(
@@ -134,20 +157,23 @@ def evaluate_set(
     engines: list[str],
 ) -> dict[str, dict[str, Any]]:
     results: dict[str, dict[str, Any]] = {}
-    dense: DenseAdapter | None = None
+    dense: dict[bool, DenseAdapter] = {}  # by "with parameters"
     for label, factory in systems:
         per_query = False
-        if factory is None:  # fused: ours on the first engine with this catalogue's dense model
-            if dense is None:
+        if isinstance(factory, tuple):  # fused: ours with this catalogue's dense model
+            _, engine, params, fusion, declines = factory
+            model = dense.get(params)
+            if model is None:
                 continue
-            system: Peer = OursAdapter(engines[0], retrievers=[dense], label=label)
+            host: Any = model if declines else NoDecline(model)
+            system: Peer = OursAdapter(engine, retrievers=[host], label=label, fusion=fusion)
             per_query = True
         else:
             system = factory()
         if isinstance(system, DenseAdapter):
-            dense = system
+            dense[system.params] = system
             t0 = time.perf_counter()
-            dense.prime_queries([q.query for q in queries])
+            system.prime_queries([q.query for q in queries])
             print(
                 f"[{name}] dense: {len(queries)} queries encoded in "
                 f"{time.perf_counter() - t0:.1f} s",

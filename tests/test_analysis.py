@@ -6,7 +6,7 @@ import pytest
 
 from conftest import DATA, read_jsonl
 from toolsurface.retrieval.backend import backend
-from toolsurface.retrieval.fields import params_text, split_description
+from toolsurface.retrieval.fields import params_text, schema_texts, split_description
 
 
 @pytest.fixture(scope="module")
@@ -102,6 +102,25 @@ def test_first_sentence_vectors() -> None:
 )
 def test_first_sentence(text: str, summary: str, body: str) -> None:
     assert split_description(text) == (summary, body)
+
+
+def test_enum_values_are_collected_beside_params() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "genre": {"type": "string", "enum": ["Comedy", "Family Counselor", 3, ""]},
+            "filter": {
+                "type": "object",
+                "properties": {"state": {"type": "string", "enum": ["open", "closed"]}},
+            },
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["x"]}},
+        },
+    }
+    params, enums = schema_texts(schema)
+    assert params == params_text(schema)
+    assert "Comedy" not in params
+    # Strings only, nested properties too; a bare items schema has no properties to walk.
+    assert enums.split("\n") == ["Comedy", "Family Counselor", "open", "closed"]
 
 
 def test_params_text_walks_nested_properties() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from toolsurface import (
     DuplicateToolError,
+    FusionSettings,
     RetrievalSettings,
     SearchHit,
     Tool,
@@ -160,6 +161,15 @@ def test_explain_adds_up(registry: ToolRegistry) -> None:
     assert name_part["name"] > 0 and name_part["summary"] > 0 and name_part["search_hint"] == 0
 
 
+def test_enum_values_are_searched_with_the_body(registry: ToolRegistry) -> None:
+    # "closed" is only an enum value of github__list_pull_requests' "state" parameter.
+    hit = registry.search("closed", k=1, explain=True)[0]
+    assert hit.name == "github__list_pull_requests"
+    assert hit.explanation is not None
+    parts = next(c for c in hit.explanation if c.term == "close").fields
+    assert parts["body"] > 0 and parts["params"] == 0
+
+
 def test_typo_falls_back_to_similar_forms(registry: ToolRegistry) -> None:
     hits = registry.search("pul reqests", k=2)
     assert hits and hits[0].name == "github__list_pull_requests" and hits[0].fallback
@@ -215,6 +225,11 @@ class _Broken:
         raise RuntimeError("embedding service down")
 
 
+class _Garbled:
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        return [["not", "a", "name"]]  # type: ignore[list-item]
+
+
 def test_fusion_with_a_host_ranker(registry: ToolRegistry) -> None:
     host = _Host(["fs__read_file", "slack__send_message"])
     hits = registry.search("send message", k=3, retrievers=[host])
@@ -233,6 +248,77 @@ def test_failing_host_ranker_is_logged_and_lexical_served(
         hits = registry.search("send message", k=3, retrievers=[_Broken()])
     assert hits == lexical
     assert "embedding service down" in caplog.text
+    # A ranking that is no list of names fails the same way, beside a host that answers.
+    host = _Host(["fs__read_file"])
+    with caplog.at_level(logging.ERROR, logger="toolsurface"):
+        both = registry.search("send message", k=3, retrievers=[host, _Garbled()])
+    assert both == registry.search("send message", k=3, retrievers=[host])
+
+
+class _Declining:
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        return []  # cannot read the request
+
+
+def test_declining_host_ranker_leaves_the_lexical_hits(registry: ToolRegistry) -> None:
+    lexical = registry.search("send message", k=3)
+    assert registry.search("send message", k=3, retrievers=[_Declining()]) == lexical
+    # A ranking of names outside the admitted pool is a declined one too.
+    outside = _Host(["not_registered"])
+    assert registry.search("send message", k=3, retrievers=[outside]) == lexical
+    # Beside a host that answers, a declining one counts for nothing.
+    host = _Host(["fs__read_file", "slack__send_message"])
+    both = registry.search("send message", k=3, retrievers=[host, _Declining()])
+    assert both == registry.search("send message", k=3, retrievers=[host])
+
+
+def test_fusion_weights_and_constant(registry: ToolRegistry) -> None:
+    lexical = [h.name for h in registry.search("send message", k=3)]
+    assert lexical[0] == "slack__send_message"
+    host = _Host(["fs__read_file", "github__create_issue"])
+    # Lexical weight 1.5, k 6 (the defaults): lexical first 1.5/7, host first 1/7.
+    hits = registry.search("send message", k=3, retrievers=[host])
+    assert registry.fusion == FusionSettings(k=6.0, lexical_weight=1.5)
+    assert hits[0].name == "slack__send_message"
+    assert hits[0].score == pytest.approx(1.5 / 7)
+    assert hits[1].name == "fs__read_file" and hits[1].score == pytest.approx(1 / 7)
+    # Lexical weight 0.5: the host's first place wins.
+    light = FusionSettings(k=6.0, lexical_weight=0.5)
+    hits = registry.search("send message", k=3, retrievers=[host], fusion=light)
+    assert hits[0].name == "fs__read_file" and hits[0].score == pytest.approx(1 / 7)
+    # Plain RRF (k 60, weights 1): the lexical first place wins the tie with the host's.
+    plain = ToolRegistry(
+        TOOLS,
+        engine=registry.engine,
+        retrievers=[host],
+        fusion=FusionSettings(k=60.0, lexical_weight=1.0),
+    )
+    hits = plain.search("send message", k=3)
+    assert [h.name for h in hits[:2]] == ["slack__send_message", "fs__read_file"]
+    assert hits[0].score == pytest.approx(1 / 61) and hits[1].score == pytest.approx(1 / 61)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"k": 0.0}, ValueError),
+        ({"k": float("inf")}, ValueError),
+        ({"lexical_weight": -1.0}, ValueError),
+        ({"lexical_weight": float("nan")}, ValueError),
+        ({"k": "6"}, TypeError),
+        ({"lexical_weight": True}, TypeError),
+    ],
+)
+def test_fusion_settings_are_checked(kwargs: dict[str, object], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        FusionSettings(**kwargs)  # type: ignore[arg-type]
+
+
+def test_fusion_must_be_fusion_settings(registry: ToolRegistry) -> None:
+    with pytest.raises(TypeError, match="FusionSettings"):
+        registry.search("send message", fusion={"k": 6})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="FusionSettings"):
+        ToolRegistry(fusion=(6, 1.5))  # type: ignore[arg-type]
 
 
 def test_search_many_matches_search(registry: ToolRegistry) -> None:

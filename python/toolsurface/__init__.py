@@ -16,6 +16,7 @@ from toolsurface.errors import (
 )
 from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
 from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
+from toolsurface.retrieval.fusion import FusionSettings
 from toolsurface.surface import (
     Event,
     RequestPlan,
@@ -35,6 +36,7 @@ __all__ = [
     "EngineUnavailableError",
     "Event",
     "FieldValues",
+    "FusionSettings",
     "IToolRetriever",
     "RequestPlan",
     "RetrievalSettings",

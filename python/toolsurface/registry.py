@@ -31,10 +31,10 @@ from toolsurface.retrieval.fields import (
     FIELD_MAX_CHARS,
     FIELD_NAMES,
     clean_text,
-    params_text,
+    schema_texts,
     split_description,
 )
-from toolsurface.retrieval.fusion import reciprocal_rank_fusion
+from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from toolsurface.retrieval.resources import default_lexicon_entries
 
 __all__ = ["DEFAULT_LEXICON", "QUERY_MAX_CHARS", "IToolRetriever", "ToolRegistry"]
@@ -61,10 +61,14 @@ DEFAULT_LEXICON: Any = _DefaultLexicon()
 
 @runtime_checkable
 class IToolRetriever(Protocol):
-    """A host's own ranker: a query and the admitted names in, names best first out."""
+    """A host's own ranker: a query and the admitted names in, names best first out.
+
+    Returning no names declines the request (a model that cannot read its language): the
+    lexical ranking is then fused without it, or served as it is when every ranker declines.
+    """
 
     def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
-        """Rank up to ``k`` of ``names`` for ``query``, best first."""
+        """Rank up to ``k`` of ``names`` for ``query``, best first; none to decline."""
         ...
 
 
@@ -74,7 +78,10 @@ FieldTexts = tuple[str, str, str, str, str]
 def tool_fields(tool: Tool) -> FieldTexts:
     """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
     summary, body = split_description(tool.description)
-    name, hint, params = tool.name, tool.search_hint, params_text(tool.input_schema)
+    params, enums = schema_texts(tool.input_schema)
+    if enums:  # the parameters' enum values are searched with the body (docs/analysis.md)
+        body = f"{body}\n{enums}" if body else enums
+    name, hint = tool.name, tool.search_hint
     texts: FieldTexts = (
         clean_text(name),
         clean_text(hint),
@@ -138,6 +145,7 @@ class ToolRegistry:
         lexicon: Any = DEFAULT_LEXICON,
         settings: RetrievalSettings | None = None,
         retrievers: Sequence[IToolRetriever] = (),
+        fusion: FusionSettings | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
         if lexicon is DEFAULT_LEXICON:
@@ -148,6 +156,7 @@ class ToolRegistry:
             self._lexicon = self._backend.lexicon(list(lexicon))
         self.settings = settings or RetrievalSettings()
         self.retrievers: list[IToolRetriever] = list(retrievers)
+        self.fusion = _check_fusion(fusion) if fusion is not None else FusionSettings()
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
@@ -404,12 +413,16 @@ class ToolRegistry:
         admitted: Collection[str] | None = None,
         explain: bool = False,
         retrievers: Sequence[IToolRetriever] | None = None,
+        fusion: FusionSettings | None = None,
     ) -> list[SearchHit]:
         """The ``k`` best tools for ``query``, best first, ties by name.
 
         ``admitted`` limits the hits to those names (a run's policy); ``explain`` adds the
         matched terms and each field's contribution to every hit; ``retrievers`` (default:
-        the registry's) are fused with the lexical ranking by reciprocal rank.
+        the registry's) are fused with the lexical ranking by weighted reciprocal rank, as
+        ``fusion`` (default: the registry's) says. Fused hits score ``sum weight / (k +
+        rank)``; when every retriever declines (no names) or fails, the lexical hits are
+        served as they are.
         """
         fast = self._fast
         if (
@@ -421,6 +434,7 @@ class ToolRegistry:
             and admitted is None
             and not explain
             and retrievers is None
+            and fusion is None
             and not self.retrievers
             and fast[0] == self._generation
             and fast[1] is self.settings
@@ -433,6 +447,7 @@ class ToolRegistry:
             except UnicodeEncodeError:
                 pass
         query, k, chosen = self._prepare(query, k, settings)
+        how = self.fusion if fusion is None else _check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
         if not hosts and not explain and admitted is None:
@@ -447,7 +462,7 @@ class ToolRegistry:
             ]
         names = [built.names[i] for i in ids]
         if hosts and k:
-            fused = self._fuse(built, query, names, scores, hosts, admitted, k)
+            fused = self._fuse(built, query, names, hosts, admitted, k, how)
             if fused is not None:
                 names, scores = fused
         names, scores = names[:k], scores[:k]
@@ -541,10 +556,10 @@ class ToolRegistry:
         built: _Built,
         query: str,
         names: list[str],
-        scores: list[float],
         hosts: Sequence[IToolRetriever],
         admitted: Collection[str] | None,
         k: int,
+        how: FusionSettings,
     ) -> tuple[list[str], list[float]] | None:
         pool = built.names if admitted is None else [n for n in built.names if n in admitted]
         allowed = set(pool)
@@ -552,12 +567,16 @@ class ToolRegistry:
         for host in hosts:
             try:
                 ranked = host.rank(query, pool, max(k, FUSION_DEPTH))
-                rankings.append([n for n in dict.fromkeys(ranked) if n in allowed])
+                kept = [n for n in dict.fromkeys(ranked) if n in allowed]
             except Exception:
-                _log.exception("toolsurface: host retriever %r failed; serving lexical", host)
+                _log.exception("toolsurface: host retriever %r failed; left out", host)
+                continue
+            if kept:  # none: the host declined this request
+                rankings.append(kept)
         if len(rankings) == 1:
             return None
-        fused = reciprocal_rank_fusion(rankings)
+        weights = [how.lexical_weight] + [1.0] * (len(rankings) - 1)
+        fused = reciprocal_rank_fusion(rankings, how.k, weights)
         return [n for n, _ in fused], [s for _, s in fused]
 
     def _explain(
@@ -576,6 +595,12 @@ class ToolRegistry:
             TermContribution(term, weight, dict(zip(FIELD_NAMES, parts)))
             for term, weight, parts in rows
         )
+
+
+def _check_fusion(fusion: object) -> FusionSettings:
+    if not isinstance(fusion, FusionSettings):
+        raise TypeError(f"fusion must be FusionSettings, got {type(fusion).__name__}")
+    return fusion
 
 
 _LEXICONS: dict[EngineName, Any] = {}

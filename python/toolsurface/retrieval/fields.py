@@ -18,6 +18,7 @@ __all__ = [
     "SOFT_ABBREVIATIONS",
     "clean_text",
     "params_text",
+    "schema_texts",
     "split_description",
 ]
 
@@ -154,7 +155,9 @@ def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def _walk_properties(schema: Mapping[str, Any], depth: int, out: list[str]) -> None:
+def _walk_properties(
+    schema: Mapping[str, Any], depth: int, out: list[str], enums: list[str] | None = None
+) -> None:
     if depth > 8:
         return
     props = schema.get("properties")
@@ -167,11 +170,15 @@ def _walk_properties(schema: Mapping[str, Any], depth: int, out: list[str]) -> N
                 desc = prop.get("description")
                 if isinstance(desc, str) and desc:
                     append(desc)
+                if enums is not None:
+                    values = prop.get("enum")
+                    if type(values) is list:
+                        enums.extend(v for v in values if type(v) is str and v)
                 if "properties" in prop or "items" in prop:
-                    _walk_properties(prop, depth + 1, out)
+                    _walk_properties(prop, depth + 1, out, enums)
     items = schema.get("items")
     if items is not None and _is_map(items):
-        _walk_properties(items, depth + 1, out)
+        _walk_properties(items, depth + 1, out, enums)
 
 
 def params_text(input_schema: Mapping[str, Any]) -> str:
@@ -179,3 +186,16 @@ def params_text(input_schema: Mapping[str, Any]) -> str:
     out: list[str] = []
     _walk_properties(input_schema, 0, out)
     return "\n".join(out)
+
+
+def schema_texts(input_schema: Mapping[str, Any]) -> tuple[str, str]:
+    """``(params_text, enum_text)`` of a schema in one walk.
+
+    The enum values (``"Comedy"``, ``"Family Counselor"``) are what a request names when it
+    picks among fixed choices; they are indexed with the body, not the parameters (see
+    docs/analysis.md and docs/quality.md for why).
+    """
+    out: list[str] = []
+    enums: list[str] = []
+    _walk_properties(input_schema, 0, out, enums)
+    return "\n".join(out), "\n".join(enums)
