@@ -7,6 +7,7 @@ import logging
 from collections.abc import Sequence
 
 import pytest
+from pydantic import ValidationError
 
 from toolsurface import (
     DuplicateToolError,
@@ -301,17 +302,19 @@ def test_fusion_weights_and_constant(registry: ToolRegistry) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error"),
     [
-        ({"k": 0.0}, ValueError),
-        ({"k": float("inf")}, ValueError),
-        ({"lexical_weight": -1.0}, ValueError),
-        ({"lexical_weight": float("nan")}, ValueError),
-        ({"k": "6"}, TypeError),
-        ({"lexical_weight": True}, TypeError),
+        ({"k": 0.0}, "k"),
+        ({"k": float("inf")}, "k"),
+        ({"lexical_weight": -1.0}, "lexical_weight"),
+        ({"lexical_weight": float("nan")}, "lexical_weight"),
+        ({"k": "6"}, "k"),
+        ({"lexical_weight": True}, "lexical_weight"),
+        ({"depth": 3}, "depth"),
     ],
 )
-def test_fusion_settings_are_checked(kwargs: dict[str, object], error: type[Exception]) -> None:
-    with pytest.raises(error):
+def test_fusion_settings_are_checked(kwargs: dict[str, object], error: str) -> None:
+    with pytest.raises(ValidationError, match=error):
         FusionSettings(**kwargs)  # type: ignore[arg-type]
+    assert FusionSettings(k=6, lexical_weight=1).k == 6.0
 
 
 def test_fusion_must_be_fusion_settings(registry: ToolRegistry) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["RRF_K", "FusionSettings", "reciprocal_rank_fusion"]
 
@@ -12,8 +12,7 @@ __all__ = ["RRF_K", "FusionSettings", "reciprocal_rank_fusion"]
 RRF_K = 60.0
 
 
-@dataclass(frozen=True)
-class FusionSettings:
+class FusionSettings(BaseModel):
     """How host rankings are fused with the lexical one: ``sum weight / (k + rank)``.
 
     ``k`` is the damping constant: the smaller, the more a ranking's first places count
@@ -23,22 +22,10 @@ class FusionSettings:
     (docs/quality.md, "Fusing a dense model").
     """
 
-    k: float = 6.0
-    lexical_weight: float = 1.5
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    def __post_init__(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, (int, float)):
-            raise TypeError(f"k must be a number, got {type(self.k).__name__}")
-        if isinstance(self.lexical_weight, bool) or not isinstance(
-            self.lexical_weight, (int, float)
-        ):
-            raise TypeError(
-                f"lexical_weight must be a number, got {type(self.lexical_weight).__name__}"
-            )
-        if not (math.isfinite(self.k) and self.k > 0):
-            raise ValueError(f"k must be finite and > 0, got {self.k!r}")
-        if not (math.isfinite(self.lexical_weight) and self.lexical_weight >= 0):
-            raise ValueError(f"lexical_weight must be finite and >= 0, got {self.lexical_weight!r}")
+    k: float = Field(default=6.0, gt=0.0, allow_inf_nan=False)
+    lexical_weight: float = Field(default=1.5, ge=0.0, allow_inf_nan=False)
 
 
 def reciprocal_rank_fusion(
