@@ -266,6 +266,12 @@ impl PyIndex {
         self.inner.memory_bytes()
     }
 
+    /// A digest of every array of the index: equal for two builds exactly when they made the
+    /// same index (the build benchmark checks a change of the build leaves it so).
+    fn digest(&self) -> u64 {
+        self.inner.digest()
+    }
+
     /// A filter admitting the given document ids.
     fn make_filter(&self, ids: Vec<Bound<'_, PyInt>>) -> PyResult<PyFilter> {
         let n = self.inner.len();
