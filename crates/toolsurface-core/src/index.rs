@@ -518,7 +518,8 @@ struct ChunkRuns {
 
 impl ChunkRuns {
     fn new(c: ChunkTerms, map: &[u32], first_doc: u32, vocab_len: usize) -> ChunkRuns {
-        let nl = c.terms.len();
+        // One entry of `map` per local term (`c.terms` may have been moved out by the merge).
+        let nl = map.len();
         let mut start = vec![0u32; nl + 1];
         for &(l, _) in &c.pairs {
             start[l as usize + 1] += 1;
@@ -672,22 +673,27 @@ impl HotMemo {
         Some([word(0), word(1), word(2)])
     }
 
+    /// The slot of `key`: a hash of its three words (cheaper than hashing the text byte by
+    /// byte, which is then needed only when the cache misses).
     #[inline]
-    fn slot(h: u64) -> usize {
-        (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - HOT_BITS)) as usize
+    fn slot(key: &[u64; 3]) -> usize {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let h = (key[0].wrapping_mul(K).rotate_left(26) ^ key[1]).wrapping_mul(K);
+        let h = (h.rotate_left(26) ^ key[2]).wrapping_mul(K);
+        (h >> (64 - HOT_BITS)) as usize
     }
 
-    /// The range remembered for `key` (hash `h`), if it is in the cache.
+    /// The range remembered for `key`, if it is in the cache.
     #[inline]
-    fn get(&self, key: &[u64; 3], h: u64) -> Option<(u32, u32)> {
-        let (k, range) = &self.entries[Self::slot(h)];
+    fn get(&self, key: &[u64; 3]) -> Option<(u32, u32)> {
+        let (k, range) = &self.entries[Self::slot(key)];
         (k == key).then_some(*range)
     }
 
     /// Remember `range` for `key`, replacing what its slot held.
     #[inline]
-    fn put(&mut self, key: [u64; 3], h: u64, range: (u32, u32)) {
-        self.entries[Self::slot(h)] = (key, range);
+    fn put(&mut self, key: [u64; 3], range: (u32, u32)) {
+        self.entries[Self::slot(&key)] = (key, range);
     }
 
     /// Forget everything (the memo it stands in front of started over).
@@ -735,11 +741,11 @@ fn analyse_chunk<S: AsRef<str>>(
         for (f, text) in doc.iter().enumerate() {
             let mut n = 0usize;
             an.for_each_identifier(text.as_ref(), |ident| {
-                let h = str_hash(ident);
                 let key = HotMemo::key(ident);
-                let (a, b) = match key.as_ref().and_then(|k| hot.get(k, h)) {
+                let (a, b) = match key.as_ref().and_then(|k| hot.get(k)) {
                     Some(range) => range,
                     None => {
+                        let h = str_hash(ident);
                         let range = match memo.find(ident, h) {
                             Some(e) => memo_ranges[e as usize],
                             None => {
@@ -788,7 +794,7 @@ fn analyse_chunk<S: AsRef<str>>(
                             }
                         };
                         if let Some(k) = key {
-                            hot.put(k, h, range);
+                            hot.put(k, range);
                         }
                         range
                     }
@@ -863,7 +869,7 @@ impl Index {
         let chunk = n.div_ceil(threads * 2).max(256);
         let an: &Analyzer = &analyzer;
         let stems = StemCache::default();
-        let chunks: Vec<ChunkTerms> = fields
+        let mut chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
             .map(|docs| analyse_chunk(an, &stems, docs))
             .collect::<Result<_, String>>()?;
@@ -875,10 +881,18 @@ impl Index {
         }
         name_arena.shrink_to_fit();
 
-        // Merge the chunks' vocabularies (in document order): local id -> global id.
-        let mut vocab = StrTable::default();
+        // Merge the chunks' vocabularies (in document order): local id -> global id. The
+        // first chunk's is the start of the merged one as it stands (its ids are the global
+        // ones): a quarter of the merge's lookups saved, on the one thread the merge runs on.
+        let mut vocab = chunks
+            .first_mut()
+            .map(|c| std::mem::take(&mut c.terms))
+            .unwrap_or_default();
         let mut maps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
-        for c in &chunks {
+        if !chunks.is_empty() {
+            maps.push((0..to_u32(vocab.len(), "vocabulary size")?).collect());
+        }
+        for c in chunks.iter().skip(1) {
             let mut map = Vec::with_capacity(c.terms.len());
             for local in 0..c.terms.len() {
                 let term = c.terms.get(local);
