@@ -517,9 +517,9 @@ struct ChunkRuns {
 }
 
 impl ChunkRuns {
-    fn new(c: ChunkTerms, map: &[u32], first_doc: u32, vocab_len: usize) -> ChunkRuns {
-        // One entry of `map` per local term (`c.terms` may have been moved out by the merge).
-        let nl = map.len();
+    /// The chunk's pairs sorted by local term, of which there are `nl` (`c.terms` has been
+    /// moved out to be merged); `local` is left empty (see [`ChunkRuns::map_terms`]).
+    fn new(c: ChunkTerms, nl: usize, first_doc: u32) -> ChunkRuns {
         let mut start = vec![0u32; nl + 1];
         for &(l, _) in &c.pairs {
             start[l as usize + 1] += 1;
@@ -545,18 +545,43 @@ impl ChunkRuns {
             }
             begin = end;
         }
-        let mut local = vec![NO_LOCAL; vocab_len];
-        for (l, &g) in map.iter().enumerate() {
-            local[g as usize] = l as u32;
-        }
         ChunkRuns {
             start,
             docs,
             tfs,
             big,
-            local,
+            local: Vec::new(),
         }
     }
+
+    /// Fill `local` from the chunk's local id -> global id map.
+    fn map_terms(&mut self, map: &[u32], vocab_len: usize) {
+        let mut local = vec![NO_LOCAL; vocab_len];
+        for (l, &g) in map.iter().enumerate() {
+            local[g as usize] = l as u32;
+        }
+        self.local = local;
+    }
+}
+
+/// Merge the chunks' vocabularies (in document order): the merged vocabulary, and per
+/// chunk its local id -> global id. The first chunk's is the start of the merged one as it
+/// stands (its ids are the global ones): a quarter of the merge's lookups saved.
+fn merge_vocabularies(terms: Vec<StrTable>) -> Result<(StrTable, Vec<Vec<u32>>), String> {
+    let mut terms = terms.into_iter();
+    let mut vocab = terms.next().unwrap_or_default();
+    let mut maps: Vec<Vec<u32>> = Vec::with_capacity(terms.len() + 1);
+    maps.push((0..to_u32(vocab.len(), "vocabulary size")?).collect());
+    for t in terms {
+        let mut map = Vec::with_capacity(t.len());
+        for local in 0..t.len() {
+            let term = t.get(local);
+            map.push(vocab.insert(term, str_hash(term))?.0);
+        }
+        maps.push(map);
+    }
+    vocab.shrink_to_fit();
+    Ok((vocab, maps))
 }
 
 /// The columnar index.
@@ -899,28 +924,6 @@ impl Index {
         }
         name_arena.shrink_to_fit();
 
-        // Merge the chunks' vocabularies (in document order): local id -> global id. The
-        // first chunk's is the start of the merged one as it stands (its ids are the global
-        // ones): a quarter of the merge's lookups saved, on the one thread the merge runs on.
-        let mut vocab = chunks
-            .first_mut()
-            .map(|c| std::mem::take(&mut c.terms))
-            .unwrap_or_default();
-        let mut maps: Vec<Vec<u32>> = Vec::with_capacity(chunks.len());
-        if !chunks.is_empty() {
-            maps.push((0..to_u32(vocab.len(), "vocabulary size")?).collect());
-        }
-        for c in chunks.iter().skip(1) {
-            let mut map = Vec::with_capacity(c.terms.len());
-            for local in 0..c.terms.len() {
-                let term = c.terms.get(local);
-                map.push(vocab.insert(term, str_hash(term))?.0);
-            }
-            maps.push(map);
-        }
-        vocab.shrink_to_fit();
-        let v = vocab.len();
-
         // Field lengths, and each chunk's first document id.
         let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
         let mut first_doc = Vec::with_capacity(chunks.len());
@@ -935,14 +938,31 @@ impl Index {
             }
         }
 
-        // Each chunk, in parallel, sorts its pairs by term (counting sort: doc ids stay
-        // ascending within a term) and maps global ids to its local ones.
-        let runs: Vec<ChunkRuns> = chunks
-            .into_par_iter()
-            .zip(maps.par_iter())
-            .zip(first_doc.par_iter())
-            .map(|((c, map), &first)| ChunkRuns::new(c, map, first, v))
+        // At once: the vocabularies merged, on one thread, and each chunk's pairs sorted by
+        // local term (counting sort: doc ids stay ascending within a term), in parallel;
+        // the sort needs no global id, so it no longer waits for the merge.
+        let terms: Vec<StrTable> = chunks
+            .iter_mut()
+            .map(|c| std::mem::take(&mut c.terms))
             .collect();
+        let sizes: Vec<usize> = terms.iter().map(StrTable::len).collect();
+        let (merged, mut runs) = rayon::join(
+            || merge_vocabularies(terms),
+            || {
+                chunks
+                    .into_par_iter()
+                    .zip(sizes.par_iter())
+                    .zip(first_doc.par_iter())
+                    .map(|((c, &nl), &first)| ChunkRuns::new(c, nl, first))
+                    .collect::<Vec<ChunkRuns>>()
+            },
+        );
+        let (vocab, maps) = merged?;
+        let v = vocab.len();
+        // Each chunk's global id -> local id, in parallel.
+        runs.par_iter_mut()
+            .zip(maps.par_iter())
+            .for_each(|(r, map)| r.map_terms(map, v));
         drop(maps);
 
         // Document frequencies and postings offsets.
