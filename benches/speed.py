@@ -2,6 +2,14 @@
 
     python benches/speed.py [--sizes 1635,10000] [--engines native,pure] [--peers all]
                             [--rounds 3] [--json OUT] [--plot docs/performance.png]
+    python benches/speed.py --build-only --sizes 100000 [--repeat 3] [--dump-fields F]
+
+``--build-only`` times only ours (native) building each size, ``--repeat`` times, each in a
+fresh process: registering the tools, building the index, and the index's digest (equal
+for identical indexes, so a change of the build can be checked to leave it so);
+``--dump-fields`` writes the catalogue's field texts for the core's profiling harness
+(``crates/toolsurface-core/examples/bench.rs``, whose ``digest`` mode prints the same kind
+of digest from Rust alone).
 
 Per catalogue size and per system (ours per engine, each peer of ``benches/peers.py``):
 
