@@ -2,6 +2,14 @@
 
     python benches/speed.py [--sizes 1635,10000] [--engines native,pure] [--peers all]
                             [--rounds 3] [--json OUT] [--plot docs/performance.png]
+    python benches/speed.py --build-only --sizes 100000 [--repeat 3] [--dump-fields F]
+
+``--build-only`` times only ours (native) building each size, ``--repeat`` times, each in a
+fresh process: registering the tools, building the index, and the index's digest (equal
+for identical indexes, so a change of the build can be checked to leave it so);
+``--dump-fields`` writes the catalogue's field texts for the core's profiling harness
+(``crates/toolsurface-core/examples/bench.rs``, whose ``digest`` mode prints the same kind
+of digest from Rust alone).
 
 Per catalogue size and per system (ours per engine, each peer of ``benches/peers.py``):
 
@@ -299,6 +307,55 @@ def worker(key: str, data_path: str) -> dict[str, Any]:
     }
 
 
+def build_worker(data_path: str) -> dict[str, Any]:
+    """In a fresh process: ours (native) built once, timed in its two parts, and digested."""
+    with open(data_path, "rb") as f:
+        tools, names, texts = pickle.load(f)
+    system = OursAdapter("native")
+    system.warm_up(for_search=False)
+    gc.collect()
+    system.build(names, texts, tools)
+    index = system.registry._current().index
+    digest = getattr(index, "digest", None)
+    return {
+        **system.build_parts,
+        "digest": f"{digest():016x}" if digest is not None else None,
+    }
+
+
+def build_only(args: argparse.Namespace, real: Sequence[Tool], tmp: str) -> None:
+    """``--build-only``: ours (native) built ``--repeat`` times per size, each in a fresh
+    process; the registering and index parts, their medians, and the index digest."""
+    for size in [int(s) for s in args.sizes.split(",") if s.strip()]:
+        tools = grow_catalogue(real, size, args.replace, args.seed)
+        data_path = os.path.join(tmp, f"catalogue-{size}.pickle")
+        with open(data_path, "wb") as f:
+            pickle.dump((tools, [t.name for t in tools], []), f)
+        if args.dump_fields:
+            from toolsurface.registry import tool_fields
+
+            rows = [[t.name, list(tool_fields(t))] for t in tools]
+            Path(args.dump_fields).write_text(json.dumps(rows, ensure_ascii=False), "utf-8")
+        runs = []
+        for _ in range(args.repeat):
+            cmd = [sys.executable, __file__, "--build-worker", "--data", data_path]
+            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
+            if done.returncode != 0 or not lines:
+                sys.exit(f"build worker failed: {done.stderr.strip()[-400:]}")
+            r = json.loads(lines[-1])
+            runs.append(r)
+            print(
+                f"[{size}] register {r['register_s']:.3f} s  index {r['index_s']:.3f} s  "
+                f"digest {r['digest']}",
+                flush=True,
+            )
+        reg = statistics.median(r["register_s"] for r in runs)
+        idx = statistics.median(r["index_s"] for r in runs)
+        print(f"[{size}] median of {len(runs)}: register {reg:.3f} s  index {idx:.3f} s")
+        os.remove(data_path)
+
+
 def run_worker(key: str, data_path: str, timeout: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", key, "--data", data_path]
     try:
@@ -559,12 +616,31 @@ def main() -> None:
     parser.add_argument("--plot", help="draw latency, memory and build vs size to this PNG")
     parser.add_argument("--catalogue", default=str(SHARED / "catalogue" / "mcp_tools.json"))
     parser.add_argument("--queries", default=str(SHARED / "queries" / "dev.jsonl"))
+    parser.add_argument(
+        "--build-only",
+        action="store_true",
+        help="only time ours (native) building each size, --repeat times, fresh processes",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="builds per size (--build-only)")
+    parser.add_argument(
+        "--dump-fields",
+        help="with --build-only: write [[name, [five field texts]], ...] of the (last) size "
+        "here, the FIELDS.json of crates/toolsurface-core/examples/bench.rs",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--build-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.worker:
         print(json.dumps(worker(args.worker, args.data)))
+        return
+    if args.build_worker:
+        print(json.dumps(build_worker(args.data)))
+        return
+    if args.build_only:
+        _, real = load_catalogue(args.catalogue)
+        build_only(args, real, tempfile.mkdtemp(prefix="ts-speed-"))
         return
 
     notes: list[str] = []

@@ -53,6 +53,8 @@ class Index:
         """Number of distinct terms."""
     def memory_bytes(self) -> int:
         """Heap bytes of the index structures (not counting the settings cache)."""
+    def digest(self) -> int:
+        """A digest of every array of the index: equal for identical builds."""
     def make_filter(self, ids: list[int]) -> Filter:
         """A filter admitting the given document ids."""
     def query_terms(
