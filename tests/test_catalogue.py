@@ -180,3 +180,25 @@ def test_gemini_tools_arrays_and_capitalised_types() -> None:
 def test_json_nested_past_the_parser_is_the_files_fault(text: str) -> None:
     with pytest.raises(CatalogueFormatError, match=r"deep\.json: JSON nested too deeply"):
         parse_catalogue(text, source="deep.json")
+
+
+def test_gemini_built_in_tools_are_passed_over_and_bad_parameters_named() -> None:
+    decl = {"name": "get_weather", "description": "Get the weather.", "parameters": {}}
+    for data in (
+        {"tools": [{"googleSearch": {}}, {"functionDeclarations": [decl]}]},
+        [{"functionDeclarations": [decl]}, {"codeExecution": {}}],
+    ):
+        fmt, tools = parse_catalogue(json.dumps(data), source="g.json")
+        assert fmt == "gemini" and [t.name for t in tools] == ["get_weather"]
+    bad = {"functionDeclarations": [{"name": "f", "description": "F.", "parameters": 5}]}
+    with pytest.raises(CatalogueFormatError, match=r"functionDeclarations\[0\].*input_schema"):
+        parse_catalogue(json.dumps(bad), source="g.json")
+
+
+def test_the_tool_list_is_found_as_the_format_was() -> None:
+    # A status string under "result" beside a tools list: the list is read, not result.
+    fmt, tools = parse_catalogue('{"result": "ok", "tools": [{"name": "a", "description": "A."}]}')
+    assert fmt == "mcp" and [t.name for t in tools] == ["a"]
+    mixed = {"tools": "see below", "functionDeclarations": [{"name": "b", "parameters": {}}]}
+    fmt, tools = parse_catalogue(json.dumps(mixed))
+    assert fmt == "gemini" and [t.name for t in tools] == ["b"]

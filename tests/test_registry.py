@@ -273,6 +273,28 @@ def test_declining_host_ranker_leaves_the_lexical_hits(registry: ToolRegistry) -
     assert both == registry.search("send message", k=3, retrievers=[host])
 
 
+def test_a_host_ranking_is_fused_to_the_fusion_depth(engine_name: str) -> None:
+    # The host returns more names than it was asked for: only its first FUSION_DEPTH (50)
+    # are fused, so a lexical hit it lists 51st gains nothing from it.
+    fillers = [Tool(name=f"tool_{i:02d}", description=f"Does thing number {i}.") for i in range(55)]
+    zebras = [
+        Tool(name="zebra_a", description="Feeds a zebra, a zebra, a zebra."),
+        Tool(name="zebra_b", description="Counts a zebra and a zebra."),
+        Tool(name="zebra_c", description="Paints a zebra in a long sentence of many words."),
+    ]
+    reg = ToolRegistry(fillers + zebras, engine=engine_name)  # type: ignore[arg-type]
+    first_fifty = [t.name for t in fillers[:50]]
+
+    class _Overlong(_Host):
+        def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+            return [n for n in self.order if n in names]  # ignores k
+
+    over = reg.search("zebra", k=10, retrievers=[_Overlong([*first_fifty, "zebra_c"])])
+    exact = reg.search("zebra", k=10, retrievers=[_Host(first_fifty)])
+    assert [h.name for h in reg.search("zebra", k=3)] == ["zebra_a", "zebra_b", "zebra_c"]
+    assert over == exact
+
+
 def test_fusion_weights_and_constant(registry: ToolRegistry) -> None:
     lexical = [h.name for h in registry.search("send message", k=3)]
     assert lexical[0] == "slack__send_message"

@@ -74,6 +74,8 @@ def _gemini_schema(value: Any) -> Any:
         return node
 
     root = fix(_schema(value))
+    if not isinstance(root, dict):
+        return root  # not a schema: registration refuses it, naming the field
     stack: list[tuple[Any, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
@@ -159,14 +161,35 @@ def _is_gemini_wrapper(item: Any) -> bool:
     )
 
 
+def _is_gemini_builtin(item: Any) -> bool:
+    """Whether ``item`` is one of Gemini's built-in tools (``{"googleSearch": {}}``, say).
+
+    It has no function to index; a Gemini tools array lists such entries beside its
+    ``functionDeclarations``, and the reader passes over them.
+    """
+    return (
+        isinstance(item, Mapping)
+        and len(item) == 1
+        and "name" not in item
+        and "functionDeclarations" not in item
+        and isinstance(next(iter(item.values())), Mapping)
+    )
+
+
+def _is_gemini_list(items: list[Any]) -> bool:
+    """A Gemini tools array: wrappers of function declarations, maybe beside built-ins."""
+    return any(map(_is_gemini_wrapper, items)) and all(
+        _is_gemini_wrapper(t) or _is_gemini_builtin(t) for t in items
+    )
+
+
 def detect_format(data: Any) -> str:
     """The name of the format ``data`` (parsed JSON) is in; raises if it fits none."""
     if isinstance(data, Mapping):
         if isinstance(data.get("result"), Mapping) and "tools" in data["result"]:
             return "mcp"
         if isinstance(data.get("tools"), list):
-            tools = data["tools"]
-            return "gemini" if tools and all(map(_is_gemini_wrapper, tools)) else "mcp"
+            return "gemini" if _is_gemini_list(data["tools"]) else "mcp"
         if isinstance(data.get("functionDeclarations"), list):
             return "gemini"
         if _item_shape(data):
@@ -175,9 +198,9 @@ def detect_format(data: Any) -> str:
     if isinstance(data, list):
         if not data:
             return "anthropic"
-        first = data[0]
-        if _is_gemini_wrapper(first):
+        if _is_gemini_list(data):
             return "gemini"
+        first = data[0]
         shape = _item_shape(first) if isinstance(first, Mapping) else ""
         if not shape:
             raise CatalogueFormatError(f"item 0 is not a tool definition; {_EXPECTED}")
@@ -197,21 +220,29 @@ def _loads(text: str, where: str) -> Any:
 
 
 def _items(data: Any, source: str) -> list[tuple[str, Any]]:
-    """The tool items of parsed JSON, each with where it is, Gemini's wrappers unpacked."""
+    """The tool items of parsed JSON, each with where it is, Gemini's wrappers unpacked.
+
+    The list is found as :func:`detect_format` found the format; Gemini's built-in tools
+    (``{"googleSearch": {}}``) beside the function declarations are passed over.
+    """
     if isinstance(data, Mapping):
-        if "functionDeclarations" in data and "tools" not in data:
-            raw, label = data["functionDeclarations"], "functionDeclarations"
-        elif "result" in data:
-            raw, label = data["result"]["tools"], "result.tools"
-        else:
+        result = data.get("result")
+        if isinstance(result, Mapping) and "tools" in result:
+            raw, label = result["tools"], "result.tools"
+        elif isinstance(data.get("tools"), list):
             raw, label = data["tools"], "tools"
+        else:
+            raw, label = data.get("functionDeclarations"), "functionDeclarations"
     else:
         raw, label = data, ""
     if not isinstance(raw, list):
         raise CatalogueFormatError(f"{source}: the tools must be a list; {_EXPECTED}")
+    gemini = _is_gemini_list(raw)
     out: list[tuple[str, Any]] = []
     for i, item in enumerate(raw):
         at = f"{source} {label}[{i}]" if label else f"{source} item {i}"
+        if gemini and _is_gemini_builtin(item):
+            continue
         if _is_gemini_wrapper(item):
             decls = item["functionDeclarations"]
             out.extend((f"{at}.functionDeclarations[{j}]", d) for j, d in enumerate(decls))

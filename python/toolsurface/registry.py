@@ -572,8 +572,9 @@ class ToolRegistry:
         rankings = [names]
         for host in hosts:
             try:
-                ranked = host.rank(query, pool, max(k, FUSION_DEPTH))
-                kept = [n for n in dict.fromkeys(ranked) if n in allowed]
+                depth = max(k, FUSION_DEPTH)
+                ranked = host.rank(query, pool, depth)
+                kept = [n for n in dict.fromkeys(ranked) if n in allowed][:depth]
             except Exception:
                 _log.exception("toolsurface: host retriever %r failed; left out", host)
                 continue

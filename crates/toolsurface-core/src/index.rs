@@ -1963,24 +1963,35 @@ type TrigramIndex = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// cursor per rank; and the runs then write their term ids to disjoint places of the array
 /// at once (relaxed atomic stores: each place is written exactly once, and the array is
 /// read only after the parallel loop has joined).
+/// One run of consecutive terms of the trigram build.
+struct TrigramRun {
+    /// Each term's distinct trigrams, back to back.
+    grams: Vec<u64>,
+    /// Each term's number of them (0 for terms too short for the fallback).
+    counts: Vec<u32>,
+    /// The run's distinct trigrams.
+    keys: FxHashSet<u64>,
+}
+
 fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
+    trigram_index_within(vocab, None)
+}
+
+/// [`trigram_index`], its histograms per run allowed `hist_budget` counters in all (default:
+/// as many as the pairs, and at least 2^20); past it, one sequential scatter.
+fn trigram_index_within(
+    vocab: &StrTable,
+    hist_budget: Option<usize>,
+) -> Result<TrigramIndex, String> {
     let v = vocab.len();
     let step = v
         .div_ceil(rayon::current_num_threads().max(1) * 4)
         .max(1024);
-    struct Run {
-        /// Each term's distinct trigrams, back to back.
-        grams: Vec<u64>,
-        /// Each term's number of them (0 for terms too short for the fallback).
-        counts: Vec<u32>,
-        /// The run's distinct trigrams.
-        keys: FxHashSet<u64>,
-    }
-    let runs: Vec<Run> = (0..v.div_ceil(step))
+    let runs: Vec<TrigramRun> = (0..v.div_ceil(step))
         .into_par_iter()
         .map(|c| {
             let ids = c * step..((c + 1) * step).min(v);
-            let mut run = Run {
+            let mut run = TrigramRun {
                 grams: Vec::with_capacity(ids.len() * 12),
                 counts: Vec::with_capacity(ids.len()),
                 keys: FxHashSet::default(),
@@ -2016,7 +2027,56 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
         .map(|(r, &g)| (g, r as u32))
         .collect();
     let k = tri_keys.len();
-    // Per run: each pair's trigram rank, and the run's count of pairs per rank.
+    // A histogram per run costs runs x k counters: a script with a large alphabet (CJK) has
+    // millions of distinct trigrams, so past the size of the pairs themselves the scatter
+    // runs once over all runs with one histogram instead (the same output, in term order).
+    let budget = hist_budget.unwrap_or_else(|| total.max(1 << 20));
+    let (tri_start, tri_terms) = if runs.len().saturating_mul(k) > budget {
+        let mut tri_start = vec![0u32; k + 1];
+        for r in &runs {
+            for g in &r.grams {
+                tri_start[rank[g] as usize + 1] += 1;
+            }
+        }
+        for x in 0..k {
+            tri_start[x + 1] += tri_start[x];
+        }
+        let mut cursor = tri_start[..k].to_vec();
+        let mut tri_terms = vec![0u32; total];
+        for (c, run) in runs.iter().enumerate() {
+            let mut at = 0usize;
+            for (i, &n) in run.counts.iter().enumerate() {
+                let id = (c * step + i) as u32;
+                for g in &run.grams[at..at + n as usize] {
+                    let p = &mut cursor[rank[g] as usize];
+                    tri_terms[*p as usize] = id;
+                    *p += 1;
+                }
+                at += n as usize;
+            }
+        }
+        (tri_start, tri_terms)
+    } else {
+        trigram_scatter(&runs, &rank, k, total, step)
+    };
+    let mut tri_count: Vec<u32> = Vec::with_capacity(v);
+    for r in &runs {
+        tri_count.extend_from_slice(&r.counts);
+    }
+    Ok((tri_keys, tri_start, tri_terms, tri_count))
+}
+
+/// The parallel scatter of [`trigram_index`]: each run counts its pairs per trigram rank,
+/// the counts summed run by run in term order give each run its own cursor per rank, and
+/// the runs then write their term ids to disjoint places at once. Returns each rank's start
+/// and the term ids.
+fn trigram_scatter(
+    runs: &[TrigramRun],
+    rank: &FxHashMap<u64, u32>,
+    k: usize,
+    total: usize,
+    step: usize,
+) -> (Vec<u32>, Vec<u32>) {
     let mut ranked: Vec<(Vec<u32>, Vec<u32>)> = runs
         .par_iter()
         .map(|r| {
@@ -2033,7 +2093,6 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
             (ranks, hist)
         })
         .collect();
-    drop(rank);
     // Rank `r`'s terms start at `tri_start[r]`; within them, run by run: each run's count
     // becomes its cursor.
     let mut tri_start = Vec::with_capacity(k + 1);
@@ -2063,12 +2122,8 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
                 at += n as usize;
             }
         });
-    let tri_terms: Vec<u32> = slots.into_iter().map(AtomicU32::into_inner).collect();
-    let mut tri_count: Vec<u32> = Vec::with_capacity(v);
-    for r in &runs {
-        tri_count.extend_from_slice(&r.counts);
-    }
-    Ok((tri_keys, tri_start, tri_terms, tri_count))
+    let tri_terms = slots.into_iter().map(AtomicU32::into_inner).collect();
+    (tri_start, tri_terms)
 }
 
 #[cfg(test)]
@@ -2409,7 +2464,14 @@ mod tests {
                 .collect();
             vocab.insert(&term, str_hash(&term)).unwrap();
         }
-        let (keys, start, terms, count) = trigram_index(&vocab).unwrap();
+        // The parallel scatter (default budget), then the sequential one (no budget).
+        for budget in [None, Some(0)] {
+            check_trigrams(&vocab, trigram_index_within(&vocab, budget).unwrap());
+        }
+    }
+
+    fn check_trigrams(vocab: &StrTable, built: TrigramIndex) {
+        let (keys, start, terms, count) = built;
         let mut naive: std::collections::BTreeMap<u64, Vec<u32>> = Default::default();
         let mut g = Vec::new();
         for (id, &n) in count.iter().enumerate() {
