@@ -219,11 +219,11 @@ def _loads(text: str, where: str) -> Any:
         ) from None
 
 
-def _items(data: Any, source: str) -> list[tuple[str, Any]]:
-    """The tool items of parsed JSON, each with where it is, Gemini's wrappers unpacked.
+def _items(data: Any, fmt: str, source: str) -> list[tuple[str, Any]]:
+    """The tool items of parsed JSON in format ``fmt``, each with where it is.
 
-    The list is found as :func:`detect_format` found the format; Gemini's built-in tools
-    (``{"googleSearch": {}}``) beside the function declarations are passed over.
+    The list is found as :func:`detect_format` found the format; in a Gemini list the
+    wrappers are unpacked and the built-in tools (``{"googleSearch": {}}``) passed over.
     """
     if isinstance(data, Mapping):
         result = data.get("result")
@@ -237,13 +237,13 @@ def _items(data: Any, source: str) -> list[tuple[str, Any]]:
         raw, label = data, ""
     if not isinstance(raw, list):
         raise CatalogueFormatError(f"{source}: the tools must be a list; {_EXPECTED}")
-    gemini = _is_gemini_list(raw)
+    gemini = fmt == "gemini"
     out: list[tuple[str, Any]] = []
     for i, item in enumerate(raw):
         at = f"{source} {label}[{i}]" if label else f"{source} item {i}"
         if gemini and _is_gemini_builtin(item):
             continue
-        if _is_gemini_wrapper(item):
+        if gemini and _is_gemini_wrapper(item):
             decls = item["functionDeclarations"]
             out.extend((f"{at}.functionDeclarations[{j}]", d) for j, d in enumerate(decls))
         else:
@@ -307,7 +307,7 @@ def parse_catalogue(text: str, *, source: str = "catalogue") -> tuple[str, list[
     if fmt == "jsonl":  # one line of JSON Lines: a single tool
         where = f"{source} line 1"
         return fmt, [tool_from_any(data, where=where)]
-    located = _items(data, source)
+    located = _items(data, fmt, source)
     tools = [tool_from_any(item, where=where) for where, item in located]
     return fmt, _unique(tools, [where for where, _ in located])
 

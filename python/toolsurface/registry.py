@@ -567,12 +567,16 @@ class ToolRegistry:
         k: int,
         how: FusionSettings,
     ) -> tuple[list[str], list[float]] | None:
-        pool = built.names if admitted is None else [n for n in built.names if n in admitted]
-        allowed = set(pool)
+        if admitted is None:  # the whole catalogue: its name -> id map is the membership test
+            pool: list[str] = built.names
+            allowed: Collection[str] = built.ids
+        else:
+            pool = [n for n in built.names if n in admitted]
+            allowed = set(pool)
         rankings = [names]
+        depth = max(k, FUSION_DEPTH)
         for host in hosts:
             try:
-                depth = max(k, FUSION_DEPTH)
                 ranked = host.rank(query, pool, depth)
                 kept = [n for n in dict.fromkeys(ranked) if n in allowed][:depth]
             except Exception:

@@ -1977,8 +1977,8 @@ fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
     trigram_index_within(vocab, None)
 }
 
-/// [`trigram_index`], its histograms per run allowed `hist_budget` counters in all (default:
-/// as many as the pairs, and at least 2^20); past it, one sequential scatter.
+/// [`trigram_index`], its histograms allowed `hist_budget` counters in all (default: as many
+/// as the pairs, and at least 2^20); past it, runs share histograms.
 fn trigram_index_within(
     vocab: &StrTable,
     hist_budget: Option<usize>,
@@ -2027,38 +2027,14 @@ fn trigram_index_within(
         .map(|(r, &g)| (g, r as u32))
         .collect();
     let k = tri_keys.len();
-    // A histogram per run costs runs x k counters: a script with a large alphabet (CJK) has
-    // millions of distinct trigrams, so past the size of the pairs themselves the scatter
-    // runs once over all runs with one histogram instead (the same output, in term order).
+    // A histogram per group of runs costs groups x k counters: a script with a large
+    // alphabet (CJK) has millions of distinct trigrams, so past the budget (by default the
+    // size of the pairs themselves) runs share histograms, down to one for all (the same
+    // output, in term order, with less parallelism).
     let budget = hist_budget.unwrap_or_else(|| total.max(1 << 20));
-    let (tri_start, tri_terms) = if runs.len().saturating_mul(k) > budget {
-        let mut tri_start = vec![0u32; k + 1];
-        for r in &runs {
-            for g in &r.grams {
-                tri_start[rank[g] as usize + 1] += 1;
-            }
-        }
-        for x in 0..k {
-            tri_start[x + 1] += tri_start[x];
-        }
-        let mut cursor = tri_start[..k].to_vec();
-        let mut tri_terms = vec![0u32; total];
-        for (c, run) in runs.iter().enumerate() {
-            let mut at = 0usize;
-            for (i, &n) in run.counts.iter().enumerate() {
-                let id = (c * step + i) as u32;
-                for g in &run.grams[at..at + n as usize] {
-                    let p = &mut cursor[rank[g] as usize];
-                    tri_terms[*p as usize] = id;
-                    *p += 1;
-                }
-                at += n as usize;
-            }
-        }
-        (tri_start, tri_terms)
-    } else {
-        trigram_scatter(&runs, &rank, k, total, step)
-    };
+    let groups = (budget / k.max(1)).clamp(1, runs.len().max(1));
+    let per = runs.len().div_ceil(groups).max(1);
+    let (tri_start, tri_terms) = trigram_scatter(&runs, &rank, k, total, step, per);
     let mut tri_count: Vec<u32> = Vec::with_capacity(v);
     for r in &runs {
         tri_count.extend_from_slice(&r.counts);
@@ -2066,24 +2042,25 @@ fn trigram_index_within(
     Ok((tri_keys, tri_start, tri_terms, tri_count))
 }
 
-/// The parallel scatter of [`trigram_index`]: each run counts its pairs per trigram rank,
-/// the counts summed run by run in term order give each run its own cursor per rank, and
-/// the runs then write their term ids to disjoint places at once. Returns each rank's start
-/// and the term ids.
+/// The parallel scatter of [`trigram_index`], over groups of `per` consecutive runs: each
+/// group counts its pairs per trigram rank, the counts summed group by group in term order
+/// give each group its own cursor per rank, and the groups then write their term ids to
+/// disjoint places at once. Returns each rank's start and the term ids.
 fn trigram_scatter(
     runs: &[TrigramRun],
     rank: &FxHashMap<u64, u32>,
     k: usize,
     total: usize,
     step: usize,
+    per: usize,
 ) -> (Vec<u32>, Vec<u32>) {
     let mut ranked: Vec<(Vec<u32>, Vec<u32>)> = runs
-        .par_iter()
-        .map(|r| {
+        .par_chunks(per)
+        .map(|group| {
             let mut hist = vec![0u32; k];
-            let ranks: Vec<u32> = r
-                .grams
+            let ranks: Vec<u32> = group
                 .iter()
+                .flat_map(|r| r.grams.iter())
                 .map(|g| {
                     let x = rank[g];
                     hist[x as usize] += 1;
@@ -2093,8 +2070,8 @@ fn trigram_scatter(
             (ranks, hist)
         })
         .collect();
-    // Rank `r`'s terms start at `tri_start[r]`; within them, run by run: each run's count
-    // becomes its cursor.
+    // Rank `r`'s terms start at `tri_start[r]`; within them, group by group: each group's
+    // count becomes its cursor.
     let mut tri_start = Vec::with_capacity(k + 1);
     let mut at = 0u32;
     for x in 0..k {
@@ -2107,19 +2084,22 @@ fn trigram_scatter(
     }
     tri_start.push(at);
     let slots: Vec<AtomicU32> = (0..total).map(|_| AtomicU32::new(0)).collect();
-    runs.par_iter()
+    runs.par_chunks(per)
         .zip(ranked.par_iter_mut())
         .enumerate()
-        .for_each(|(c, (run, (ranks, cursor)))| {
+        .for_each(|(g, (group, (ranks, cursor)))| {
             let mut at = 0usize;
-            for (i, &n) in run.counts.iter().enumerate() {
-                let id = (c * step + i) as u32;
-                for &x in &ranks[at..at + n as usize] {
-                    let p = &mut cursor[x as usize];
-                    slots[*p as usize].store(id, AtomicOrdering::Relaxed);
-                    *p += 1;
+            for (j, run) in group.iter().enumerate() {
+                let c = g * per + j;
+                for (i, &n) in run.counts.iter().enumerate() {
+                    let id = (c * step + i) as u32;
+                    for &x in &ranks[at..at + n as usize] {
+                        let p = &mut cursor[x as usize];
+                        slots[*p as usize].store(id, AtomicOrdering::Relaxed);
+                        *p += 1;
+                    }
+                    at += n as usize;
                 }
-                at += n as usize;
             }
         });
     let tri_terms = slots.into_iter().map(AtomicU32::into_inner).collect();
@@ -2464,8 +2444,8 @@ mod tests {
                 .collect();
             vocab.insert(&term, str_hash(&term)).unwrap();
         }
-        // The parallel scatter (default budget), then the sequential one (no budget).
-        for budget in [None, Some(0)] {
+        // A histogram per run (default budget), runs sharing them, one for all (no budget).
+        for budget in [None, Some(1000), Some(0)] {
             check_trigrams(&vocab, trigram_index_within(&vocab, budget).unwrap());
         }
     }
