@@ -624,39 +624,6 @@ fn to_u32(n: usize, what: &str) -> Result<u32, String> {
     u32::try_from(n).map_err(|_| format!("{what} {n} exceeds the index's limit of {}", u32::MAX))
 }
 
-/// Stems shared by the workers of one build: a word is stemmed once per build, not once
-/// per chunk of documents (Snowball costs about a microsecond a word). Words and stems are
-/// kept in arenas: a build's few hundred thousand of them are freed as four vectors, not as
-/// a boxed string each (dropping the boxed map took a tenth of a 100,000-tool build).
-#[derive(Default)]
-struct StemCache {
-    /// Words, and the stem of word `i` as string `i` of the arena.
-    map: RwLock<(StrTable, Arena)>,
-}
-
-impl StemCache {
-    /// The stem of `word` (folded, filtered) into `out`.
-    fn stem(&self, an: &Analyzer, word: &str, out: &mut String) -> Result<(), String> {
-        out.clear();
-        let h = str_hash(word);
-        {
-            let map = self.map.read().unwrap_or_else(|e| e.into_inner());
-            if let Some(id) = map.0.find(word, h) {
-                out.push_str(map.1.get(id as usize));
-                return Ok(());
-            }
-        }
-        let stem = an.stem(word);
-        out.push_str(&stem);
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
-        let (words, stems) = &mut *map;
-        if words.insert(word, h)?.1 {
-            stems.push(&stem)?;
-        }
-        Ok(())
-    }
-}
-
 /// Bytes of identifier a [`HotMemo`] entry holds inline (one more byte holds the length).
 const HOT_KEY_BYTES: usize = 23;
 /// log2 of the [`HotMemo`]'s sets of two entries: 4,096 sets of 64 bytes, 256 KiB, within
@@ -752,10 +719,8 @@ impl HotMemo {
 /// as it can.
 fn analyse_chunk<S: AsRef<str>>(
     an: &Analyzer,
-    stems: &StemCache,
     docs: &[[S; N_FIELDS]],
 ) -> Result<ChunkTerms, String> {
-    let mut stem = String::new();
     let mut scratch = TokenScratch::default();
     // Identifier -> range of `memo_ids`.
     let mut memo = StrTable::default();
@@ -806,9 +771,9 @@ fn analyse_chunk<S: AsRef<str>>(
                                     let id = match words.find(w, wh) {
                                         Some(wid) => word_term[wid as usize],
                                         None => {
-                                            let inserted = stems
-                                                .stem(an, w, &mut stem)
-                                                .and_then(|()| terms.insert(&stem, str_hash(&stem)))
+                                            let stem = an.stem(w);
+                                            let inserted = terms
+                                                .insert(&stem, str_hash(&stem))
                                                 .and_then(|(id, _)| {
                                                     words.insert(w, wh).map(|_| id)
                                                 });
@@ -911,12 +876,10 @@ impl Index {
         let threads = rayon::current_num_threads().max(1);
         let chunk = n.div_ceil(threads * 2).max(256);
         let an: &Analyzer = &analyzer;
-        let stems = StemCache::default();
         let mut chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
-            .map(|docs| analyse_chunk(an, &stems, docs))
+            .map(|docs| analyse_chunk(an, docs))
             .collect::<Result<_, String>>()?;
-        drop(stems);
 
         let mut name_arena = Arena::default();
         for name in names {
