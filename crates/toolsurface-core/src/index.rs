@@ -731,8 +731,9 @@ fn analyse_chunk<S: AsRef<str>>(
     let mut words = StrTable::default();
     let mut word_term: Vec<u32> = Vec::new();
     let mut terms = StrTable::default();
-    let mut counts: Vec<[u32; N_FIELDS]> = Vec::new();
-    let mut stamp: Vec<u32> = Vec::new();
+    // Per local term: (the last document that had it + 1, its counts in that document),
+    // together so that an occurrence touches one cache line, not two.
+    let mut counts: Vec<(u32, [u32; N_FIELDS])> = Vec::new();
     let mut doc_terms: Vec<u32> = Vec::new();
     let mut out = ChunkTerms {
         terms: StrTable::default(),
@@ -810,16 +811,16 @@ fn analyse_chunk<S: AsRef<str>>(
                 let (a, b) = (a as usize, b as usize);
                 for &id in &memo_ids[a..b] {
                     let i = id as usize;
-                    if i >= stamp.len() {
-                        stamp.resize(i + 1, 0);
-                        counts.resize(i + 1, [0; N_FIELDS]);
+                    if i >= counts.len() {
+                        counts.resize(i + 1, (0, [0; N_FIELDS]));
                     }
-                    if stamp[i] != mark {
-                        stamp[i] = mark;
-                        counts[i] = [0; N_FIELDS];
+                    let (stamp, tf) = &mut counts[i];
+                    if *stamp != mark {
+                        *stamp = mark;
+                        *tf = [0; N_FIELDS];
                         doc_terms.push(id);
                     }
-                    counts[i][f] = counts[i][f].saturating_add(1);
+                    tf[f] = tf[f].saturating_add(1);
                 }
                 n += b - a;
             });
@@ -830,7 +831,7 @@ fn analyse_chunk<S: AsRef<str>>(
         }
         out.lens.push(lens);
         for &id in &doc_terms {
-            let tf = counts[id as usize];
+            let tf = counts[id as usize].1;
             if tf.iter().any(|&x| x >= u32::from(TF_BIG)) {
                 out.big
                     .push((to_u32(out.pairs.len(), "postings count")?, tf));
