@@ -805,11 +805,10 @@ fn analyse_chunk<S: AsRef<str>>(
                                         Some(wid) => word_term[wid as usize],
                                         None => {
                                             let stem = an.stem(w);
-                                            let inserted = terms
-                                                .insert(&stem, str_hash(&stem))
-                                                .and_then(|(id, _)| {
-                                                    words.insert(w, wh).map(|_| id)
-                                                });
+                                            let inserted =
+                                                terms.insert(&stem, str_hash(&stem)).and_then(
+                                                    |(id, _)| words.insert(w, wh).map(|_| id),
+                                                );
                                             match inserted {
                                                 Ok(id) => {
                                                     word_term.push(id);
