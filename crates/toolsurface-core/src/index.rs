@@ -79,6 +79,10 @@ const SPLIT_MIN_DOCS: usize = 128;
 /// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
 /// hits are collected and partially sorted.
 const TOP_INSERT_MAX: usize = 64;
+/// The light terms' slots of a block are cleared in one sweep of the block's slots when
+/// their postings number more than a quarter of its documents (sequential stores beat
+/// that many scattered ones), else one by one.
+const ZERO_FILL_RATIO: usize = 4;
 /// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
 /// over.
 const QUERY_MEMO_IDENTS: usize = 1 << 13;
@@ -1719,18 +1723,24 @@ impl Index {
                         }
                     }
                 }
-                for &i in &rank[done..] {
-                    let (a, b) = spans[i];
-                    let d4 = self.post_doc[a..b].chunks_exact(4);
-                    let dr = d4.remainder();
-                    for d in d4 {
-                        acc[d[0] as usize & mask] = 0.0;
-                        acc[d[1] as usize & mask] = 0.0;
-                        acc[d[2] as usize & mask] = 0.0;
-                        acc[d[3] as usize & mask] = 0.0;
-                    }
-                    for &doc in dr {
-                        acc[doc as usize & mask] = 0.0;
+                let light: usize = rank[done..].iter().map(|&i| spans[i].1 - spans[i].0).sum();
+                if light * ZERO_FILL_RATIO > block_end - block_start {
+                    // Every slot the walk left set is a light term's (ZERO_FILL_RATIO).
+                    acc[block_start..block_end].fill(0.0);
+                } else {
+                    for &i in &rank[done..] {
+                        let (a, b) = spans[i];
+                        let d4 = self.post_doc[a..b].chunks_exact(4);
+                        let dr = d4.remainder();
+                        for d in d4 {
+                            acc[d[0] as usize & mask] = 0.0;
+                            acc[d[1] as usize & mask] = 0.0;
+                            acc[d[2] as usize & mask] = 0.0;
+                            acc[d[3] as usize & mask] = 0.0;
+                        }
+                        for &doc in dr {
+                            acc[doc as usize & mask] = 0.0;
+                        }
                     }
                 }
             } else if sweep {
