@@ -66,16 +66,6 @@ const SCAN_BLOCK: usize = 128;
 const SWEEP_MIN_DOCS: usize = 1 << 13;
 #[cfg(test)]
 const SWEEP_MIN_DOCS: usize = 200;
-/// A search whose terms have at least this many postings in a catalogue of at least
-/// `SPLIT_MIN_DOCS` documents scans the two halves of the catalogue on two threads.
-#[cfg(not(test))]
-const SPLIT_MIN_POSTINGS: usize = 1 << 14;
-#[cfg(test)]
-const SPLIT_MIN_POSTINGS: usize = 8;
-#[cfg(not(test))]
-const SPLIT_MIN_DOCS: usize = 1 << 14;
-#[cfg(test)]
-const SPLIT_MIN_DOCS: usize = 128;
 /// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
 /// hits are collected and partially sorted.
 const TOP_INSERT_MAX: usize = 64;
@@ -412,9 +402,6 @@ struct Accum {
 /// The per-call parameters of a search.
 struct Request<'a> {
     k: usize,
-    /// Whether a long scan may take a second thread (not in a batch, which already
-    /// spreads its searches across the pool).
-    split: bool,
     expansion_weight: f64,
     sat: &'a SatTable,
     lexicon: Option<&'a Lexicon>,
@@ -1557,12 +1544,10 @@ impl Index {
         table: &SatTable,
         k: usize,
         allowed: Option<&Filter>,
-        within: std::ops::Range<usize>,
         accum: &mut Accum,
     ) -> bool {
         let sat = &table.sat[..];
         let n = self.names.len();
-        let (lo, hi) = (within.start.min(n), within.end.min(n));
         if accum.dirty {
             accum.acc.iter_mut().for_each(|x| *x = 0.0);
         }
@@ -1590,11 +1575,7 @@ impl Index {
         cursors.clear();
         cursors.extend(terms.items.iter().map(|&(id, weight)| {
             let t = id as usize;
-            let mut range = self.postings(t);
-            if lo > 0 {
-                range.start += self.post_doc[range.clone()].partition_point(|&d| (d as usize) < lo);
-            }
-            (weight * self.idf[t], range)
+            (weight * self.idf[t], self.postings(t))
         }));
         let small = k <= TOP_INSERT_MAX;
         // A small top skips the documents that cannot enter it (see below): terms by
@@ -1655,9 +1636,9 @@ impl Index {
                 }
             }};
         }
-        let mut block_start = lo;
-        while block_start < hi {
-            let block_end = (block_start + SCAN_BLOCK).min(hi);
+        let mut block_start = 0usize;
+        while block_start < n {
+            let block_end = (block_start + SCAN_BLOCK).min(n);
             let last = block_end == n;
             for (i, (q, range)) in cursors.iter_mut().enumerate() {
                 let docs = &self.post_doc[range.clone()];
@@ -1780,51 +1761,6 @@ impl Index {
         found
     }
 
-    /// [`Index::scan`] of the whole catalogue into `accum.top`: a long scan of a large
-    /// catalogue (see [`SPLIT_MIN_POSTINGS`]) scans its first half on this thread and its
-    /// second half on one of the rayon pool's, each keeping its own best `k`, and the two
-    /// tops are merged by the hit order (a total order, so the result is the one-thread
-    /// scan's). Whether there is any hit.
-    fn scan_all(&self, terms: &TermList, req: &Request<'_>, accum: &mut Accum) -> bool {
-        let n = self.names.len();
-        let postings = || {
-            terms
-                .items
-                .iter()
-                .map(|&(id, _)| self.postings(id as usize).len())
-                .sum::<usize>()
-        };
-        if !req.split
-            || n < SPLIT_MIN_DOCS
-            || rayon::current_num_threads() < 2
-            || postings() < SPLIT_MIN_POSTINGS
-        {
-            return self.scan(terms, req.sat, req.k, req.allowed, 0..n, accum);
-        }
-        let mid = (n / 2) & !63;
-        let mut second: Option<(bool, Vec<Hit>)> = None;
-        let first = rayon::in_place_scope(|scope| {
-            let second = &mut second;
-            scope.spawn(move |_| {
-                *second = Some(with_scratch(|sc| {
-                    let found =
-                        self.scan(terms, req.sat, req.k, req.allowed, mid..n, &mut sc.accum);
-                    (found, sc.accum.top.clone())
-                }));
-            });
-            self.scan(terms, req.sat, req.k, req.allowed, 0..mid, accum)
-        });
-        // The spawned scan has run when the scope returns (a panic in it is raised here).
-        let Some((found, hits)) = second else {
-            return first;
-        };
-        let top = &mut accum.top;
-        top.extend(hits);
-        top.sort_unstable_by(|a, b| self.hit_order(a, b, terms));
-        top.truncate(req.k);
-        first || found
-    }
-
     /// Put `hit` into `top` (sorted, best first, at most `k` long) if it belongs there;
     /// whether `top` is full afterwards.
     #[inline]
@@ -1891,7 +1827,7 @@ impl Index {
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
         self.analyse_query(query, sc);
         self.query_main_terms(req, sc);
-        let found = self.scan_all(&sc.terms, req, &mut sc.accum);
+        let found = self.scan(&sc.terms, req.sat, req.k, req.allowed, &mut sc.accum);
         let fallback = !found;
         if fallback {
             let Scratch {
@@ -1904,7 +1840,7 @@ impl Index {
             } = sc;
             let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
             self.fuzzy_terms(&toks, fuzzy, terms);
-            self.scan_all(terms, req, accum);
+            self.scan(terms, req.sat, req.k, req.allowed, accum);
         }
         let top = &sc.accum.top;
         let k = req.k.min(top.len());
@@ -1929,7 +1865,6 @@ impl Index {
         let sat = self.sat_table(settings);
         let req = Request {
             k,
-            split: true,
             expansion_weight: settings.expansion_weight,
             sat: &sat,
             lexicon,
@@ -1951,7 +1886,6 @@ impl Index {
         let sat = self.sat_table(settings);
         let req = Request {
             k,
-            split: false,
             expansion_weight: settings.expansion_weight,
             sat: &sat,
             lexicon,
@@ -2714,11 +2648,6 @@ mod scan_tests {
         let sat = idx.sat_table(s);
         let kept: Vec<i64> = (0..n as i64).filter(|i| i % modulus != left_out).collect();
         let filter = idx.make_filter(&kept).unwrap();
-        // Two threads whatever the machine, so that large enough scans take the split path.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap();
         for &q in queries {
             let toks = idx.analyzer.tokens(q);
             let mut terms = TermList::default();
@@ -2737,12 +2666,6 @@ mod scan_tests {
                         .collect();
                     assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
                     assert!(!r.fallback);
-                    let split = pool.install(|| idx.search(q, k, s, None, allowed).unwrap());
-                    assert_eq!(
-                        (&split.docs, &split.scores),
-                        (&r.docs, &r.scores),
-                        "{q} n={n} k={k}"
-                    );
                 }
             }
         }
