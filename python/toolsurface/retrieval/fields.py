@@ -156,7 +156,7 @@ def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
 
 
 def _walk_properties(
-    schema: Mapping[str, Any], depth: int, out: list[str], enums: list[str] | None = None
+    schema: Mapping[str, Any], depth: int, out: list[str], enums: list[str]
 ) -> None:
     if depth > 8:
         return
@@ -170,10 +170,9 @@ def _walk_properties(
                 desc = prop.get("description")
                 if isinstance(desc, str) and desc:
                     append(desc)
-                if enums is not None:
-                    values = prop.get("enum")
-                    if type(values) is list:
-                        enums.extend(v for v in values if type(v) is str and v)
+                values = prop.get("enum")
+                if type(values) is list:
+                    enums.extend(v for v in values if type(v) is str and v)
                 if "properties" in prop or "items" in prop:
                     _walk_properties(prop, depth + 1, out, enums)
     items = schema.get("items")
@@ -183,9 +182,7 @@ def _walk_properties(
 
 def params_text(input_schema: Mapping[str, Any]) -> str:
     """Parameter names and descriptions, nested ones too, one a line ($defs not followed)."""
-    out: list[str] = []
-    _walk_properties(input_schema, 0, out)
-    return "\n".join(out)
+    return schema_texts(input_schema)[0]
 
 
 def schema_texts(input_schema: Mapping[str, Any]) -> tuple[str, str]:
