@@ -33,7 +33,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::{in_payload, Analyzer, TokenScratch};
 use crate::lexicon::Lexicon;
-use crate::strtab::{str_hash, Arena, StrTable};
+use crate::strtab::{str_hash, Arena, StrTable, MIX};
 
 /// Number of indexed fields: name, search_hint, summary, body, params.
 pub const N_FIELDS: usize = 5;
@@ -694,16 +694,15 @@ impl HotMemo {
     /// byte, which is then needed only when the cache misses).
     #[inline]
     fn set(&self, key: &[u64; 3]) -> usize {
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let h = (key[0].wrapping_mul(K).rotate_left(26) ^ key[1]).wrapping_mul(K);
-        let h = (h.rotate_left(26) ^ key[2]).wrapping_mul(K);
+        let h = (key[0].wrapping_mul(MIX).rotate_left(26) ^ key[1]).wrapping_mul(MIX);
+        let h = (h.rotate_left(26) ^ key[2]).wrapping_mul(MIX);
         (h >> self.shift) as usize
     }
 
-    /// The range remembered for `key`, if it is in the cache.
+    /// The range remembered for `key` (whose set is `set`), if it is in the cache.
     #[inline]
-    fn get(&self, key: &[u64; 3]) -> Option<(u32, u32)> {
-        let [first, second] = &self.sets[self.set(key)].0;
+    fn get(&self, set: usize, key: &[u64; 3]) -> Option<(u32, u32)> {
+        let [first, second] = &self.sets[set].0;
         if first.0 == *key {
             Some(first.1)
         } else if second.0 == *key {
@@ -713,16 +712,15 @@ impl HotMemo {
         }
     }
 
-    /// A word of `key`'s set, read to bring the set's line into cache.
+    /// A word of `set`, read to bring the set's line into cache.
     #[inline]
-    fn touch(&self, key: &[u64; 3]) -> u64 {
-        self.sets[self.set(key)].0[0].0[0]
+    fn touch(&self, set: usize) -> u64 {
+        self.sets[set].0[0].0[0]
     }
 
-    /// Remember `range` for `key` as its set's newest entry; the set's oldest goes.
+    /// Remember `range` for `key` as its set's (`set`) newest entry; the set's oldest goes.
     #[inline]
-    fn put(&mut self, key: [u64; 3], range: (u32, u32)) {
-        let set = self.set(&key);
+    fn put(&mut self, set: usize, key: [u64; 3], range: (u32, u32)) {
         let set = &mut self.sets[set].0;
         set[1] = set[0];
         set[0] = (key, range);
@@ -758,7 +756,7 @@ fn analyse_chunk<S: AsRef<str>>(
     let mut counts: Vec<(u32, [u32; N_FIELDS])> = Vec::new();
     let mut doc_terms: Vec<u32> = Vec::new();
     // A field's identifiers and their inline keys.
-    let mut idents: Vec<(&str, Option<[u64; 3]>)> = Vec::new();
+    let mut idents: Vec<(&str, Option<[u64; 3]>, usize)> = Vec::new();
     let mut out = ChunkTerms {
         terms: StrTable::default(),
         lens: Vec::with_capacity(docs.len()),
@@ -775,19 +773,20 @@ fn analyse_chunk<S: AsRef<str>>(
             let mut n = 0usize;
             idents.clear();
             an.for_each_identifier(text.as_ref(), |ident| {
-                idents.push((ident, HotMemo::key(ident)));
+                let key = HotMemo::key(ident);
+                idents.push((ident, key, key.map_or(0, |k| hot.set(&k))));
             });
             // Touch each identifier's set of the hot cache before using any: the loads are
             // independent, so their cache misses overlap instead of stalling one by one.
             let mut touch = 0u64;
-            for (_, key) in &idents {
-                if let Some(k) = key {
-                    touch ^= hot.touch(k);
+            for &(_, key, set) in &idents {
+                if key.is_some() {
+                    touch ^= hot.touch(set);
                 }
             }
             std::hint::black_box(touch);
-            for &(ident, key) in &idents {
-                let (a, b) = match key.as_ref().and_then(|k| hot.get(k)) {
+            for &(ident, key, set) in &idents {
+                let (a, b) = match key.and_then(|k| hot.get(set, &k)) {
                     Some(range) => range,
                     None => {
                         let h = str_hash(ident);
@@ -827,18 +826,19 @@ fn analyse_chunk<S: AsRef<str>>(
                                     };
                                     memo_ids.push(id);
                                 });
+                                if let Some(e) = failure.take() {
+                                    return Err(e);
+                                }
                                 // Within u32: the memo starts over before its identifiers' text
                                 // reaches BUILD_MEMO_BYTES, and each id comes from a token of it.
                                 let range = (a as u32, memo_ids.len() as u32);
-                                if let Err(e) = memo.insert(ident, h) {
-                                    failure.get_or_insert(e);
-                                }
+                                memo.insert(ident, h)?;
                                 memo_ranges.push(range);
                                 range
                             }
                         };
                         if let Some(k) = key {
-                            hot.put(k, range);
+                            hot.put(set, k, range);
                         }
                         range
                     }
@@ -860,9 +860,6 @@ fn analyse_chunk<S: AsRef<str>>(
                 n += b - a;
             }
             lens[f] = to_u32(n, "field token count")?;
-        }
-        if let Some(e) = failure.take() {
-            return Err(e);
         }
         out.lens.push(lens);
         for &id in &doc_terms {
@@ -891,8 +888,8 @@ impl Index {
         Index::build_from(analyzer, &names, &fields)
     }
 
-    /// [`Index::build`] from borrowed texts: a caller that holds them in one buffer (the
-    /// Python binding) makes and frees no string per text.
+    /// [`Index::build`] from borrowed texts: a caller that borrows them (the Python binding
+    /// borrows the Python strings) makes and frees no string per text.
     pub fn build_from<N: AsRef<str>, S: AsRef<str> + Sync>(
         analyzer: Arc<Analyzer>,
         names: &[N],
@@ -1957,6 +1954,16 @@ impl Index {
 
 type TrigramIndex = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u32>);
 
+/// One run of consecutive terms of the trigram build.
+struct TrigramRun {
+    /// Each term's distinct trigrams, back to back.
+    grams: Vec<u64>,
+    /// Each term's number of them (0 for terms too short for the fallback).
+    counts: Vec<u32>,
+    /// The run's distinct trigrams.
+    keys: FxHashSet<u64>,
+}
+
 /// The trigram index of the vocabulary: distinct trigrams ascending, their term ranges,
 /// the terms (ascending ids), and each term's trigram count.
 ///
@@ -1968,16 +1975,6 @@ type TrigramIndex = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u32>);
 /// cursor per rank; and the runs then write their term ids to disjoint places of the array
 /// at once (relaxed atomic stores: each place is written exactly once, and the array is
 /// read only after the parallel loop has joined).
-/// One run of consecutive terms of the trigram build.
-struct TrigramRun {
-    /// Each term's distinct trigrams, back to back.
-    grams: Vec<u64>,
-    /// Each term's number of them (0 for terms too short for the fallback).
-    counts: Vec<u32>,
-    /// The run's distinct trigrams.
-    keys: FxHashSet<u64>,
-}
-
 fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
     trigram_index_within(vocab, None)
 }

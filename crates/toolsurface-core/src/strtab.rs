@@ -94,7 +94,7 @@ pub(crate) struct StrTable {
 
 const ID_MASK: u64 = 0xFFFF_FFFF;
 /// The multiplier that spreads a hash's bits into its top ones (Fibonacci hashing).
-const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+pub(crate) const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The top 32 bits of `h` times [`MIX`], in the low half.
 #[inline]

@@ -148,12 +148,12 @@ struct PyFilter {
 /// to free. The strings stay valid while the index is built without the interpreter: they
 /// are immutable, `names` holds a reference to each name and `fields` to each tuple, which
 /// holds its items. An item of `fields` that is not five strings is a `TypeError`.
-type Borrowed<'a> = (Vec<&'a str>, Vec<[&'a str; 5]>);
+type BorrowedTexts<'a> = (Vec<&'a str>, Vec<[&'a str; 5]>);
 
 fn borrow_texts<'a>(
     names: &'a [Bound<'_, PyString>],
     fields: &'a [Bound<'_, PyTuple>],
-) -> PyResult<Borrowed<'a>> {
+) -> PyResult<BorrowedTexts<'a>> {
     let names = names
         .iter()
         .map(|name| name.to_str())
