@@ -479,8 +479,9 @@ def print_size(size: int, result: dict[str, Any]) -> None:
     if "index_s" in ours:
         ratio = ours["memory_bytes"] / ours["text_bytes"] if ours.get("text_bytes") else 0.0
         print(
-            f"\nours (native) build: {ours['register_s']:.3f} s registering the tools (Python: "
-            f"validation and field texts) + {ours['index_s']:.3f} s building the index (Rust); "
+            f"\nours (native) build: {ours['register_s']:.3f} s registering the tools "
+            f"(validation in Python, field texts in Rust) + {ours['index_s']:.3f} s building "
+            f"the index (Rust); "
             f"indexed text {mb(ours['text_bytes'])} MB of UTF-8, index memory_bytes "
             f"{ratio:.2f}x that."
         )

@@ -8,7 +8,7 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 
 from typing import Any, final
 
-__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "Searcher", "__version__"]
+__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "Searcher", "__version__", "tool_fields"]
 
 __version__: str
 
@@ -123,3 +123,13 @@ class Searcher:
         """The ``k`` best hits for ``query``, best first, as ``hit_type`` instances."""
     def search_many(self, queries: list[str], k: int) -> list[list[Any]]:
         """``search`` for each query, in parallel, detached from the interpreter."""
+
+def tool_fields(
+    name: str, search_hint: str, description: str, input_schema: object, max_chars: int
+) -> tuple[str, str, str, str, str] | None:
+    """``registry.tool_fields`` of a tool in one pass, or ``None`` to leave it to Python.
+
+    Declines what Python must decide: a subclass of ``str`` or ``dict``, a mapping that is no
+    plain dict, a lone surrogate, a field over ``max_chars`` characters, a first sentence
+    whose end turns on a character other than ASCII, Latin-1 letters and basic Cyrillic.
+    """

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -102,6 +102,26 @@ def tool_fields(tool: Tool) -> FieldTexts:
     return texts
 
 
+def _fields_function(engine: Backend) -> Callable[[Tool], FieldTexts]:
+    """``tool_fields`` as ``engine`` makes it, through the native core's pass where it can.
+
+    The native ``tool_fields`` gives the same texts in one Rust pass, or declines what needs
+    Python (subclasses, non-dict mappings, lone surrogates, long fields, rare characters at a
+    sentence's end): those take the Python reference.
+    """
+    walk = engine.fields_walk
+    if walk is None:
+        return tool_fields
+
+    def fields(tool: Tool) -> FieldTexts:
+        texts: FieldTexts | None = walk(
+            tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
+        )
+        return texts if texts is not None else tool_fields(tool)
+
+    return fields
+
+
 @dataclass
 class _Built:
     """The index of one catalogue generation."""
@@ -148,6 +168,7 @@ class ToolRegistry:
         fusion: FusionSettings | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
+        self._tool_fields = _fields_function(self._backend)
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
@@ -191,7 +212,7 @@ class ToolRegistry:
         """Add a tool (a :class:`Tool` or a mapping); ``where`` names its source in errors."""
         parsed = tool if isinstance(tool, Tool) else tool_from_mapping(tool, where=where)
         origin = where or "registered by the host"
-        texts = tool_fields(parsed)
+        texts = self._tool_fields(parsed)
         with self._lock:
             if parsed.name in self._tools and not replace:
                 raise DuplicateToolError(parsed.name, self._origins[parsed.name], origin)
@@ -212,12 +233,13 @@ class ToolRegistry:
         parsed: list[Tool] = []
         names: list[str] = []
         texts: list[FieldTexts] = []
+        tool_fields_ = self._tool_fields
         for i, t in enumerate(tools):
             if not isinstance(t, Tool):
                 t = tool_from_mapping(t, where=f"{prefix}item {i}")
             parsed.append(t)
             names.append(t.name)
-            texts.append(tool_fields(t))
+            texts.append(tool_fields_(t))
         if not replace and len(set(names)) != len(names):
             seen: dict[str, int] = {}
             for i, name in enumerate(names):

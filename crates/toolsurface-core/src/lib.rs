@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod chars;
+pub mod fields;
 pub mod index;
 pub mod lexicon;
 mod strtab;

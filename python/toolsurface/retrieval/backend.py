@@ -112,6 +112,9 @@ class Backend:
 
     name: EngineName
     analyzer: Any
+    #: The native core's ``tool_fields`` (field texts in one Rust pass, or ``None`` to leave
+    #: a tool to Python's ``registry.tool_fields``); ``None`` for the pure engine.
+    fields_walk: Any = None
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` under this engine."""
@@ -166,8 +169,11 @@ def backend(name: EngineName | None = None) -> Backend:
     """The backend of ``name``, or of the live engine when ``None``; built once."""
     chosen: EngineName = name or engine()
     if chosen == "native":
-        analyzer = _native_or_raise().Analyzer(char_table_text(), list(stopwords()))
-    elif chosen == "pure":
+        native = _native_or_raise()
+        return Backend(
+            chosen, native.Analyzer(char_table_text(), list(stopwords())), native.tool_fields
+        )
+    if chosen == "pure":
         analyzer = Analyzer(CharTable.parse(char_table_text()), stopwords())
     else:
         raise ValueError(f"engine must be 'native' or 'pure', got {name!r}")

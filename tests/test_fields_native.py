@@ -1,0 +1,245 @@
+"""The native core's field texts (``_native.tool_fields``) against the Python reference.
+
+The native registry registers a tool through one Rust pass over its description and schema;
+that pass either returns exactly what ``registry.tool_fields`` returns or declines (``None``)
+and leaves the tool to Python. These tests hold it to that on real catalogues and on random
+descriptions and schemas built to hit every rule and every way to decline, and check that it
+does not decline the ordinary tools it exists for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import UserDict
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import NO_SHARED, ROOT, SHARED, native_available
+from toolsurface.catalogue import load_catalogue
+from toolsurface.models import Tool
+from toolsurface.registry import ToolRegistry, tool_fields
+from toolsurface.retrieval.fields import FIELD_MAX_CHARS
+
+if not native_available():
+    pytest.skip("the native core is not built: nothing to compare", allow_module_level=True)
+
+from toolsurface import _native
+
+BFCL_FUNCTIONS = SHARED / "catalogue" / "bfcl_functions.json"
+DEMO = "python/toolsurface/data/demo_catalogue.json"
+
+
+def native(tool: Tool) -> tuple[str, str, str, str, str] | None:
+    return _native.tool_fields(
+        tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
+    )
+
+
+def check_catalogue(tools: list[Tool]) -> None:
+    declined = []
+    for tool in tools:
+        got = native(tool)
+        if got is None:
+            declined.append(tool.name)
+        else:
+            assert got == tool_fields(tool), tool.name
+    # The fast path is for catalogues like these: it must take every tool of them.
+    assert declined == []
+
+
+def test_bundled_demo_catalogue() -> None:
+    check_catalogue(load_catalogue(ROOT / DEMO)[1])
+
+
+def test_real_mcp_catalogue(mcp_tools: list[Tool]) -> None:
+    assert len(mcp_tools) > 1000
+    check_catalogue(mcp_tools)
+
+
+def test_real_bfcl_functions() -> None:
+    if not BFCL_FUNCTIONS.exists():
+        pytest.skip(NO_SHARED)
+    check_catalogue(load_catalogue(BFCL_FUNCTIONS)[1])
+
+
+# -- random descriptions: every character class the cut asks about ------------------------
+
+# fmt: off
+_PIECES = [
+    " ", "  ", "\n", "\n\n", "\n  ", "\t", "\u00a0", "\u3000", "\u2028", "\x1c", "\x85",
+    ".", ". ", "! ", "? ", ".\n", "(", ")", "[", "]", "{", "}",
+    "e.g", "i.e", "etc", "vs", "Inc", "т.е", "т.д", "и.т.д", "напр", "др",
+    "List", "files", "the", "Repo", "API", "42", "x", "- ", "* ", "• ", "# ", "> ", "| ", "`",
+    "Найти", "файлы", "Ещё", "ё", "Ё", "é", "Éclair", "ß", "×", "÷",
+    "Σ", "σ", "ǅ", "Ⅻ", "²", "٣", "«", "»", "—", "…", "\u0301", "\u200b", "😀", "中文",
+]
+# fmt: on
+descriptions = st.lists(st.sampled_from(_PIECES), max_size=40).map("".join) | st.text(
+    alphabet=st.characters(blacklist_categories=["Cs"]), max_size=80
+)
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(description=descriptions)
+def test_random_descriptions_match_or_decline(description: str) -> None:
+    tool = Tool(name="t", description=description)
+    got = native(tool)
+    if got is not None:
+        assert got == tool_fields(tool)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    description=st.lists(
+        st.sampled_from([p for p in _PIECES if p.isascii() or p in ("Найти", "файлы", "Ещё")]),
+        max_size=30,
+    ).map("".join)
+)
+def test_known_characters_never_decline(description: str) -> None:
+    # ASCII and Cyrillic are what the fast path knows: it must never send them to Python.
+    tool = Tool(name="t", description=description)
+    got = native(tool)
+    assert got is not None
+    assert got == tool_fields(tool)
+
+
+# -- random schemas: nesting, odd types, and what must be left to Python ------------------
+
+
+class StrSub(str):
+    """A ``str`` subclass: Python's walk takes it, the Rust one must decline it."""
+
+
+_leaf = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False, allow_infinity=False, width=16),
+    st.sampled_from(["", "x", "Список файлов", "a\nb"]),
+    st.lists(st.sampled_from(["", "A", "b", "Comedy"]), max_size=3),
+)
+
+
+def _schemas(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    keys = st.sampled_from(["properties", "items", "description", "enum", "type", "x"])
+    return st.one_of(
+        st.dictionaries(keys, children, max_size=4),
+        st.dictionaries(st.sampled_from(["path", "", "q", "Имя"]), children, max_size=4).map(
+            lambda d: {"properties": d}
+        ),
+        st.lists(children, max_size=2),
+    )
+
+
+schema_values = st.recursive(_leaf, _schemas, max_leaves=25)
+
+
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    schema=st.one_of(
+        schema_values,
+        st.dictionaries(st.sampled_from(["", "q", "properties"]), schema_values, max_size=4),
+    )
+)
+def test_random_schemas_match_or_decline(schema: Any) -> None:
+    tool = Tool.model_construct(
+        name="t", description="Do it. More.", search_hint="", input_schema={"properties": schema}
+    )
+    got = native(tool)
+    want = tool_fields(tool)
+    if got is not None:
+        assert got == want
+    # Plain JSON values are what the fast path is for: it takes every such schema.
+    assert got is not None
+
+
+@pytest.mark.parametrize(
+    ("schema", "why"),
+    [
+        ({"properties": {"a": {"description": StrSub("odd")}}}, "str subclass description"),
+        ({"properties": {StrSub("a"): {}}}, "str subclass name"),
+        ({"properties": {1: {}}}, "non-str property name"),
+        ({"properties": UserDict({"a": {"description": "d"}})}, "Mapping that is no dict"),
+        ({"properties": {"a": UserDict({"description": "d"})}}, "Mapping parameter"),
+        ({"items": UserDict({"properties": {"a": {}}})}, "Mapping items"),
+        ({"properties": {"a": {"description": "lone \ud800 surrogate"}}}, "lone surrogate"),
+        ({"properties": {"a": {"enum": ["ok", "\udfff"]}}}, "lone surrogate in an enum"),
+    ],
+)
+def test_declines_what_python_must_decide(schema: dict[str, Any], why: str) -> None:
+    tool = Tool.model_construct(
+        name="t", description="Delete files.", search_hint="", input_schema=schema
+    )
+    assert native(tool) is None, why
+    # The registry still indexes it, through Python.
+    registry = ToolRegistry([tool], engine="native")
+    assert registry.search("delete")[0].name == "t"
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Use ǅe.g. this. Rest.",  # Python reads ǅ as a letter: "ǆe.g" is no abbreviation
+        "Docs etc. Σ more",  # whether Σ is upper case decides
+        "Get a file\nΣ rest",
+        "Get a file\n² rest",  # Python: '²'.isdigit()
+        "Files etc. Ещё.",
+        "Файлы т.д. ещё. Конец.",
+        "A\x1c\nb. C.",  # U+001C is white space to Python, not to Rust's trim
+    ],
+)
+def test_characters_that_decide_the_cut(description: str) -> None:
+    tool = Tool(name="t", description=description)
+    got = native(tool)
+    assert got is None or got == tool_fields(tool)
+
+
+def test_empty_parameter_names_join_as_python_joins() -> None:
+    schema = {"properties": {"": {}, "a": {"description": "x", "enum": ["", "E"]}}}
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
+    assert native(tool) == tool_fields(tool)
+    assert tool_fields(tool)[4] == "\na\nx"
+
+
+def test_enum_subclasses_are_skipped_as_python_skips_them() -> None:
+    schema = {"properties": {"a": {"enum": [StrSub("hidden"), "shown", "", 3]}}}
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
+    assert native(tool) == tool_fields(tool)
+    assert tool_fields(tool)[3] == "shown"
+
+
+def test_depth_limit_and_empty_names_match() -> None:
+    inner: dict[str, Any] = {"description": "deepest"}
+    for level in range(12):
+        inner = {"properties": {f"p{level}": inner}, "items": {"properties": {"": {}}}}
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=inner)
+    assert native(tool) == tool_fields(tool)
+    assert "deepest" not in tool_fields(tool)[4]
+
+
+def test_long_field_declines_and_registry_still_cuts_and_warns(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tool = Tool(name="big", description="word " * (FIELD_MAX_CHARS // 5 + 10))
+    assert native(tool) is None
+    with caplog.at_level(logging.WARNING, logger="toolsurface"):
+        registry = ToolRegistry([tool], engine="native")
+    assert "'big'" in caplog.text and "summary" in caplog.text
+    assert registry.search("word")[0].name == "big"
+
+
+def test_exactly_the_limit_is_taken() -> None:
+    # Counted in characters, as Python counts: 32,768 two-byte letters are not over it.
+    tool = Tool(name="t", description="я" * FIELD_MAX_CHARS)
+    got = native(tool)
+    assert got is not None and got == tool_fields(tool)
+
+
+def test_registry_fields_equal_on_both_engines(mcp_tools: list[Tool]) -> None:
+    sample = mcp_tools[:300]
+    native_reg = ToolRegistry(sample, engine="native")
+    pure_reg = ToolRegistry(sample, engine="pure")
+    assert native_reg._fields == pure_reg._fields
