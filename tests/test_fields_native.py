@@ -243,3 +243,88 @@ def test_registry_fields_equal_on_both_engines(mcp_tools: list[Tool]) -> None:
     native_reg = ToolRegistry(sample, engine="native")
     pure_reg = ToolRegistry(sample, engine="pure")
     assert native_reg._fields == pure_reg._fields
+
+
+# -- the native copy of schema data ---------------------------------------------------------
+
+
+def _containers(value: Any) -> list[int]:
+    if isinstance(value, dict):
+        return [id(value)] + [i for v in value.values() for i in _containers(v)]
+    if isinstance(value, list):
+        return [id(value)] + [i for v in value for i in _containers(v)]
+    return []
+
+
+def test_copy_json_of_the_bundled_catalogue_is_an_equal_private_copy() -> None:
+    for tool in load_catalogue(ROOT / DEMO)[1]:
+        schema = tool.input_schema
+        copied = _native.copy_json(schema)
+        assert copied == schema, tool.name
+        # Every dict and list is new: changing the host's data cannot reach the copy.
+        assert not set(_containers(copied)) & set(_containers(schema)), tool.name
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values.filter(lambda v: isinstance(v, dict | list)))
+def test_copy_json_equals_the_pickle_copy(value: Any) -> None:
+    import pickle
+
+    copied = _native.copy_json(value)
+    assert copied is not None
+    # NaN is not equal to itself: compare the reprs, which show the same structure and types.
+    assert repr(copied) == repr(pickle.loads(pickle.dumps(value)))
+    assert not set(_containers(copied)) & set(_containers(value))
+
+
+def _cycle() -> dict[str, Any]:
+    d: dict[str, Any] = {"a": 1}
+    d["self"] = d
+    return d
+
+
+def _blowup(levels: int) -> dict[str, Any]:
+    d: dict[str, Any] = {"leaf": 1}
+    for _ in range(levels):
+        d = {"l": d, "r": d}  # shared twice a level: 2**levels values if copied naively
+    return d
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ({"a": (1, 2)}, "a tuple"),
+        ({"a": StrSub("x")}, "a str subclass"),
+        ({1: "x"}, "a key that is no str"),
+        ({"a": UserDict()}, "a mapping that is no dict"),
+        (_cycle(), "a cycle"),
+        (_blowup(40), "shared parts past the value budget"),
+    ],
+)
+def test_copy_json_declines_what_python_copies(value: Any, why: str) -> None:
+    from toolsurface.models import copy_data
+
+    assert _native.copy_json(value) is None, why
+    # copy_data then takes Python's path, which keeps the value's types and sharing.
+    copied = copy_data(value)
+    assert type(copied) is dict and copied.keys() == value.keys()
+
+
+def test_copy_json_leaves_deep_nesting_to_python() -> None:
+    deep: Any = "leaf"
+    for _ in range(300):
+        deep = {"x": deep}
+    assert _native.copy_json(deep) is None
+    shallow: Any = "leaf"
+    for _ in range(150):
+        shallow = {"x": shallow}
+    assert _native.copy_json(shallow) == shallow

@@ -8,7 +8,16 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 
 from typing import Any, final
 
-__all__ = ["Analyzer", "Filter", "Index", "Lexicon", "Searcher", "__version__", "tool_fields"]
+__all__ = [
+    "Analyzer",
+    "Filter",
+    "Index",
+    "Lexicon",
+    "Searcher",
+    "__version__",
+    "copy_json",
+    "tool_fields",
+]
 
 __version__: str
 
@@ -132,4 +141,12 @@ def tool_fields(
     Declines what Python must decide: a subclass of ``str`` or ``dict``, a mapping that is no
     plain dict, a lone surrogate, a field over ``max_chars`` characters, a first sentence
     whose end turns on a character other than ASCII, Latin-1 letters and basic Cyrillic.
+    """
+
+def copy_json(value: object) -> Any | None:
+    """A deep copy of plain JSON data (new dicts and lists, same leaves), or ``None``.
+
+    ``None`` leaves the value to Python's copy: a type other than ``dict``, ``list``,
+    ``str``, ``int``, ``float``, ``bool`` and ``None`` (subclasses included), a key that is
+    no ``str``, nesting past 192 levels (a cycle included), more than 2**20 values.
     """

@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from toolsurface._gcpause import gc_paused
 from toolsurface.errors import CatalogueFormatError, ToolDefinitionError
 from toolsurface.models import Tool, tool_from_mapping
 
@@ -269,7 +270,13 @@ def parse_catalogue(text: str, *, source: str = "catalogue") -> tuple[str, list[
 
     A JSON document is read whole; text that is not one document but whose first line is
     JSON on its own is read as JSON Lines. Errors name the line (and column) or the item.
+    The cyclic garbage collector is paused meanwhile (``_gcpause``).
     """
+    with gc_paused():
+        return _parse_catalogue(text, source)
+
+
+def _parse_catalogue(text: str, source: str) -> tuple[str, list[Tool]]:
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
         raise CatalogueFormatError(f"{source} is empty; {_EXPECTED}")

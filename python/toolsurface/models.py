@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from toolsurface._engine import native_module
 from toolsurface.errors import ToolDefinitionError
 from toolsurface.retrieval.fields import FIELD_NAMES
 
@@ -81,8 +82,16 @@ class Tool(BaseModel):
         return value
 
 
+#: The native core's copy of plain JSON data (``None`` on the pure engine).
+_NATIVE_COPY = getattr(native_module(), "copy_json", None)
+
+
 def copy_data(value: Any) -> Any:
     """A private deep copy of schema data, made by ``pickle`` in C rather than ``deepcopy``.
+
+    On the native engine a dict or list of plain JSON data is copied in Rust first (new
+    dicts and lists, the same immutable leaves: about 10x faster than the round trip); what
+    it declines (other types, nesting past 192 levels, a cycle) takes the path below.
 
     ``copy.deepcopy`` took three quarters of registering a tool from a mapping. A pickle
     round trip keeps exact types as ``deepcopy`` does (an array stays an array; ``marshal``
@@ -91,6 +100,10 @@ def copy_data(value: Any) -> Any:
     registered, it can never fail a request later. An object pickle cannot take goes to
     ``deepcopy``.
     """
+    if _NATIVE_COPY is not None and (type(value) is dict or type(value) is list):
+        copied = _NATIVE_COPY(value)
+        if copied is not None:
+            return copied
     try:
         return pickle.loads(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     except RecursionError:

@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import ValidationError
 
 from toolsurface._engine import EngineName
+from toolsurface._gcpause import gc_paused
 from toolsurface.errors import DuplicateToolError, UnknownGroupError, UnknownToolError
 from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import (
@@ -191,8 +192,8 @@ class ToolRegistry:
         # The hot path's bound search: (generation, settings, searcher) of the last plain
         # search; used while both still hold (see ``search``).
         self._fast: tuple[int, RetrievalSettings, Searcher] | None = None
-        for i, tool in enumerate(tools):
-            self.register(tool, where=f"item {i}")
+        # One batch (one generation step; errors name "item i" as ``register_many`` does).
+        self.register_many(tools)
 
     # -- the catalogue ---------------------------------------------------------------------
 
@@ -234,12 +235,13 @@ class ToolRegistry:
         names: list[str] = []
         texts: list[FieldTexts] = []
         tool_fields_ = self._tool_fields
-        for i, t in enumerate(tools):
-            if not isinstance(t, Tool):
-                t = tool_from_mapping(t, where=f"{prefix}item {i}")
-            parsed.append(t)
-            names.append(t.name)
-            texts.append(tool_fields_(t))
+        with gc_paused():  # millions of new containers, none garbage (see _gcpause)
+            for i, t in enumerate(tools):
+                if not isinstance(t, Tool):
+                    t = tool_from_mapping(t, where=f"{prefix}item {i}")
+                parsed.append(t)
+                names.append(t.name)
+                texts.append(tool_fields_(t))
         if not replace and len(set(names)) != len(names):
             seen: dict[str, int] = {}
             for i, name in enumerate(names):

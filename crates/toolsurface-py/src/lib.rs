@@ -645,6 +645,76 @@ fn tool_fields<'py>(
     }
 }
 
+/// How deep `copy_json` copies before it leaves the value to Python (which refuses what is
+/// too deep to copy or send, or copies it).
+const COPY_MAX_DEPTH: usize = 192;
+/// How many values `copy_json` copies before it leaves the value to Python (shared parts
+/// are copied each time they are met: this bounds a value built to blow that up).
+const COPY_MAX_NODES: usize = 1 << 20;
+
+/// A copy of JSON data with new dicts and lists and the same immutable leaves, or `None`.
+fn copy_node<'py>(
+    value: &Bound<'py, PyAny>,
+    depth: usize,
+    budget: &mut usize,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if *budget == 0 || depth > COPY_MAX_DEPTH {
+        return Ok(None);
+    }
+    *budget -= 1;
+    let py = value.py();
+    if let Ok(map) = value.cast_exact::<PyDict>() {
+        let out = PyDict::new(py);
+        for (key, item) in map.iter() {
+            if !key.is_exact_instance_of::<PyString>() {
+                return Ok(None);
+            }
+            let Some(item) = copy_node(&item, depth + 1, budget)? else {
+                return Ok(None);
+            };
+            out.set_item(key, item)?;
+        }
+        return Ok(Some(out.into_any()));
+    }
+    if let Ok(list) = value.cast_exact::<PyList>() {
+        let mut items = Vec::with_capacity(list.len());
+        for item in list.iter() {
+            let Some(item) = copy_node(&item, depth + 1, budget)? else {
+                return Ok(None);
+            };
+            items.push(item);
+        }
+        return Ok(Some(PyList::new(py, items)?.into_any()));
+    }
+    if value.is_none()
+        || value.is_exact_instance_of::<PyString>()
+        || value.is_exact_instance_of::<PyInt>()
+        || value.is_exact_instance_of::<PyFloat>()
+        || value.is_exact_instance_of::<PyBool>()
+    {
+        return Ok(Some(value.clone()));
+    }
+    Ok(None)
+}
+
+/// A private deep copy of a dict or list of JSON data, or `None` to leave it to Python.
+///
+/// New dicts and lists, the same immutable leaves (`str` keys, `str`, `int`, `float`,
+/// `bool`, `None`): equal to what `models.copy_data` makes, in a fraction of the time.
+/// Declines anything else (a tuple, a subclass, a key that is no `str`), nesting past
+/// `COPY_MAX_DEPTH` (a cycle included) and values past `COPY_MAX_NODES`.
+#[pyfunction]
+fn copy_json<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let mut budget = COPY_MAX_NODES;
+    match catch_unwind(AssertUnwindSafe(|| copy_node(value, 0, &mut budget))) {
+        Ok(made) => made,
+        Err(payload) => Err(PyRuntimeError::new_err(format!(
+            "toolsurface native core failed: {}",
+            panic_message(payload.as_ref())
+        ))),
+    }
+}
+
 /// The native engine of toolsurface.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -655,5 +725,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyIndex>()?;
     m.add_class::<PySearcher>()?;
     m.add_function(wrap_pyfunction!(tool_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(copy_json, m)?)?;
     Ok(())
 }
