@@ -9,6 +9,7 @@ does not decline the ordinary tools it exists for.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections import UserDict
 from typing import Any
@@ -180,21 +181,25 @@ def test_declines_what_python_must_decide(schema: dict[str, Any], why: str) -> N
 
 
 @pytest.mark.parametrize(
-    "description",
+    ("description", "taken"),
     [
-        "Use ǅe.g. this. Rest.",  # Python reads ǅ as a letter: "ǆe.g" is no abbreviation
-        "Docs etc. Σ more",  # whether Σ is upper case decides
-        "Get a file\nΣ rest",
-        "Get a file\n² rest",  # Python: '²'.isdigit()
-        "Files etc. Ещё.",
-        "Файлы т.д. ещё. Конец.",
-        "A\x1c\nb. C.",  # U+001C is white space to Python, not to Rust's trim
+        ("Use ǅe.g. this. Rest.", False),  # Python reads ǅ as a letter: "ǆe.g" is no abbreviation
+        ("Docs etc. Σ more", False),  # whether Σ is upper case decides
+        ("Get a file\nΣ rest", False),
+        ("Get a file\n² rest", False),  # Python: '²'.isdigit()
+        ("Files etc. Ещё.", True),
+        ("Файлы т.д. ещё. Конец.", True),
+        ("A\x1c\nb. C.", True),  # U+001C is white space to Python, not to Rust's trim
+        ("Ünïcode café. Ëñd ß.", True),
     ],
 )
-def test_characters_that_decide_the_cut(description: str) -> None:
+def test_characters_that_decide_the_cut(description: str, taken: bool) -> None:
     tool = Tool(name="t", description=description)
     got = native(tool)
-    assert got is None or got == tool_fields(tool)
+    if taken:
+        assert got == tool_fields(tool)
+    else:
+        assert got is None
 
 
 def test_empty_parameter_names_join_as_python_joins() -> None:
@@ -299,6 +304,17 @@ def _blowup(levels: int) -> dict[str, Any]:
     return d
 
 
+def test_copy_json_keeps_shared_parts_and_cycles_shared() -> None:
+    addr = {"type": "object", "properties": {"street": {"type": "string"}}}
+    copied = _native.copy_json({"properties": {"from": addr, "to": addr}})
+    assert copied["properties"]["from"] is copied["properties"]["to"]
+    assert copied["properties"]["from"] is not addr
+    deep = _native.copy_json(_blowup(60))  # 61 dicts, not 2**60
+    assert deep["l"] is deep["r"] and deep["l"]["l"] is deep["r"]["r"]
+    cyclic = _native.copy_json(_cycle())
+    assert cyclic["self"] is cyclic and cyclic["a"] == 1
+
+
 @pytest.mark.parametrize(
     ("value", "why"),
     [
@@ -306,17 +322,16 @@ def _blowup(levels: int) -> dict[str, Any]:
         ({"a": StrSub("x")}, "a str subclass"),
         ({1: "x"}, "a key that is no str"),
         ({"a": UserDict()}, "a mapping that is no dict"),
-        (_cycle(), "a cycle"),
-        (_blowup(40), "shared parts past the value budget"),
     ],
 )
 def test_copy_json_declines_what_python_copies(value: Any, why: str) -> None:
     from toolsurface.models import copy_data
 
     assert _native.copy_json(value) is None, why
-    # copy_data then takes Python's path, which keeps the value's types and sharing.
+    # copy_data then takes Python's path, which keeps the value's types.
     copied = copy_data(value)
-    assert type(copied) is dict and copied.keys() == value.keys()
+    assert copied == value and copied is not value
+    assert [type(v) for v in copied.values()] == [type(v) for v in value.values()]
 
 
 def test_copy_json_leaves_deep_nesting_to_python() -> None:
@@ -328,3 +343,24 @@ def test_copy_json_leaves_deep_nesting_to_python() -> None:
     for _ in range(150):
         shallow = {"x": shallow}
     assert _native.copy_json(shallow) == shallow
+
+
+def test_the_native_registry_registers_through_the_rust_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from toolsurface.retrieval.backend import backend
+
+    calls: list[str] = []
+
+    def spy(name: str, *args: Any) -> Any:
+        calls.append(name)
+        return _native.tool_fields(name, *args)
+
+    engine = backend("native")
+    monkeypatch.setattr(
+        "toolsurface.registry.backend",
+        lambda _name=None: dataclasses.replace(engine, fields_walk=spy),
+    )
+    registry = ToolRegistry(load_catalogue(ROOT / DEMO)[1][:20], engine="native")
+    assert len(calls) == 20
+    assert registry.search("pull request")  # and the index it feeds works

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -18,7 +19,10 @@ def gc_on() -> Iterator[None]:
     was = gc.isenabled()
     gc.enable()
     yield
-    if not was:
+    # Put back exactly what the test found, whatever the test did meanwhile.
+    if was:
+        gc.enable()
+    else:
         gc.disable()
 
 
@@ -61,4 +65,34 @@ def test_parse_catalogue_turns_it_back_on_after_bad_input(gc_on: None) -> None:
         parse_catalogue('[{"name": "bad name!"}]')
     assert gc.isenabled()
     assert parse_catalogue('[{"name": "ok"}]')[1][0].name == "ok"
+    assert gc.isenabled()
+
+
+def test_overlapping_loads_in_two_threads(gc_on: None) -> None:
+    # A enters, B enters, A leaves: B is still loading, so the collector stays off.
+    a_in, b_in, a_out, b_may_leave = (threading.Event() for _ in range(4))
+    seen: dict[str, bool] = {}
+
+    def load_a() -> None:
+        with gc_paused():
+            a_in.set()
+            b_in.wait(5)
+        a_out.set()
+
+    def load_b() -> None:
+        a_in.wait(5)
+        with gc_paused():
+            b_in.set()
+            a_out.wait(5)
+            seen["after A left"] = gc.isenabled()
+            b_may_leave.wait(5)
+
+    threads = [threading.Thread(target=load_a), threading.Thread(target=load_b)]
+    for t in threads:
+        t.start()
+    a_out.wait(5)
+    b_may_leave.set()
+    for t in threads:
+        t.join(5)
+    assert seen == {"after A left": False}
     assert gc.isenabled()

@@ -139,14 +139,17 @@ def tool_fields(
     """``registry.tool_fields`` of a tool in one pass, or ``None`` to leave it to Python.
 
     Declines what Python must decide: a subclass of ``str`` or ``dict``, a mapping that is no
-    plain dict, a lone surrogate, a field over ``max_chars`` characters, a first sentence
-    whose end turns on a character other than ASCII, Latin-1 letters and basic Cyrillic.
+    plain dict, any other non-JSON value where the walk looks for a mapping (a tuple), a
+    property name that is no ``str``, a lone surrogate, a field over ``max_chars``
+    characters, a first sentence whose end turns on a character other than ASCII, Latin-1
+    letters and basic Cyrillic.
     """
 
 def copy_json(value: object) -> Any | None:
     """A deep copy of plain JSON data (new dicts and lists, same leaves), or ``None``.
 
-    ``None`` leaves the value to Python's copy: a type other than ``dict``, ``list``,
-    ``str``, ``int``, ``float``, ``bool`` and ``None`` (subclasses included), a key that is
-    no ``str``, nesting past 192 levels (a cycle included), more than 2**20 values.
+    Shared parts and cycles stay shared, as in a pickle round trip. ``None`` leaves the value
+    to Python's copy: a type other than ``dict``, ``list``, ``str``, ``int``, ``float``,
+    ``bool`` and ``None`` (subclasses included), a key that is no ``str``, nesting past 192
+    levels.
     """

@@ -170,9 +170,9 @@ def backend(name: EngineName | None = None) -> Backend:
     chosen: EngineName = name or engine()
     if chosen == "native":
         native = _native_or_raise()
-        return Backend(
-            chosen, native.Analyzer(char_table_text(), list(stopwords())), native.tool_fields
-        )
+        # A native module built before ``tool_fields`` existed registers through Python.
+        walk = getattr(native, "tool_fields", None)
+        return Backend(chosen, native.Analyzer(char_table_text(), list(stopwords())), walk)
     if chosen == "pure":
         analyzer = Analyzer(CharTable.parse(char_table_text()), stopwords())
     else:
