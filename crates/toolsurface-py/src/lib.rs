@@ -32,15 +32,25 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
+/// A Rust panic as the `RuntimeError` Python sees (never `PanicException`).
+fn panic_error(payload: Box<dyn Any + Send>) -> PyErr {
+    PyRuntimeError::new_err(format!(
+        "toolsurface native core failed: {}",
+        panic_message(payload.as_ref())
+    ))
+}
+
+/// Run `f` (which may call into Python), turning a panic into `RuntimeError`.
+fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| Err(panic_error(payload)))
+}
+
 /// Run `f`, turning the core's error into `ValueError` and a panic into `RuntimeError`.
 fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
-        Err(payload) => Err(PyRuntimeError::new_err(format!(
-            "toolsurface native core failed: {}",
-            panic_message(payload.as_ref())
-        ))),
+        Err(payload) => Err(panic_error(payload)),
     }
 }
 
@@ -487,16 +497,19 @@ enum Node<'a, 'py> {
     Other,
 }
 
-fn node<'a, 'py>(value: &'a Bound<'py, PyAny>) -> Node<'a, 'py> {
-    if let Ok(map) = value.cast_exact::<PyDict>() {
-        Node::Map(map)
-    } else if value.is_none()
+/// `None` or a plain `str`, `int`, `float` or `bool`: immutable JSON values.
+fn json_scalar(value: &Bound<'_, PyAny>) -> bool {
+    value.is_none()
         || value.is_exact_instance_of::<PyString>()
-        || value.is_exact_instance_of::<PyList>()
         || value.is_exact_instance_of::<PyInt>()
         || value.is_exact_instance_of::<PyFloat>()
         || value.is_exact_instance_of::<PyBool>()
-    {
+}
+
+fn node<'a, 'py>(value: &'a Bound<'py, PyAny>) -> Node<'a, 'py> {
+    if let Ok(map) = value.cast_exact::<PyDict>() {
+        Node::Map(map)
+    } else if json_scalar(value) || value.is_exact_instance_of::<PyList>() {
         Node::Leaf
     } else {
         Node::Other
@@ -607,6 +620,32 @@ fn over(text: &str, max_chars: usize) -> bool {
     text.len() > max_chars && text.chars().count() > max_chars
 }
 
+/// The summary, body and parameter texts of a tool, or `None` (see `tool_fields`).
+fn texts_of(
+    name: &Bound<'_, PyAny>,
+    search_hint: &Bound<'_, PyAny>,
+    description: &Bound<'_, PyAny>,
+    input_schema: &Bound<'_, PyAny>,
+    max_chars: usize,
+) -> Option<[String; 3]> {
+    let (name, hint) = (plain_str(name)?, plain_str(search_hint)?);
+    let schema = input_schema.cast_exact::<PyDict>().ok()?;
+    let (mut params, mut enums) = (Lines::default(), Lines::default());
+    walk_properties(schema, 0, &mut params, &mut enums)?;
+    let (summary, mut body) = core::fields::split_description(&plain_str(description)?)?;
+    if enums.count > 0 {
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        body.push_str(&enums.text);
+    }
+    let texts = [&*name, &*hint, &summary, &body, &params.text];
+    if texts.iter().any(|t| over(t, max_chars)) {
+        return None;
+    }
+    Some([summary, body, params.text])
+}
+
 /// The five field texts of `registry.tool_fields`, or `None` to leave the tool to it.
 ///
 /// One pass in Rust over the plain-`str`, plain-`dict` tools that make nearly every
@@ -623,27 +662,17 @@ fn tool_fields<'py>(
     input_schema: &Bound<'py, PyAny>,
     max_chars: usize,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let made = catch_unwind(AssertUnwindSafe(|| -> Option<[String; 3]> {
-        let (name, hint) = (plain_str(name)?, plain_str(search_hint)?);
-        let (name, hint) = (name.as_ref(), hint.as_ref());
-        let schema = input_schema.cast_exact::<PyDict>().ok()?;
-        let (mut params, mut enums) = (Lines::default(), Lines::default());
-        walk_properties(schema, 0, &mut params, &mut enums)?;
-        let (summary, mut body) = core::fields::split_description(&plain_str(description)?)?;
-        if enums.count > 0 {
-            if !body.is_empty() {
-                body.push('\n');
-            }
-            body.push_str(&enums.text);
-        }
-        let texts = [name, hint, &summary, &body, &params.text];
-        if texts.iter().any(|t| over(t, max_chars)) {
-            return None;
-        }
-        Some([summary, body, params.text])
-    }));
+    let made = no_panic(|| {
+        Ok(texts_of(
+            name,
+            search_hint,
+            description,
+            input_schema,
+            max_chars,
+        ))
+    })?;
     match made {
-        Ok(Some([summary, body, params])) => {
+        Some([summary, body, params]) => {
             let items: [Bound<'py, PyAny>; 5] = [
                 name.clone(),
                 search_hint.clone(),
@@ -653,11 +682,7 @@ fn tool_fields<'py>(
             ];
             Ok(Some(PyTuple::new(py, items)?))
         }
-        Ok(None) => Ok(None),
-        Err(payload) => Err(PyRuntimeError::new_err(format!(
-            "toolsurface native core failed: {}",
-            panic_message(payload.as_ref())
-        ))),
+        None => Ok(None),
     }
 }
 
@@ -712,15 +737,7 @@ fn copy_node<'py>(
         }
         return Ok(Some(out.into_any()));
     }
-    if value.is_none()
-        || value.is_exact_instance_of::<PyString>()
-        || value.is_exact_instance_of::<PyInt>()
-        || value.is_exact_instance_of::<PyFloat>()
-        || value.is_exact_instance_of::<PyBool>()
-    {
-        return Ok(Some(value.clone()));
-    }
-    Ok(None)
+    Ok(json_scalar(value).then(|| value.clone()))
 }
 
 /// A private deep copy of a dict or list of JSON data, or `None` to leave it to Python.
@@ -732,13 +749,7 @@ fn copy_node<'py>(
 #[pyfunction]
 fn copy_json<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyAny>>> {
     let mut memo = CopyMemo::new();
-    match catch_unwind(AssertUnwindSafe(|| copy_node(value, 0, &mut memo))) {
-        Ok(made) => made,
-        Err(payload) => Err(PyRuntimeError::new_err(format!(
-            "toolsurface native core failed: {}",
-            panic_message(payload.as_ref())
-        ))),
-    }
+    no_panic(|| copy_node(value, 0, &mut memo))
 }
 
 /// The native engine of toolsurface.
