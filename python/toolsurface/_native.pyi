@@ -16,6 +16,7 @@ __all__ = [
     "Searcher",
     "__version__",
     "copy_json",
+    "sort_by_name",
     "tool_fields",
 ]
 
@@ -152,4 +153,11 @@ def copy_json(value: object) -> Any | None:
     to Python's copy: a type other than ``dict``, ``list``, ``str``, ``int``, ``float``,
     ``bool`` and ``None`` (subclasses included), a key that is no ``str``, nesting past 192
     levels.
+    """
+
+def sort_by_name(names: list[str], values: list[Any]) -> tuple[list[str], list[Any]] | None:
+    """``names`` and ``values`` reordered as ``sorted(names)`` orders the names, or ``None``.
+
+    Equal names keep their order. ``None`` leaves the sort to Python: a name that is no plain
+    ``str`` or has a lone surrogate. Lists of different lengths are a ``ValueError``.
     """

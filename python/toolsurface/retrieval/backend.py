@@ -115,6 +115,23 @@ class Backend:
     #: The native core's ``tool_fields`` (field texts in one Rust pass, or ``None`` to leave
     #: a tool to Python's ``registry.tool_fields``); ``None`` for the pure engine.
     fields_walk: Any = None
+    #: The native core's ``sort_by_name`` (``None`` for the pure engine): see ``by_name``.
+    name_sort: Any = None
+
+    def by_name(
+        self, names: list[str], fields: list[FieldTexts]
+    ) -> tuple[list[str], list[FieldTexts]]:
+        """``names`` and their ``fields`` in name order, the order of an index's ids.
+
+        The native sort orders copies of the names in one buffer: at 100,000 tools,
+        ``sorted`` and a lookup per name wait on memory for about 150 ms of the build.
+        """
+        if self.name_sort is not None:
+            done: tuple[list[str], list[FieldTexts]] | None = self.name_sort(names, fields)
+            if done is not None:
+                return done
+        order = sorted(range(len(names)), key=names.__getitem__)
+        return [names[i] for i in order], [fields[i] for i in order]
 
     def tokens(self, text: str) -> list[str]:
         """Index terms of ``text`` under this engine."""
@@ -170,9 +187,12 @@ def backend(name: EngineName | None = None) -> Backend:
     chosen: EngineName = name or engine()
     if chosen == "native":
         native = _native_or_raise()
-        # A native module built before ``tool_fields`` existed registers through Python.
+        # A native module built before ``tool_fields`` or ``sort_by_name`` existed leaves
+        # that work to Python.
         walk = getattr(native, "tool_fields", None)
-        return Backend(chosen, native.Analyzer(char_table_text(), list(stopwords())), walk)
+        name_sort = getattr(native, "sort_by_name", None)
+        analyzer = native.Analyzer(char_table_text(), list(stopwords()))
+        return Backend(chosen, analyzer, walk, name_sort)
     if chosen == "pure":
         analyzer = Analyzer(CharTable.parse(char_table_text()), stopwords())
     else:
