@@ -374,9 +374,41 @@ struct Scratch {
     spans: Vec<(usize, usize)>,
     /// The query tokens' lexicon word ids.
     lex_ids: Vec<u32>,
+    /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.
+    targets: TargetIds,
     terms: TermList,
     accum: Accum,
     fuzzy: FuzzyScratch,
+}
+
+/// Per target of one lexicon ([`Lexicon::target_count`]), its id in one index's vocabulary
+/// once looked up: a Russian request expands to a dozen English targets or more, and looking
+/// each up by its text again was about a tenth of a query at 1,635 tools. A search of
+/// another index or with another lexicon starts the table again.
+#[derive(Debug, Default)]
+struct TargetIds {
+    /// [`Index`]'s and [`Lexicon`]'s uids; 0 for none.
+    index: u64,
+    lexicon: u64,
+    /// [`TargetIds::UNKNOWN`], [`TargetIds::ABSENT`], or the id.
+    ids: Vec<u32>,
+}
+
+impl TargetIds {
+    const UNKNOWN: u32 = u32::MAX;
+    const ABSENT: u32 = u32::MAX - 1;
+
+    /// The table for `index`'s vocabulary and `lex`'s targets.
+    fn table(&mut self, index: u64, lex: &Lexicon) -> &mut [u32] {
+        if self.index != index || self.lexicon != lex.uid() || self.ids.len() != lex.target_count()
+        {
+            self.index = index;
+            self.lexicon = lex.uid();
+            self.ids.clear();
+            self.ids.resize(lex.target_count(), Self::UNKNOWN);
+        }
+        &mut self.ids
+    }
 }
 
 /// Score accumulator: a dense slot per document. Between searches every slot is 0.0 (the
@@ -1360,6 +1392,7 @@ impl Index {
             qtoks,
             qweights,
             lex_ids,
+            targets,
             terms,
             ..
         } = sc;
@@ -1395,8 +1428,19 @@ impl Index {
                 };
                 lex_ids.push(id);
             }
-            lex.expand_ids(lex_ids, |t, h, key| {
-                if let Some(id) = self.vocab.find(t, h) {
+            let known = targets.table(self.uid, lex);
+            lex.expand_ids(lex_ids, |t, h, slot, key| {
+                let id = match known[slot] {
+                    TargetIds::UNKNOWN => {
+                        let found = self.vocab.find(t, h);
+                        // Vocabulary ids are below `ABSENT`: the string table refuses more.
+                        known[slot] = found.unwrap_or(TargetIds::ABSENT);
+                        found
+                    }
+                    TargetIds::ABSENT => None,
+                    id => Some(id),
+                };
+                if let Some(id) = id {
                     terms.add(id, req.expansion_weight * key_weight(&qweights[key]));
                 }
             });
@@ -2759,9 +2803,10 @@ mod scan_tests {
         }
     }
 
-    /// The query memo keeps each word's vocabulary and lexicon ids per index and lexicon:
-    /// alternating between indexes (same analyzer, other vocabularies) and lexicons on one
-    /// thread gives what a fresh thread (empty memo) gives.
+    /// The query memo keeps each word's vocabulary and lexicon ids, and the scratch the
+    /// lexicon targets' ids, per index and lexicon: alternating between indexes (same
+    /// analyzer, other vocabularies) and lexicons on one thread gives what a fresh thread
+    /// (empty memo) gives.
     #[test]
     fn the_query_memo_follows_the_index_and_lexicon() {
         let a = the_analyzer();
@@ -2803,6 +2848,13 @@ mod scan_tests {
             for q in queries {
                 for idx in [&one, &two] {
                     for lex in [None, Some(&lex_a), Some(&lex_b)] {
+                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        assert_eq!(got, fresh(idx, q, lex), "{q}");
+                    }
+                }
+                // One lexicon, the index alternating: the targets' ids are the index's.
+                for lex in [Some(&lex_a), Some(&lex_b)] {
+                    for idx in [&one, &two, &one] {
                         let got = idx.search(q, 3, &s, lex, None).unwrap();
                         assert_eq!(got, fresh(idx, q, lex), "{q}");
                     }

@@ -16,6 +16,9 @@ pub(crate) const NO_WORD: u32 = u32::MAX;
 struct Target {
     term: Box<str>,
     hash: u64,
+    /// This target's number among all of the lexicon's targets (below
+    /// [`Lexicon::target_count`]): a search keeps the target's vocabulary id by it.
+    slot: u32,
 }
 
 /// Source phrase (a sequence of terms) -> target terms, both analysed by one analyzer.
@@ -37,6 +40,8 @@ pub struct Lexicon {
     /// Longer keys -> entry.
     long: FxHashMap<Box<[u32]>, u32>,
     targets: Vec<Vec<Target>>,
+    /// The number of targets of all entries.
+    target_count: u32,
     max_key_len: usize,
 }
 
@@ -97,7 +102,11 @@ impl Lexicon {
                     slot.push(Target {
                         term: t.into_boxed_str(),
                         hash,
+                        slot: lex.target_count,
                     });
+                    lex.target_count = lex.target_count.checked_add(1).ok_or_else(|| {
+                        format!("lexicon entry {i}: more than {} targets", u32::MAX)
+                    })?;
                 }
             }
         }
@@ -110,6 +119,11 @@ impl Lexicon {
     /// A number no other lexicon built in the process has (0 for an empty default one).
     pub(crate) fn uid(&self) -> u64 {
         self.uid
+    }
+
+    /// Number of targets of all keys (each key's distinct targets, counted per key).
+    pub(crate) fn target_count(&self) -> usize {
+        self.target_count as usize
     }
 
     /// Number of distinct keys.
@@ -173,15 +187,16 @@ impl Lexicon {
             .iter()
             .map(|t| self.word_id(t.as_ref(), str_hash(t.as_ref())))
             .collect();
-        self.expand_ids(&ids, |t, _, key| add(t, key));
+        self.expand_ids(&ids, |t, _, _, key| add(t, key));
     }
 
     /// [`Lexicon::expand`] over the tokens' word ids ([`Lexicon::word_id`]); `add` also gets
-    /// each target's [`str_hash`] and the positions of the key's tokens.
+    /// each target's [`str_hash`], its number (below [`Lexicon::target_count`]) and the
+    /// positions of the key's tokens.
     pub(crate) fn expand_ids<'a>(
         &'a self,
         ids: &[u32],
-        mut add: impl FnMut(&'a str, u64, std::ops::Range<usize>),
+        mut add: impl FnMut(&'a str, u64, usize, std::ops::Range<usize>),
     ) {
         let mut i = 0;
         while i < ids.len() {
@@ -201,7 +216,7 @@ impl Lexicon {
             match found {
                 Some((l, entry)) => {
                     for t in &self.targets[entry as usize] {
-                        add(&t.term, t.hash, i..i + l);
+                        add(&t.term, t.hash, t.slot as usize, i..i + l);
                     }
                     i += l;
                 }
