@@ -20,7 +20,9 @@ Per catalogue size and per system (ours per engine, each peer of ``benches/peers
   the clock starts). Measured in a fresh subprocess per system, after the system's one-off
   warm-up (numba JIT, the bundled lexicon, model load), so that the memory figures below
   are clean; ``--build-runs`` times (default 3, the systems taking turns), the median kept
-  (each run's time is in the JSON; the memory figures are the first run's).
+  (each run's time is in the JSON; the memory figures are the first good run's). Ours'
+  registering and indexing medians are taken apart, so they need not add up to its build
+  median.
 - **index memory**, several figures, all in the JSON; the table shows one and says which:
   ``memory_bytes`` (ours native: ``registry._current().index.memory_bytes()``, the
   index's own count of its arrays), ``tracemalloc`` (bytes still allocated after a second
@@ -374,13 +376,25 @@ def build_only(args: argparse.Namespace, real: Sequence[Tool], tmp: str) -> None
         os.remove(data_path)
 
 
+def positive_int(text: str) -> int:
+    """An argument of 1 or more (argparse's type check)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
+    return value
+
+
 def median_build(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """One system's build row from its fresh-process runs: the first run's figures (memory
-    included), with each time the median of the runs that did not fail, and every run's."""
+    """One system's build row from its fresh-process runs: the first good run's figures
+    (memory included), each time the median of the good runs, every good run's time, and the
+    errors of any that failed."""
     done = [r for r in runs if "error" not in r]
     if not done:
         return runs[0]
     row = dict(done[0])
+    failed = [r["error"] for r in runs if "error" in r]
+    if failed:
+        row["build_errors"] = failed
     for key in ("build_s", "register_s", "index_s"):
         if key in row:
             row[f"{key}_runs"] = [r[key] for r in done]
@@ -510,7 +524,7 @@ def print_size(size: int, result: dict[str, Any]) -> None:
     ours = rows.get("ours-native", {})
     builds = max((len(r.get("build_s_runs", [])) for r in rows.values()), default=0)
     if builds > 1:
-        print(f"\nbuild s: the median of {builds} fresh-process builds a system.")
+        print(f"\nbuild s: the median of up to {builds} fresh-process builds a system.")
     if "index_s" in ours:
         ratio = ours["memory_bytes"] / ours["text_bytes"] if ours.get("text_bytes") else 0.0
         runs = ", ".join(f"{x:.3f}" for x in ours.get("index_s_runs", []))
@@ -638,7 +652,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="timed runs per query")
     parser.add_argument(
         "--build-runs",
-        type=int,
+        type=positive_int,
         default=3,
         help="fresh-process builds per system and size (build times: their median)",
     )
@@ -756,9 +770,9 @@ def main() -> None:
         # Build time and memory: --build-runs fresh processes per system, the systems taking
         # turns, so drift hits all alike; the build times are the medians of the runs.
         runs: dict[str, list[dict[str, Any]]] = {k: [] for k in run_keys}
-        for r in range(args.build_runs):
+        for turn in range(args.build_runs):
             for k in run_keys:
-                if r and "error" in runs[k][0]:
+                if turn and "error" in runs[k][0]:
                     continue
                 t1 = time.perf_counter()
                 runs[k].append(run_worker(k, data_path, args.worker_timeout))

@@ -48,6 +48,33 @@ def test_native_sort_orders_as_sorted_and_keeps_ties_in_order(names: list[str]) 
     assert all(a is values[i] for a, i in zip(got_values, order, strict=True))
 
 
+HEAD16 = "abcdefghijklmnop"  # names that tie on their first 16 bytes, then differ
+
+
+@needs_native
+def test_native_sort_past_a_tied_16_byte_head() -> None:
+    from toolsurface import _native
+
+    names = [
+        HEAD16 + "\x00",
+        HEAD16,
+        HEAD16 + "\u00e9",
+        HEAD16 + "a",
+        HEAD16 + "\x00a",
+        HEAD16[:-1],
+        HEAD16 + "\U0001f600",
+        HEAD16 + "\x7f",
+        HEAD16[:-1] + "\x00",
+        HEAD16 + "a",
+    ]
+    for seed in range(20):
+        shuffled = names[:]
+        random.Random(seed).shuffle(shuffled)
+        done = _native.sort_by_name(shuffled, list(range(len(shuffled))))
+        assert done is not None
+        assert done[0] == sorted(shuffled)
+
+
 @needs_native
 @pytest.mark.parametrize(
     "odd",
@@ -75,6 +102,8 @@ def test_backend_orders_by_name_with_or_without_the_native_sort(engine: str) -> 
     if engine == "native" and not native_available():
         pytest.skip("the native core is not built")
     be = backend(engine)
+    # On the native engine the sort is Rust's: a module without it would pass unchecked.
+    assert (be.name_sort is not None) == (engine == "native")
     rng = random.Random(5)
     names = [f"srv{rng.randrange(50)}__tool_{i}" for i in range(300)]
     rng.shuffle(names)
@@ -103,3 +132,14 @@ def test_registry_index_ids_follow_name_order_whatever_the_registration_order(
     assert [h.name for h in reg.search("same words", k=5, admitted=names[1:4])] == sorted(
         names[1:4]
     )
+
+
+def test_the_name_to_id_map_is_made_only_when_a_search_needs_it(engine_name: str) -> None:
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register_many(Tool(name=f"tool_{i}", description="send a message") for i in range(5))
+    reg.search("send a message")
+    built = reg._current()
+    assert "ids" not in vars(built)  # a plain search: no map
+    hits = reg.search("send a message", admitted=["tool_3", "tool_1"])
+    assert [h.name for h in hits] == ["tool_1", "tool_3"]
+    assert built.ids == {f"tool_{i}": i for i in range(5)}

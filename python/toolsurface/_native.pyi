@@ -159,5 +159,7 @@ def sort_by_name(names: list[str], values: list[Any]) -> tuple[list[str], list[A
     """``names`` and ``values`` reordered as ``sorted(names)`` orders the names, or ``None``.
 
     Equal names keep their order. ``None`` leaves the sort to Python: a name that is no plain
-    ``str`` or has a lone surrogate. Lists of different lengths are a ``ValueError``.
+    ``str`` or has a lone surrogate. Lists of different lengths are a ``ValueError``. A
+    non-ASCII name keeps the UTF-8 form it was read in (CPython's cache, as any UTF-8 read
+    leaves it); tool names are ASCII.
     """

@@ -777,7 +777,8 @@ fn sort_by_name<'py>(
         let mut spans = Vec::with_capacity(names.len());
         for key in names.iter() {
             // Borrowed UTF-8, without `plain_str`'s ASCII test (a tenth of the call): tool
-            // names are ASCII, and a non-ASCII name would only keep a short UTF-8 copy.
+            // names are ASCII, and a non-ASCII name only keeps a UTF-8 copy of itself inside
+            // (CPython's cache of that form, as any UTF-8 read makes).
             let Some(name) = key
                 .cast_exact::<PyString>()
                 .ok()
@@ -802,11 +803,14 @@ fn sort_by_name<'py>(
             .enumerate()
             .map(|(i, span)| (prefix(span), i))
             .collect();
-        // Ties by position: equal names keep their order, as in a stable sort.
-        order.sort_unstable_by(|&(pa, a), &(pb, b)| {
-            pa.cmp(&pb)
-                .then_with(|| bytes[spans[a].clone()].cmp(&bytes[spans[b].clone()]))
-                .then(a.cmp(&b))
+        // Ties by position: equal names keep their order, as in a stable sort. The sort reads
+        // only the copies: other Python threads may run meanwhile.
+        py.detach(|| {
+            order.sort_unstable_by(|&(pa, a), &(pb, b)| {
+                pa.cmp(&pb)
+                    .then_with(|| bytes[spans[a].clone()].cmp(&bytes[spans[b].clone()]))
+                    .then(a.cmp(&b))
+            })
         });
         // Each item once more from its list, moved into the new one (one reference each).
         let reorder = |list: &Bound<'py, PyList>| {
