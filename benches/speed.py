@@ -104,6 +104,7 @@ from peers import (
 
 import toolsurface
 from toolsurface.catalogue import load_catalogue
+from toolsurface.cli import _at_least
 from toolsurface.models import Tool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -376,14 +377,6 @@ def build_only(args: argparse.Namespace, real: Sequence[Tool], tmp: str) -> None
         os.remove(data_path)
 
 
-def positive_int(text: str) -> int:
-    """An argument of 1 or more (argparse's type check)."""
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {value}")
-    return value
-
-
 def median_build(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """One system's build row from its fresh-process runs: the first good run's figures
     (memory included), each time the median of the good runs, every good run's time, and the
@@ -652,7 +645,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="timed runs per query")
     parser.add_argument(
         "--build-runs",
-        type=positive_int,
+        type=_at_least(1),
         default=3,
         help="fresh-process builds per system and size (build times: their median)",
     )
