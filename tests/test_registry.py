@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import itertools
 import logging
+import pickle
+import sys
 from collections.abc import Sequence
 
 import pytest
@@ -397,3 +400,55 @@ def test_native_searcher_rejects_mismatched_arguments() -> None:
     assert isinstance(searcher, native.Searcher)
     with pytest.raises(ValueError, match="k must be >= 0"):
         searcher.search("file", -1)
+
+
+def test_native_hits_made_directly_are_the_named_tuples_python_makes() -> None:
+    """Hits allocated in Rust (Python 3.10 to 3.13) equal, hash and behave as built ones."""
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    reg = ToolRegistry(TOOLS, engine="native")
+    reg.search("file")
+    built = reg._current()
+    args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
+    direct = built.index.searcher(built.names, SearchHit, *args, None)
+    generic = built.index.searcher(built.names, SearchHit, *args, None, direct_hits=False)
+    assert direct.direct_hits is (sys.version_info < (3, 14))
+    assert generic.direct_hits is False
+    queries = ["file", "read a file", "send a message in a channel", "zzqx"]
+    for q in queries:
+        a, b = direct.search(q, 10), generic.search(q, 10)
+        assert a == b
+        for hit, ref in zip(a, b):
+            assert type(hit) is SearchHit and len(hit) == 5
+            rebuilt = SearchHit(ref.name, ref.score, ref.rank, ref.fallback, None)
+            assert hit == rebuilt and hash(hit) == hash(rebuilt) == hash(tuple(rebuilt))
+            assert hit.explanation is None and hit._replace(rank=99).rank == 99
+            assert hit._asdict()["name"] == hit[0] == ref.name
+            assert pickle.loads(pickle.dumps(hit)) == hit
+            assert gc.is_tracked(hit)
+            referents = {id(r) for r in gc.get_referents(hit)}
+            assert {id(hit.name), id(hit.score), id(hit.rank)} <= referents
+    assert any(direct.search(q, 10) for q in queries)
+
+
+def test_native_hits_keep_reference_counts_balanced() -> None:
+    """Thousands of hits made and dropped leave each name's reference count as it was."""
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    reg = ToolRegistry(TOOLS, engine="native")
+    k = len(TOOLS)
+    query = "create list read send file issue message event"
+    reg.search(query, k=k)
+    first = reg.search(query, k=k)  # the second search has the bound searcher made
+    assert len(first) > 1
+    built = reg._current()
+    # The searcher's own name strings: each hit holds one more reference to one of them.
+    # Counts go in lists: a dict keyed by the names would itself add a reference.
+    strings = [n2 for n2 in built.names for n in [h.name for h in first] if n2 == n]
+    del first
+    before = [sys.getrefcount(s) for s in strings]
+    for _ in range(2_000):
+        reg.search(query, k=k)
+    gc.collect()
+    assert [sys.getrefcount(s) for s in strings] == before
+    held = reg.search(query, k=k)
+    assert {id(h.name) for h in held} == {id(s) for s in strings}
+    assert [sys.getrefcount(s) for s in strings] == [b + 1 for b in before]

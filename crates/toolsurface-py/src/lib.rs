@@ -4,8 +4,11 @@
 //! and batches (single searches stay attached: they take microseconds), maps the core's
 //! errors to `ValueError` and a Rust panic to `RuntimeError` (never `PanicException`).
 //! The typed stub is `python/toolsurface/_native.pyi`.
+//!
+//! One function is `unsafe` inside: [`alloc_hit`], which makes a search hit as
+//! `tuple.__new__` would but without its generic call; its comment proves it sound.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 use std::any::Any;
 use std::borrow::Cow;
@@ -341,7 +344,10 @@ impl PyIndex {
 
     /// A [`PySearcher`] over this index: `names` (one per document, in id order) and
     /// `hit_type` (a tuple subclass taking name, score, rank, fallback, explanation).
+    /// `direct_hits`: make each hit by [`alloc_hit`] where [`can_alloc_hits`] allows it
+    /// (false: always through `tuple.__new__`, as on Python 3.14 and later).
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (names, hit_type, weights, b, k1, expansion_weight, lexicon, direct_hits = true))]
     fn searcher(
         &self,
         py: Python<'_>,
@@ -352,6 +358,7 @@ impl PyIndex {
         k1: f64,
         expansion_weight: f64,
         lexicon: Option<PyRef<'_, PyLexicon>>,
+        direct_hits: bool,
     ) -> PyResult<PySearcher> {
         if names.len() != self.inner.len() {
             return Err(PyValueError::new_err(format!(
@@ -368,6 +375,7 @@ impl PyIndex {
             )));
         }
         let settings = guard(|| settings(&weights, &b, k1, expansion_weight))?;
+        let direct = direct_hits && can_alloc_hits(py, &hit_type);
         Ok(PySearcher {
             index: Arc::clone(&self.inner),
             settings,
@@ -375,6 +383,7 @@ impl PyIndex {
             names: names.into_iter().map(Bound::unbind).collect(),
             hit_type: hit_type.unbind(),
             tuple_new: tuple_type.getattr("__new__")?.unbind(),
+            direct,
         })
     }
 
@@ -420,6 +429,58 @@ struct PySearcher {
     hit_type: Py<PyType>,
     /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
     tuple_new: Py<PyAny>,
+    /// Hits are made by [`alloc_hit`] (checked by [`can_alloc_hits`] at construction).
+    direct: bool,
+}
+
+/// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`:
+/// on Python 3.10 to 3.13 (3.14 added a cached hash that `tuple.__new__` resets and a
+/// zeroed allocation would not), for a `hit_type` whose allocator is the generic one (that
+/// of every tuple subclass defined in Python, named tuples included).
+#[allow(unsafe_code)]
+fn can_alloc_hits(py: Python<'_>, hit_type: &Bound<'_, PyType>) -> bool {
+    if py.version_info() >= (3, 14) {
+        return false;
+    }
+    // SAFETY: `PyType_GetSlot` only reads a slot of a live type object (held by
+    // `hit_type`, with the interpreter attached); it works on static types since 3.10, our
+    // floor, and returns null for a slot the type lacks, which only makes this false.
+    let slot = unsafe { pyo3::ffi::PyType_GetSlot(hit_type.as_type_ptr(), pyo3::ffi::Py_tp_alloc) };
+    if slot.is_null() {
+        let _ = PyErr::take(py);
+        return false;
+    }
+    slot == pyo3::ffi::PyType_GenericAlloc as *mut std::ffi::c_void
+}
+
+/// `tuple.__new__(hit_type, items)` without its generic call: allocate the instance and
+/// store the items, as CPython's `tuple_subtype_new` does after copying its argument.
+#[allow(unsafe_code)]
+fn alloc_hit<'py>(
+    py: Python<'py>,
+    hit_type: &Bound<'py, PyType>,
+    items: [Bound<'py, PyAny>; 5],
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: only called when `can_alloc_hits` held, so `hit_type` is a subclass of tuple
+    // (checked in `PyIndex::searcher`) whose `tp_alloc` is `PyType_GenericAlloc`, which is
+    // what `tuple_subtype_new` calls too. It returns a new reference (refcount 1, or null
+    // with an exception set, which `from_owned_ptr_or_err` turns into `Err`) to a zeroed
+    // instance of `hit_type` with room for 5 items, all null; tuple's traverse and dealloc
+    // skip null items, so it is safe to drop and to be seen by the collector before the
+    // items are in. Up to Python 3.13 a tuple has no other field than its items (3.14's
+    // cached hash is why `can_alloc_hits` excludes it).
+    let obj = unsafe { pyo3::ffi::PyType_GenericAlloc(hit_type.as_type_ptr(), 5) };
+    // SAFETY: `obj` is a new (owned) reference or null, as above.
+    let obj = unsafe { Bound::from_owned_ptr_or_err(py, obj) }?;
+    for (i, item) in (0..).zip(items) {
+        // SAFETY: `obj` is a tuple subclass instance of 5 items that nothing else has seen
+        // (refcount 1, as `PyTuple_SetItem` requires) and `i` is below 5. `into_ptr` hands
+        // over our reference, which `PyTuple_SetItem` steals, also when it fails.
+        if unsafe { pyo3::ffi::PyTuple_SetItem(obj.as_ptr(), i, item.into_ptr()) } != 0 {
+            return Err(PyErr::fetch(py));
+        }
+    }
+    Ok(obj)
 }
 
 impl PySearcher {
@@ -432,17 +493,18 @@ impl PySearcher {
             let name = self.names.get(doc as usize).ok_or_else(|| {
                 PyRuntimeError::new_err(format!("toolsurface native core returned document {doc}"))
             })?;
-            let fields = PyTuple::new(
-                py,
-                [
-                    name.bind(py).clone().into_any(),
-                    score.into_pyobject(py)?.into_any(),
-                    (rank + 1).into_pyobject(py)?.into_any(),
-                    r.fallback.into_pyobject(py)?.to_owned().into_any(),
-                    py.None().into_bound(py),
-                ],
-            )?;
-            out.append(tuple_new.call1((hit_type, fields))?)?;
+            let items = [
+                name.bind(py).clone().into_any(),
+                score.into_pyobject(py)?.into_any(),
+                (rank + 1).into_pyobject(py)?.into_any(),
+                r.fallback.into_pyobject(py)?.to_owned().into_any(),
+                py.None().into_bound(py),
+            ];
+            if self.direct {
+                out.append(alloc_hit(py, hit_type, items)?)?;
+            } else {
+                out.append(tuple_new.call1((hit_type, PyTuple::new(py, items)?))?)?;
+            }
         }
         Ok(out)
     }
@@ -450,6 +512,12 @@ impl PySearcher {
 
 #[pymethods]
 impl PySearcher {
+    /// Whether hits are made directly rather than through `tuple.__new__` (same hits).
+    #[getter]
+    fn direct_hits(&self) -> bool {
+        self.direct
+    }
+
     /// The `k` best hits for `query`, best first, as `hit_type` instances.
     fn search<'py>(
         &self,
