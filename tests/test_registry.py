@@ -411,7 +411,10 @@ def test_native_hits_made_directly_are_the_named_tuples_python_makes() -> None:
     args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
     direct = built.index.searcher(built.names, SearchHit, *args, None)
     generic = built.index.searcher(built.names, SearchHit, *args, None, direct_hits=False)
-    assert direct.direct_hits is (sys.version_info < (3, 14))
+    if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
+        assert direct.direct_hits is True
+    else:  # 3.14's tuples cache their hash: always through tuple.__new__
+        assert direct.direct_hits is False
     assert generic.direct_hits is False
     queries = ["file", "read a file", "send a message in a channel", "zzqx"]
     for q in queries:
@@ -444,11 +447,71 @@ def test_native_hits_keep_reference_counts_balanced() -> None:
     # Counts go in lists: a dict keyed by the names would itself add a reference.
     strings = [n2 for n2 in built.names for n in [h.name for h in first] if n2 == n]
     del first
+    searcher = reg._fast[2] if reg._fast is not None else None
+    assert searcher is not None
+    if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
+        assert searcher.direct_hits  # type: ignore[attr-defined]
     before = [sys.getrefcount(s) for s in strings]
+    type_refs = sys.getrefcount(SearchHit)
+    gc.collect()
+    blocks = sys.getallocatedblocks()
     for _ in range(2_000):
         reg.search(query, k=k)
     gc.collect()
     assert [sys.getrefcount(s) for s in strings] == before
+    assert sys.getrefcount(SearchHit) == type_refs
+    # A leaked score, rank or hit per hit would be over 12,000 blocks.
+    assert sys.getallocatedblocks() - blocks < 1_000
     held = reg.search(query, k=k)
     assert {id(h.name) for h in held} == {id(s) for s in strings}
     assert [sys.getrefcount(s) for s in strings] == [b + 1 for b in before]
+
+
+@pytest.mark.parametrize("hit_type", ["time.struct_time", "os.stat_result"])
+def test_native_hits_of_a_tuple_type_with_its_own_constructor_go_through_tuple_new(
+    hit_type: str,
+) -> None:
+    """A struct sequence holds more fields than a hit: refused as ``tuple.__new__`` refuses it."""
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    module, _, name = hit_type.partition(".")
+    kind = getattr(__import__(module), name)
+    reg = ToolRegistry(TOOLS, engine="native")
+    reg.search("file")
+    built = reg._current()
+    args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
+    searcher = built.index.searcher(built.names, kind, *args, None)
+    assert searcher.direct_hits is False
+    with pytest.raises(TypeError, match="is not safe"):
+        searcher.search("read a file", 3)
+
+
+def test_native_hits_follow_a_hit_type_whose_bases_change() -> None:
+    """Bases reassigned after the searcher was made: hits go back through ``tuple.__new__``."""
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+
+    class First(tuple):  # type: ignore[type-arg]
+        __slots__ = ()
+
+    class Second(tuple):  # type: ignore[type-arg]
+        __slots__ = ()
+
+        def __getitem__(self, i: object) -> object:
+            return "second"
+
+    class Hit(First):
+        __slots__ = ()
+
+    reg = ToolRegistry(TOOLS, engine="native")
+    reg.search("file")
+    built = reg._current()
+    args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
+    searcher = built.index.searcher(built.names, Hit, *args, None)
+    hits = searcher.search("read a file", 3)
+    assert hits and all(type(h) is Hit and h[0] in built.names for h in hits)
+    direct = searcher.direct_hits
+    Hit.__bases__ = (Second,)
+    assert searcher.direct_hits is False
+    assert direct is (sys.implementation.name == "cpython" and sys.version_info < (3, 14))
+    again = searcher.search("read a file", 3)
+    assert [tuple.__getitem__(h, 0) for h in again] == [tuple.__getitem__(h, 0) for h in hits]
+    assert all(type(h) is Hit and h[0] == "second" for h in again)

@@ -109,9 +109,12 @@ class Index:
         """A bound search whose hits are ``hit_type(name, score, rank, fallback, None)``.
 
         ``names`` go in id order; ``ValueError`` when they do not match the documents.
-        ``direct_hits``: on Python 3.10 to 3.13, make each hit as ``tuple.__new__`` would,
-        without its generic call (the same hits, a fraction of the cost); ``False`` always
-        calls ``tuple.__new__``, as Python 3.14 and later do.
+        ``direct_hits``: make each hit as ``tuple.__new__`` would, without its generic call
+        (the same hits, a fraction of the cost), where that is exact: CPython 3.10 to 3.13
+        and a ``hit_type`` that ``tuple.__new__`` accepts with the generic allocator (any
+        tuple subclass defined in Python). ``False`` always calls ``tuple.__new__``, as
+        other interpreters and Python 3.14 and later do; ``Searcher.direct_hits`` says
+        which path is in use.
         """
     def explain(
         self,
@@ -135,7 +138,10 @@ class Searcher:
 
     @property
     def direct_hits(self) -> bool:
-        """Whether hits are made directly rather than through ``tuple.__new__`` (same hits)."""
+        """Whether hits are made directly rather than through ``tuple.__new__`` (same hits).
+
+        False once ``hit_type``'s bases are reassigned: ``tuple.__new__`` checks them again.
+        """
     def search(self, query: str, k: int) -> list[Any]:
         """The ``k`` best hits for ``query``, best first, as ``hit_type`` instances."""
     def search_many(self, queries: list[str], k: int) -> list[list[Any]]:

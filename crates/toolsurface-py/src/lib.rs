@@ -5,8 +5,9 @@
 //! errors to `ValueError` and a Rust panic to `RuntimeError` (never `PanicException`).
 //! The typed stub is `python/toolsurface/_native.pyi`.
 //!
-//! One function is `unsafe` inside: [`alloc_hit`], which makes a search hit as
-//! `tuple.__new__` would but without its generic call; its comment proves it sound.
+//! Two functions hold `unsafe` code: [`alloc_hit`] makes a search hit as `tuple.__new__`
+//! would but without its generic call, for a hit type [`can_alloc_hits`] has admitted;
+//! each `unsafe` block says why it is sound.
 
 #![deny(unsafe_code)]
 
@@ -375,14 +376,16 @@ impl PyIndex {
             )));
         }
         let settings = guard(|| settings(&weights, &b, k1, expansion_weight))?;
-        let direct = direct_hits && can_alloc_hits(py, &hit_type);
+        let tuple_new = tuple_type.getattr("__new__")?;
+        let direct = direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)?;
         Ok(PySearcher {
             index: Arc::clone(&self.inner),
             settings,
             lexicon: lex(&lexicon),
             names: names.into_iter().map(Bound::unbind).collect(),
+            mro: hit_type.getattr(intern!(py, "__mro__"))?.unbind(),
             hit_type: hit_type.unbind(),
-            tuple_new: tuple_type.getattr("__new__")?.unbind(),
+            tuple_new: tuple_new.unbind(),
             direct,
         })
     }
@@ -429,18 +432,39 @@ struct PySearcher {
     hit_type: Py<PyType>,
     /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
     tuple_new: Py<PyAny>,
-    /// Hits are made by [`alloc_hit`] (checked by [`can_alloc_hits`] at construction).
+    /// Hits are made by [`alloc_hit`]: [`can_alloc_hits`] admitted `hit_type`.
     direct: bool,
+    /// `hit_type.__mro__` when it was admitted: a new one (its bases reassigned) takes
+    /// the hits back through `tuple.__new__`, which checks them again.
+    mro: Py<PyAny>,
 }
 
-/// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`:
-/// on Python 3.10 to 3.13 (3.14 added a cached hash that `tuple.__new__` resets and a
-/// zeroed allocation would not), for a `hit_type` whose allocator is the generic one (that
-/// of every tuple subclass defined in Python, named tuples included).
+/// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`
+/// does: on CPython 3.10 to 3.13 (3.14 added a cached hash that `tuple.__new__` resets and a
+/// zeroed allocation would not; other interpreters are not covered), for a `hit_type` that
+/// `tuple.__new__` accepts (no base between it and `tuple` has a constructor of its own, as
+/// struct sequences like `time.struct_time` do, whose instances hold more fields) and whose
+/// allocator is the generic one (every tuple subclass defined in Python, named tuples
+/// included). `tuple_new` is `tuple.__new__`.
 #[allow(unsafe_code)]
-fn can_alloc_hits(py: Python<'_>, hit_type: &Bound<'_, PyType>) -> bool {
-    if py.version_info() >= (3, 14) {
-        return false;
+fn can_alloc_hits(
+    py: Python<'_>,
+    hit_type: &Bound<'_, PyType>,
+    tuple_new: &Bound<'_, PyAny>,
+) -> PyResult<bool> {
+    let implementation = py
+        .import("sys")?
+        .getattr("implementation")?
+        .getattr("name")?;
+    if implementation.extract::<String>()? != "cpython" || py.version_info() >= (3, 14) {
+        return Ok(false);
+    }
+    // tuple's own admission check (`tp_new_wrapper`'s "is not safe"), on a throwaway hit.
+    if tuple_new
+        .call1((hit_type, PyTuple::new(py, [(); 5].map(|()| py.None()))?))
+        .is_err()
+    {
+        return Ok(false);
     }
     // SAFETY: `PyType_GetSlot` only reads a slot of a live type object (held by
     // `hit_type`, with the interpreter attached); it works on static types since 3.10, our
@@ -448,27 +472,32 @@ fn can_alloc_hits(py: Python<'_>, hit_type: &Bound<'_, PyType>) -> bool {
     let slot = unsafe { pyo3::ffi::PyType_GetSlot(hit_type.as_type_ptr(), pyo3::ffi::Py_tp_alloc) };
     if slot.is_null() {
         let _ = PyErr::take(py);
-        return false;
+        return Ok(false);
     }
-    slot == pyo3::ffi::PyType_GenericAlloc as *mut std::ffi::c_void
+    Ok(slot == pyo3::ffi::PyType_GenericAlloc as *mut std::ffi::c_void)
 }
 
 /// `tuple.__new__(hit_type, items)` without its generic call: allocate the instance and
 /// store the items, as CPython's `tuple_subtype_new` does after copying its argument.
+///
+/// # Safety
+///
+/// [`can_alloc_hits`] returned true for `hit_type`, whose bases have not changed since
+/// (its `__mro__` is the same object).
 #[allow(unsafe_code)]
-fn alloc_hit<'py>(
+unsafe fn alloc_hit<'py>(
     py: Python<'py>,
     hit_type: &Bound<'py, PyType>,
     items: [Bound<'py, PyAny>; 5],
 ) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: only called when `can_alloc_hits` held, so `hit_type` is a subclass of tuple
-    // (checked in `PyIndex::searcher`) whose `tp_alloc` is `PyType_GenericAlloc`, which is
-    // what `tuple_subtype_new` calls too. It returns a new reference (refcount 1, or null
-    // with an exception set, which `from_owned_ptr_or_err` turns into `Err`) to a zeroed
-    // instance of `hit_type` with room for 5 items, all null; tuple's traverse and dealloc
-    // skip null items, so it is safe to drop and to be seen by the collector before the
-    // items are in. Up to Python 3.13 a tuple has no other field than its items (3.14's
-    // cached hash is why `can_alloc_hits` excludes it).
+    // SAFETY: by the precondition we run on CPython 3.10 to 3.13 and `tuple.__new__`
+    // accepts `hit_type`, so `tuple.__new__(hit_type, items)` runs `tuple_subtype_new`,
+    // which calls `hit_type`'s `tp_alloc` for the items and stores them, nothing else. That
+    // `tp_alloc` is `PyType_GenericAlloc` (checked). It returns a new reference (refcount 1,
+    // or null with an exception set, which `from_owned_ptr_or_err` turns into `Err`) to a
+    // zeroed instance with room for 5 items, all null, already tracked by the collector;
+    // tuple's traverse and dealloc skip null items, so it is safe to drop or to be seen by
+    // the collector before the items are in. Up to 3.13 a tuple has no field but its items.
     let obj = unsafe { pyo3::ffi::PyType_GenericAlloc(hit_type.as_type_ptr(), 5) };
     // SAFETY: `obj` is a new (owned) reference or null, as above.
     let obj = unsafe { Bound::from_owned_ptr_or_err(py, obj) }?;
@@ -484,11 +513,23 @@ fn alloc_hit<'py>(
 }
 
 impl PySearcher {
+    /// Whether hits are made by [`alloc_hit`] now: `hit_type` was admitted and its bases
+    /// have not been reassigned since.
+    fn direct_now(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.direct
+            && self
+                .hit_type
+                .bind(py)
+                .getattr(intern!(py, "__mro__"))?
+                .is(&self.mro))
+    }
+
     /// `(name, score, rank, fallback, None)` as `hit_type`, for each hit in order.
     fn to_hits<'py>(&self, py: Python<'py>, r: core::SearchResult) -> PyResult<Bound<'py, PyList>> {
         let out = PyList::empty(py);
         let hit_type = self.hit_type.bind(py);
         let tuple_new = self.tuple_new.bind(py);
+        let direct = self.direct_now(py)?;
         for (rank, (&doc, &score)) in r.docs.iter().zip(&r.scores).enumerate() {
             let name = self.names.get(doc as usize).ok_or_else(|| {
                 PyRuntimeError::new_err(format!("toolsurface native core returned document {doc}"))
@@ -500,8 +541,12 @@ impl PySearcher {
                 r.fallback.into_pyobject(py)?.to_owned().into_any(),
                 py.None().into_bound(py),
             ];
-            if self.direct {
-                out.append(alloc_hit(py, hit_type, items)?)?;
+            if direct {
+                // SAFETY: `self.direct` is true only when `can_alloc_hits` admitted
+                // `self.hit_type` (both fields are immutable), and its `__mro__` is still
+                // the one it had then.
+                #[allow(unsafe_code)]
+                out.append(unsafe { alloc_hit(py, hit_type, items) }?)?;
             } else {
                 out.append(tuple_new.call1((hit_type, PyTuple::new(py, items)?))?)?;
             }
@@ -514,8 +559,8 @@ impl PySearcher {
 impl PySearcher {
     /// Whether hits are made directly rather than through `tuple.__new__` (same hits).
     #[getter]
-    fn direct_hits(&self) -> bool {
-        self.direct
+    fn direct_hits(&self, py: Python<'_>) -> PyResult<bool> {
+        self.direct_now(py)
     }
 
     /// The `k` best hits for `query`, best first, as `hit_type` instances.
