@@ -451,9 +451,9 @@ def test_native_hits_keep_reference_counts_balanced() -> None:
     assert searcher is not None
     if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
         assert searcher.direct_hits  # type: ignore[attr-defined]
+    gc.collect()  # what earlier garbage still holds goes first
     before = [sys.getrefcount(s) for s in strings]
     type_refs = sys.getrefcount(SearchHit)
-    gc.collect()
     blocks = sys.getallocatedblocks()
     for _ in range(2_000):
         reg.search(query, k=k)
@@ -464,7 +464,9 @@ def test_native_hits_keep_reference_counts_balanced() -> None:
     assert sys.getallocatedblocks() - blocks < 1_000
     held = reg.search(query, k=k)
     assert {id(h.name) for h in held} == {id(s) for s in strings}
-    assert [sys.getrefcount(s) for s in strings] == [b + 1 for b in before]
+    # From 3.12 the names (literals, so interned) are immortal: their counts do not move.
+    if all(b < 1 << 29 for b in before):
+        assert [sys.getrefcount(s) for s in strings] == [b + 1 for b in before]
 
 
 @pytest.mark.parametrize("hit_type", ["time.struct_time", "os.stat_result"])
