@@ -377,16 +377,19 @@ impl PyIndex {
         }
         let settings = guard(|| settings(&weights, &b, k1, expansion_weight))?;
         let tuple_new = tuple_type.getattr("__new__")?;
-        let direct = direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)?;
+        let admitted = if direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)? {
+            Some(hit_type.getattr(intern!(py, "__mro__"))?.unbind())
+        } else {
+            None
+        };
         Ok(PySearcher {
             index: Arc::clone(&self.inner),
             settings,
             lexicon: lex(&lexicon),
             names: names.into_iter().map(Bound::unbind).collect(),
-            mro: hit_type.getattr(intern!(py, "__mro__"))?.unbind(),
             hit_type: hit_type.unbind(),
             tuple_new: tuple_new.unbind(),
-            direct,
+            admitted,
         })
     }
 
@@ -432,11 +435,10 @@ struct PySearcher {
     hit_type: Py<PyType>,
     /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
     tuple_new: Py<PyAny>,
-    /// Hits are made by [`alloc_hit`]: [`can_alloc_hits`] admitted `hit_type`.
-    direct: bool,
-    /// `hit_type.__mro__` when it was admitted: a new one (its bases reassigned) takes
-    /// the hits back through `tuple.__new__`, which checks them again.
-    mro: Py<PyAny>,
+    /// `hit_type.__mro__` when [`can_alloc_hits`] admitted it, so that hits are made by
+    /// [`alloc_hit`]; a new one (its bases reassigned) takes the hits back through
+    /// `tuple.__new__`, which checks them again.
+    admitted: Option<Py<PyAny>>,
 }
 
 /// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`
@@ -516,12 +518,14 @@ impl PySearcher {
     /// Whether hits are made by [`alloc_hit`] now: `hit_type` was admitted and its bases
     /// have not been reassigned since.
     fn direct_now(&self, py: Python<'_>) -> PyResult<bool> {
-        Ok(self.direct
-            && self
+        match &self.admitted {
+            Some(mro) => Ok(self
                 .hit_type
                 .bind(py)
                 .getattr(intern!(py, "__mro__"))?
-                .is(&self.mro))
+                .is(mro)),
+            None => Ok(false),
+        }
     }
 
     /// `(name, score, rank, fallback, None)` as `hit_type`, for each hit in order.
@@ -542,7 +546,7 @@ impl PySearcher {
                 py.None().into_bound(py),
             ];
             if direct {
-                // SAFETY: `self.direct` is true only when `can_alloc_hits` admitted
+                // SAFETY: `self.admitted` is set only when `can_alloc_hits` admitted
                 // `self.hit_type` (both fields are immutable), and its `__mro__` is still
                 // the one it had then.
                 #[allow(unsafe_code)]
