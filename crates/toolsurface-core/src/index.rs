@@ -443,6 +443,87 @@ struct Accum {
     rank: Vec<usize>,
     rest: Vec<f64>,
     spans: Vec<(usize, usize)>,
+    /// Per term: how many of its postings left fall in the current block.
+    ends: Vec<usize>,
+}
+
+/// Per term, how many of its postings left (`cursors`, each a range of `post_doc`, ids
+/// ascending) are below `block_end`, into `ends`: what `partition_point` gives, found with
+/// fewer cold reads. A binary search's probes depend on each other and land all over a long
+/// list (about 15 of them, a cold miss each, for a common term at 100,000 tools, where they
+/// were 15% of a cold query's scan). Instead, one pass reads every term's first and last id
+/// (loads independent of each other, so their misses overlap) and guesses the boundary's
+/// position by interpolation (ids are spread over the catalogue), and a second gallops from
+/// the guess: its probes fall around the block's end, on lines the scan reads anyway.
+fn block_ends(
+    post_doc: &[u32],
+    cursors: &[(f64, std::ops::Range<usize>)],
+    block_end: usize,
+    ends: &mut Vec<usize>,
+) {
+    ends.clear();
+    ends.extend(cursors.iter().map(|(_, range)| {
+        let docs = &post_doc[range.clone()];
+        match (docs.first(), docs.last()) {
+            (Some(&first), Some(&last)) if (first as usize) < block_end => {
+                if (last as usize) < block_end {
+                    docs.len()
+                } else {
+                    // first < block_end <= last, so the guess is in 0..len.
+                    let (from, span) = (
+                        (block_end - first as usize) as u64,
+                        u64::from(last - first) + 1,
+                    );
+                    (from * docs.len() as u64 / span) as usize
+                }
+            }
+            _ => 0,
+        }
+    }));
+    for (end, (_, range)) in ends.iter_mut().zip(cursors) {
+        let docs = &post_doc[range.clone()];
+        // The guessed ones (their first and last ids, read above, are in cache now).
+        if let (Some(&first), Some(&last)) = (docs.first(), docs.last()) {
+            if (first as usize) < block_end && (last as usize) >= block_end {
+                *end = gallop_partition(docs, *end, block_end);
+            }
+        }
+    }
+}
+
+/// `docs.partition_point(|d| d < target)` for ascending `docs`, searching outwards from the
+/// position `guess` (any index of `docs`) in steps that double.
+fn gallop_partition(docs: &[u32], guess: usize, target: usize) -> usize {
+    let below = |i: usize| (docs[i] as usize) < target;
+    let (mut lo, mut hi);
+    if below(guess) {
+        // The boundary is after `guess`: find a `hi` at or past it.
+        lo = guess + 1;
+        hi = lo;
+        let mut step = 1;
+        while hi < docs.len() && below(hi) {
+            lo = hi + 1;
+            hi = lo + step;
+            step <<= 1;
+        }
+        hi = hi.min(docs.len());
+    } else {
+        // The boundary is at or before `guess`: find a `lo` below it (or 0).
+        hi = guess;
+        lo = guess;
+        let mut step = 1;
+        while lo > 0 {
+            let probe = lo.saturating_sub(step);
+            if below(probe) {
+                lo = probe;
+                break;
+            }
+            hi = probe;
+            lo = probe;
+            step <<= 1;
+        }
+    }
+    lo + docs[lo..hi].partition_point(|&d| (d as usize) < target)
 }
 
 /// The per-call parameters of a search.
@@ -1619,6 +1700,7 @@ impl Index {
             rank,
             rest,
             spans,
+            ends,
             ..
         } = accum;
         let acc = &mut acc[..slots];
@@ -1692,13 +1774,12 @@ impl Index {
         while block_start < n {
             let block_end = (block_start + SCAN_BLOCK).min(n);
             let last = block_end == n;
+            if !last {
+                block_ends(&self.post_doc, cursors, block_end, ends);
+            }
             for (i, (q, range)) in cursors.iter_mut().enumerate() {
                 let docs = &self.post_doc[range.clone()];
-                let m = if last {
-                    docs.len()
-                } else {
-                    docs.partition_point(|&d| (d as usize) < block_end)
-                };
+                let m = if last { docs.len() } else { ends[i] };
                 let q = *q;
                 let sats = &sat[range.start..range.start + m];
                 if bounded {
@@ -2718,6 +2799,48 @@ mod scan_tests {
                     assert_eq!(got, want, "{q} n={n} k={k} filtered={}", allowed.is_some());
                     assert!(!r.fallback);
                 }
+            }
+        }
+    }
+
+    /// The galloping search from any guess, and the interpolated guesses of `block_ends`,
+    /// give exactly `partition_point`, on dense, sparse and clustered id lists.
+    #[test]
+    fn block_boundaries_are_partition_points() {
+        let mut next = lcg(5);
+        for case in 0..300 {
+            let len = 1 + next() % 200;
+            let gap = 1 + case % 7 * (1 + next() % 50);
+            let mut docs = Vec::with_capacity(len);
+            let mut d = next() % 10;
+            for _ in 0..len {
+                docs.push(d as u32);
+                // Mostly small steps with a rare jump: clustered ids defeat interpolation.
+                d += 1 + if next() % 16 == 0 {
+                    gap * 20
+                } else {
+                    next() % gap
+                };
+            }
+            let top = d + 5;
+            for target in (0..top).step_by(1 + top / 97) {
+                let want = docs.partition_point(|&x| (x as usize) < target);
+                for guess in 0..len {
+                    assert_eq!(
+                        gallop_partition(&docs, guess, target),
+                        want,
+                        "{docs:?} {guess} {target}"
+                    );
+                }
+                let lo = next() % len;
+                let cursors = [(1.0, lo..len), (1.0, 0..len), (1.0, len..len)];
+                let mut ends = Vec::new();
+                block_ends(&docs, &cursors, target, &mut ends);
+                let part = |r: &std::ops::Range<usize>| {
+                    docs[r.clone()].partition_point(|&x| (x as usize) < target)
+                };
+                let wanted: Vec<usize> = cursors.iter().map(|(_, r)| part(r)).collect();
+                assert_eq!(ends, wanted, "{docs:?} {target} from {lo}");
             }
         }
     }
