@@ -721,6 +721,9 @@ pub struct Index {
     uid: u64,
     analyzer: Arc<Analyzer>,
     names: Arena,
+    /// Whether the names ascend strictly (byte order) with the ids, as a registry builds
+    /// them: then ids order ties as names do, without reading a name.
+    name_ordered: bool,
     vocab: StrTable,
     /// Postings of term `t` are `term_start[t]..term_start[t + 1]`.
     term_start: Vec<u32>,
@@ -1042,8 +1045,13 @@ impl Index {
             .collect::<Result<_, String>>()?;
 
         let mut name_arena = Arena::default();
+        let mut name_ordered = true;
         for name in names {
             name_arena.push(name.as_ref())?;
+            let i = name_arena.len() - 1;
+            if i > 0 && name_ordered {
+                name_ordered = name_arena.get(i - 1).as_bytes() < name_arena.get(i).as_bytes();
+            }
         }
         name_arena.shrink_to_fit();
 
@@ -1190,6 +1198,7 @@ impl Index {
             uid: NEXT_UID.fetch_add(1, AtomicOrdering::Relaxed),
             analyzer,
             names: name_arena,
+            name_ordered,
             vocab,
             term_start,
             post_doc,
@@ -1933,8 +1942,19 @@ impl Index {
 
     /// Order of two documents with equal scores: name, then the order in which the scan of
     /// `terms` first touched them (as the pure engine's dict of accumulators has them).
-    #[cold]
+    /// Names in id order are the ids' order (a tie at the k-th best is common where tools
+    /// are alike, and reading two names was two cold misses).
+    #[inline]
     fn tie_order(&self, a: u32, b: u32, terms: &TermList) -> Ordering {
+        if self.name_ordered {
+            return a.cmp(&b);
+        }
+        self.tie_order_by_name(a, b, terms)
+    }
+
+    /// [`Index::tie_order`] for names not in id order.
+    #[cold]
+    fn tie_order_by_name(&self, a: u32, b: u32, terms: &TermList) -> Ordering {
         let (na, nb) = (self.names.get(a as usize), self.names.get(b as usize));
         na.as_bytes()
             .cmp(nb.as_bytes())
@@ -2857,8 +2877,12 @@ mod scan_tests {
             1.2,
             0.7,
         );
-        // Single block (re-walk), several blocks (re-walk), several blocks (sweep).
-        for n in [40usize, 150, 333] {
+        // Single block (re-walk), several blocks (re-walk), several blocks (sweep); names
+        // with duplicates and out of id order, and names ascending with the ids (ties by id).
+        for (n, ordered) in [40usize, 150, 333]
+            .into_iter()
+            .flat_map(|n| [(n, false), (n, true)])
+        {
             let mut next = lcg(99 + n as u64);
             let mut names = Vec::new();
             let mut fields = Vec::new();
@@ -2871,10 +2895,15 @@ mod scan_tests {
                     }
                 }
                 // Duplicate names and identical documents make exact ties.
-                names.push(format!("tool{}", (i * 7) % (n / 3 + 1)));
+                names.push(if ordered {
+                    format!("tool{i:04}")
+                } else {
+                    format!("tool{}", (i * 7) % (n / 3 + 1))
+                });
                 fields.push(f);
             }
             let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
+            assert_eq!(idx.name_ordered, ordered);
             let queries = [
                 "alpha",
                 "beta gamma",
