@@ -1533,13 +1533,17 @@ impl Index {
                 lex_ids.push(id);
             }
             let (known, stamp) = targets.table(self.uid, lex);
-            lex.expand_ids(lex_ids, |t, h, slot, key| {
-                let entry = &mut known[slot];
-                if entry.0 != stamp {
-                    *entry = (stamp, self.vocab.find(t, h).unwrap_or(TargetIds::ABSENT));
-                }
-                if entry.1 != TargetIds::ABSENT {
-                    terms.add(entry.1, req.expansion_weight * key_weight(&qweights[key]));
+            lex.expand_ids(lex_ids, |slots, key| {
+                let weight = req.expansion_weight * key_weight(&qweights[key]);
+                for slot in slots {
+                    let entry = &mut known[slot];
+                    if entry.0 != stamp {
+                        let (t, h) = lex.target(slot);
+                        *entry = (stamp, self.vocab.find(t, h).unwrap_or(TargetIds::ABSENT));
+                    }
+                    if entry.1 != TargetIds::ABSENT {
+                        terms.add(entry.1, weight);
+                    }
                 }
             });
         }

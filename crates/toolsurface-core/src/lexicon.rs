@@ -6,20 +6,10 @@ use rustc_hash::FxHashMap;
 
 use crate::analysis::Analyzer;
 use crate::chars::py_repr;
-use crate::strtab::{str_hash, StrTable};
+use crate::strtab::{str_hash, Arena, StrTable};
 
 /// A word id no key contains ([`Lexicon::word_id`] of a word outside every key).
 pub(crate) const NO_WORD: u32 = u32::MAX;
-
-/// An analysed target term and its [`str_hash`].
-#[derive(Debug, Clone)]
-struct Target {
-    term: Box<str>,
-    hash: u64,
-    /// This target's number among all of the lexicon's targets (below
-    /// [`Lexicon::target_count`]): a search keeps the target's vocabulary id by it.
-    slot: u32,
-}
 
 /// Source phrase (a sequence of terms) -> target terms, both analysed by one analyzer.
 ///
@@ -39,9 +29,13 @@ pub struct Lexicon {
     short: FxHashMap<[u32; SHORT_KEY], u32>,
     /// Longer keys -> entry.
     long: FxHashMap<Box<[u32]>, u32>,
-    targets: Vec<Vec<Target>>,
-    /// The number of targets of all entries.
-    target_count: u32,
+    /// The targets of entry `e` are the slots `target_start[e]..target_start[e + 1]`:
+    /// each entry's contiguous, so that a search's table of the targets' vocabulary ids
+    /// (by slot) is read a line or two an entry, and the terms only when not known yet.
+    target_start: Vec<u32>,
+    /// Per slot: the analysed target term, and its [`str_hash`].
+    target_terms: Arena,
+    target_hash: Vec<u64>,
     max_key_len: usize,
 }
 
@@ -63,6 +57,9 @@ impl Lexicon {
     /// (first-occurrence order).
     pub fn new(analyzer: &Analyzer, entries: &[(String, String)]) -> Result<Lexicon, String> {
         let mut lex = Lexicon::default();
+        // Per entry its distinct targets, laid out by entry at the end.
+        let mut targets: Vec<Vec<String>> = Vec::new();
+        let mut count = 0usize;
         for (i, (source, target)) in entries.iter().enumerate() {
             let key = analyzer.tokens(source);
             if key.is_empty() {
@@ -71,8 +68,8 @@ impl Lexicon {
                     py_repr(source)
                 ));
             }
-            let targets = analyzer.tokens(target);
-            if targets.is_empty() {
+            let terms = analyzer.tokens(target);
+            if terms.is_empty() {
                 return Err(format!(
                     "lexicon entry {i} ({}): target {} has no terms",
                     py_repr(source),
@@ -87,29 +84,36 @@ impl Lexicon {
             lex.longest.resize(lex.words.len(), 0);
             let first = &mut lex.longest[ids[0] as usize];
             *first = (*first).max(ids.len() as u32);
-            let next = lex.targets.len() as u32;
+            let next = targets.len() as u32;
             let entry = match short_key(&ids) {
                 Some(k) => *lex.short.entry(k).or_insert(next),
                 None => *lex.long.entry(ids).or_insert(next),
             };
             if entry == next {
-                lex.targets.push(Vec::new());
+                targets.push(Vec::new());
             }
-            let slot = &mut lex.targets[entry as usize];
-            for t in targets {
-                if !slot.iter().any(|x| *x.term == *t) {
-                    let hash = str_hash(&t);
-                    slot.push(Target {
-                        term: t.into_boxed_str(),
-                        hash,
-                        slot: lex.target_count,
-                    });
-                    lex.target_count = lex.target_count.checked_add(1).ok_or_else(|| {
-                        format!("lexicon entry {i}: more than {} targets", u32::MAX)
-                    })?;
+            let known = &mut targets[entry as usize];
+            for t in terms {
+                if !known.contains(&t) {
+                    known.push(t);
+                    count += 1;
+                    if count > u32::MAX as usize {
+                        return Err(format!("lexicon entry {i}: more than {} targets", u32::MAX));
+                    }
                 }
             }
         }
+        lex.target_start.reserve_exact(targets.len() + 1);
+        lex.target_start.push(0);
+        for terms in &targets {
+            for t in terms {
+                lex.target_terms.push(t)?;
+                lex.target_hash.push(str_hash(t));
+            }
+            lex.target_start.push(lex.target_hash.len() as u32);
+        }
+        lex.target_terms.shrink_to_fit();
+        lex.target_hash.shrink_to_fit();
         lex.words.shrink_to_fit();
         static NEXT_UID: AtomicU64 = AtomicU64::new(1);
         lex.uid = NEXT_UID.fetch_add(1, Ordering::Relaxed);
@@ -123,17 +127,30 @@ impl Lexicon {
 
     /// Number of targets of all keys (each key's distinct targets, counted per key).
     pub(crate) fn target_count(&self) -> usize {
-        self.target_count as usize
+        self.target_hash.len()
+    }
+
+    /// The target term in `slot` (below [`Lexicon::target_count`]) and its [`str_hash`].
+    #[inline]
+    pub(crate) fn target(&self, slot: usize) -> (&str, u64) {
+        (self.target_terms.get(slot), self.target_hash[slot])
+    }
+
+    /// The slots of entry `entry`'s targets.
+    #[inline]
+    fn slots(&self, entry: u32) -> std::ops::Range<usize> {
+        let e = entry as usize;
+        self.target_start[e] as usize..self.target_start[e + 1] as usize
     }
 
     /// Number of distinct keys.
     pub fn len(&self) -> usize {
-        self.targets.len()
+        self.target_start.len().saturating_sub(1)
     }
 
     /// Whether there are no keys.
     pub fn is_empty(&self) -> bool {
-        self.targets.is_empty()
+        self.len() == 0
     }
 
     /// The entry of a key, if it is one.
@@ -158,9 +175,8 @@ impl Lexicon {
             .collect();
         let entry = self.entry(&ids)?;
         Some(
-            self.targets[entry as usize]
-                .iter()
-                .map(|t| &*t.term)
+            self.slots(entry)
+                .map(|slot| self.target_terms.get(slot))
                 .collect(),
         )
     }
@@ -187,16 +203,20 @@ impl Lexicon {
             .iter()
             .map(|t| self.word_id(t.as_ref(), str_hash(t.as_ref())))
             .collect();
-        self.expand_ids(&ids, |t, _, _, key| add(t, key));
+        self.expand_ids(&ids, |slots, key| {
+            for slot in slots {
+                add(self.target_terms.get(slot), key.clone());
+            }
+        });
     }
 
-    /// [`Lexicon::expand`] over the tokens' word ids ([`Lexicon::word_id`]); `add` also gets
-    /// each target's [`str_hash`], its number (below [`Lexicon::target_count`]) and the
-    /// positions of the key's tokens.
-    pub(crate) fn expand_ids<'a>(
-        &'a self,
+    /// [`Lexicon::expand`] over the tokens' word ids ([`Lexicon::word_id`]): `add` gets, for
+    /// each key found, the slots of its targets ([`Lexicon::target`]) and the positions of
+    /// the key's tokens.
+    pub(crate) fn expand_ids(
+        &self,
         ids: &[u32],
-        mut add: impl FnMut(&'a str, u64, usize, std::ops::Range<usize>),
+        mut add: impl FnMut(std::ops::Range<usize>, std::ops::Range<usize>),
     ) {
         let mut i = 0;
         while i < ids.len() {
@@ -215,9 +235,7 @@ impl Lexicon {
                 .find_map(|l| self.entry(&ids[i..i + l]).map(|e| (l, e)));
             match found {
                 Some((l, entry)) => {
-                    for t in &self.targets[entry as usize] {
-                        add(&t.term, t.hash, t.slot as usize, i..i + l);
-                    }
+                    add(self.slots(entry), i..i + l);
                     i += l;
                 }
                 None => i += 1,
@@ -227,22 +245,15 @@ impl Lexicon {
 
     /// Approximate heap bytes.
     pub fn memory_bytes(&self) -> usize {
-        let targets: usize = self
-            .targets
-            .iter()
-            .map(|v| {
-                v.capacity() * std::mem::size_of::<Target>()
-                    + v.iter().map(|t| t.term.len()).sum::<usize>()
-            })
-            .sum();
         let long: usize = self.long.keys().map(|k| k.len() * 4).sum();
         self.words.memory_bytes()
             + self.longest.capacity() * 4
             + self.short.capacity() * (std::mem::size_of::<([u32; SHORT_KEY], u32)>() + 1)
             + long
             + self.long.capacity() * (std::mem::size_of::<(Box<[u32]>, u32)>() + 1)
-            + self.targets.capacity() * std::mem::size_of::<Vec<Target>>()
-            + targets
+            + self.target_start.capacity() * 4
+            + self.target_terms.memory_bytes()
+            + self.target_hash.capacity() * 8
     }
 }
 
