@@ -11,10 +11,11 @@
 //!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
 //!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
 //! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
-//!   posting, and each term's largest, cached per settings value). Documents go in blocks of [`SCAN_BLOCK`] ids
-//!   (their accumulator slots stay in cache); in a block every term, in query order, adds
-//!   `(qw * idf) * sat` into a dense accumulator (no branch per posting), then the block's
-//!   touched slots are read once each, zeroed for the next search, and offered to a
+//!   posting, and each term's largest, cached per settings value). Documents go in blocks
+//!   of [`SCAN_BLOCK`] ids, which all use one block's accumulator slots (so they stay in
+//!   cache); in a block every term, in query order, adds `(qw * idf) * sat` into the dense
+//!   accumulator (no branch per posting), then the block's touched slots are read once
+//!   each, zeroed for the next block, and offered to a
 //!   bounded top-k (a score below the k-th best is rejected with one comparison), the
 //!   postings of the terms of largest upper bound first, until the bounds of the terms
 //!   left cannot reach the k-th best (their slots are then only zeroed). Ties
@@ -58,8 +59,9 @@ const TF_BIG: u8 = u8::MAX;
 /// and every block reuses the same slots, so a cold query misses on one block's slots only.
 /// A power of two (slots are `doc & (SCAN_BLOCK - 1)`), at least 64 (a block's bitset is
 /// whole words). 2^14 and 2^16 measured no better cold, 2^12 and 2^13 worse (more block
-/// boundaries to find per term). Unit tests use small values so that
-/// small catalogues take every path (several blocks, re-walk and sweep).
+/// boundaries to find per term). Unit tests use small values so that small catalogues
+/// take the paths large ones do: the re-walk of one block, the sweep of one block of fewer
+/// slots than `SCAN_BLOCK`, and the sweep of several blocks.
 #[cfg(not(test))]
 const SCAN_BLOCK: usize = 1 << 15;
 #[cfg(test)]
@@ -68,7 +70,11 @@ const SCAN_BLOCK: usize = 128;
 #[cfg(not(test))]
 const SWEEP_MIN_DOCS: usize = 1 << 13;
 #[cfg(test)]
-const SWEEP_MIN_DOCS: usize = 200;
+const SWEEP_MIN_DOCS: usize = 50;
+// A slot is `doc & (slots - 1)` and a block's bitset is whole words; smaller catalogues
+// re-walk a single block.
+const _: () = assert!(SCAN_BLOCK.is_power_of_two() && SCAN_BLOCK >= 64);
+const _: () = assert!(SWEEP_MIN_DOCS <= SCAN_BLOCK);
 /// Up to this `k`, the best hits are kept in a sorted array as they come; above it, all
 /// hits are collected and partially sorted.
 const TOP_INSERT_MAX: usize = 64;
@@ -492,8 +498,9 @@ fn block_ends(
 }
 
 /// `docs.partition_point(|d| d < target)` for ascending `docs`, searching outwards from the
-/// position `guess` (any index of `docs`) in steps that double.
+/// position `guess` (`guess < docs.len()`) in steps that double.
 fn gallop_partition(docs: &[u32], guess: usize, target: usize) -> usize {
+    debug_assert!(guess < docs.len());
     let below = |i: usize| (docs[i] as usize) < target;
     let (mut lo, mut hi);
     if below(guess) {
@@ -2869,6 +2876,33 @@ mod scan_tests {
         }
     }
 
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    enum Naming {
+        Shuffled,
+        Ordered,
+        Repeated,
+    }
+
+    /// Names ascend with the ids only when strictly ascending, in byte (code point) order.
+    #[test]
+    fn names_in_id_order_are_detected() {
+        let a = the_analyzer();
+        let cases: [(&[&str], bool); 6] = [
+            (&[], true),
+            (&["a"], true),
+            (&["a", "ab", "b"], true),
+            (&["a", "a"], false),
+            (&["b", "a"], false),
+            (&["z", "é"], true),
+        ];
+        for (names, ordered) in cases {
+            let fields = vec![<[String; N_FIELDS]>::default(); names.len()];
+            let owned = names.iter().map(|s| s.to_string()).collect();
+            let idx = Index::build(Arc::clone(&a), owned, fields).unwrap();
+            assert_eq!(idx.name_ordered, ordered, "{names:?}");
+        }
+    }
+
     #[test]
     fn every_scan_path_ranks_as_the_definition() {
         let a = the_analyzer();
@@ -2881,11 +2915,13 @@ mod scan_tests {
             1.2,
             0.7,
         );
-        // Single block (re-walk), several blocks (re-walk), several blocks (sweep); names
-        // with duplicates and out of id order, and names ascending with the ids (ties by id).
-        for (n, ordered) in [40usize, 150, 333]
+        // One block (re-walk), one block of 64 slots (sweep), several blocks (sweep); names
+        // with duplicates and out of id order, ascending with the ids (ties by id), and
+        // ascending with duplicates (ties by first touch).
+        let namings = [Naming::Shuffled, Naming::Ordered, Naming::Repeated];
+        for (n, naming) in [40usize, 60, 150, 333]
             .into_iter()
-            .flat_map(|n| [(n, false), (n, true)])
+            .flat_map(|n| namings.map(|m| (n, m)))
         {
             let mut next = lcg(99 + n as u64);
             let mut names = Vec::new();
@@ -2899,15 +2935,15 @@ mod scan_tests {
                     }
                 }
                 // Duplicate names and identical documents make exact ties.
-                names.push(if ordered {
-                    format!("tool{i:04}")
-                } else {
-                    format!("tool{}", (i * 7) % (n / 3 + 1))
+                names.push(match naming {
+                    Naming::Shuffled => format!("tool{}", (i * 7) % (n / 3 + 1)),
+                    Naming::Ordered => format!("tool{i:04}"),
+                    Naming::Repeated => format!("tool{:04}", i / 2),
                 });
                 fields.push(f);
             }
             let idx = Index::build(Arc::clone(&a), names, fields).unwrap();
-            assert_eq!(idx.name_ordered, ordered);
+            assert_eq!(idx.name_ordered, naming == Naming::Ordered);
             let queries = [
                 "alpha",
                 "beta gamma",

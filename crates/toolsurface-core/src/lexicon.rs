@@ -33,8 +33,9 @@ pub struct Lexicon {
     /// each entry's contiguous, so that a search's table of the targets' vocabulary ids
     /// (by slot) is read a line or two an entry, and the terms only when not known yet.
     target_start: Vec<u32>,
-    /// Per slot: the analysed target term, and its [`str_hash`].
+    /// Per slot: the analysed target term.
     target_terms: Arena,
+    /// Per slot: the target term's [`str_hash`].
     target_hash: Vec<u64>,
     max_key_len: usize,
 }
@@ -107,7 +108,9 @@ impl Lexicon {
         lex.target_start.push(0);
         for terms in &targets {
             for t in terms {
-                lex.target_terms.push(t)?;
+                lex.target_terms
+                    .push(t)
+                    .map_err(|_| "lexicon targets exceed 4 GiB of text".to_string())?;
                 lex.target_hash.push(str_hash(t));
             }
             lex.target_start.push(lex.target_hash.len() as u32);
