@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from typing import Any
 
 import pytest
@@ -190,3 +191,55 @@ def test_real_catalogue_every_dev_query(
 def test_fields_are_engine_independent(mcp_tools: list[Any]) -> None:
     sample = mcp_tools[::97]
     assert all(len(tool_fields(t)) == 5 for t in sample)
+
+
+def _large_catalogue(n: int, ordered: bool) -> tuple[list[str], list[tuple[str, ...]]]:
+    """``n`` short documents over a small Zipf-like vocabulary: long postings, many exact ties."""
+    rng = random.Random(n)
+    words = [f"{a}{b}" for a in ("list", "get", "run", "pod", "repo", "mail") for b in "xyzw"]
+    weights = [1.0 / (i + 1) for i in range(len(words))]
+
+    def text(most: int) -> str:
+        return " ".join(rng.choices(words, weights, k=rng.randint(0, most)))
+
+    names = [f"t{(i if ordered else n - i):06d}" for i in range(n)]
+    fields = [[text(2), text(1), text(3), text(4), text(3)] for _ in range(n)]
+    # Rare words whose few postings straddle the native scan's block ends (32,768 and
+    # 65,536) far from their first or last: the boundary is then guessed far off.
+    edges = {
+        "edgea": [32_760, n - 10],
+        "edgeb": [10, 32_767, 32_768, 65_535, 65_536],
+        "edgec": [0, 1, 2, 3, 65_600],
+        "edged": [32_000, 32_001, 65_530, n - 1],
+    }
+    for word, docs in edges.items():
+        for d in docs:
+            fields[d][3] += f" {word}"
+    return names, [tuple(f) for f in fields]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ordered", [True, False], ids=["names-in-id-order", "names-descending"])
+def test_more_documents_than_a_scan_block(both_backends: tuple[Any, Any], ordered: bool) -> None:
+    """Over 65,536 documents the native scan goes block by block (32,768 ids, one block's
+    accumulator reused, each term's block boundary found by a gallop) and, with names in id
+    order, orders equal scores by id: the pure engine must rank every query alike."""
+    names, fields = _large_catalogue(70_000, ordered)
+    lex_entries = [("почта", "mailx mailz"), ("под", "podx")]
+    built = []
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        allowed = index.make_filter(list(range(0, len(names), 3)))
+        built.append((index, backend.lexicon(lex_entries), allowed))
+    settings_ = ((1.0, 0.5, 2.0, 0.25, 1.5), (0.75, 0.2, 0.5, 1.0, 0.0), 1.2, 0.7)
+    queries = ["listx", "listx getw", "mailw runz podx", "почта repoy", "podw repow mailw listz"]
+    queries += ["edgea", "edgeb listy", "edgec edgea", "edged edgeb edgec"]
+    for q in queries:
+        for k in (1, 10, 65, 300):
+            for use_filter in (False, True):
+                got = [
+                    index.search(q, k, *settings_, lex, allowed if use_filter else None)
+                    for index, lex, allowed in built
+                ]
+                assert len(got[0][0]) == k or q.startswith("edge"), (q, k)
+                _same_hits(got[0], got[1], f"{q!r} k={k} filter={use_filter}")
