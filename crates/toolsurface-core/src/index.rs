@@ -1883,15 +1883,11 @@ impl Index {
                     }
                 }
             } else {
-                // The block's postings of each term end at its cursor.
+                // Only catalogues below SWEEP_MIN_DOCS re-walk, and they are a single block
+                // (SWEEP_MIN_DOCS <= SCAN_BLOCK): each term's postings up to its cursor.
+                debug_assert_eq!(block_start, 0);
                 for (&(id, _), (_, rest)) in terms.items.iter().zip(cursors.iter()) {
-                    let docs = &self.post_doc[self.postings(id as usize).start..rest.start];
-                    let from = if block_start == 0 {
-                        0
-                    } else {
-                        docs.partition_point(|&d| (d as usize) < block_start)
-                    };
-                    for &doc in &docs[from..] {
+                    for &doc in &self.post_doc[self.postings(id as usize).start..rest.start] {
                         let slot = doc as usize & mask;
                         let score = acc[slot];
                         acc[slot] = 0.0;
