@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolsurface.errors import ToolsurfaceError
+from toolsurface.gemini_schema import gemini_parameters
 from toolsurface.models import Tool
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "ProviderName",
     "ProviderNameError",
     "ProviderSpec",
+    "gemini_declaration",
     "name_problems",
     "provider_spec",
     "render_tools",
@@ -145,18 +147,30 @@ def render_tools(tools: Sequence[Tool], provider: str) -> Any:
             for t in tools
         ]
     if provider == "openai-responses":
+        # The SDK's FunctionToolParam requires ``strict``; strict mode would also demand
+        # every property required and ``additionalProperties: false``, which MCP schemas
+        # seldom are, so it is off.
         return [
             {
                 "type": "function",
                 "name": t.name,
                 "description": t.description,
                 "parameters": t.input_schema,
+                "strict": False,
             }
             for t in tools
         ]
-    return {
-        "functionDeclarations": [
-            {"name": t.name, "description": t.description, "parameters": t.input_schema}
-            for t in tools
-        ]
-    }
+    return {"functionDeclarations": [gemini_declaration(t) for t in tools]}
+
+
+def gemini_declaration(tool: Tool) -> dict[str, Any]:
+    """One Gemini function declaration: the schema rewritten to what Gemini accepts.
+
+    A tool without parameters leaves ``parameters`` out; what the rewrite drops is listed by
+    ``gemini_parameters`` (and reported by ``toolsurface doctor``).
+    """
+    out: dict[str, Any] = {"name": tool.name, "description": tool.description}
+    parameters, _ = gemini_parameters(tool.input_schema)
+    if parameters is not None:
+        out["parameters"] = parameters
+    return out
