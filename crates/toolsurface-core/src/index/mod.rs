@@ -2276,10 +2276,10 @@ mod tests {
     use crate::chars::CharTable;
 
     fn analyzer() -> Arc<Analyzer> {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+        let table = CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))
             .expect("table");
-        let en = include_str!("../../../python/toolsurface/data/stopwords_en.txt");
-        let ru = include_str!("../../../python/toolsurface/data/stopwords_ru.txt");
+        let en = include_str!("../../../../python/toolsurface/data/stopwords_en.txt");
+        let ru = include_str!("../../../../python/toolsurface/data/stopwords_ru.txt");
         Arc::new(Analyzer::new(table, en.lines().chain(ru.lines())))
     }
 
@@ -2660,7 +2660,7 @@ mod topk_tests {
 
     #[test]
     fn top_k_is_a_prefix_of_the_full_ranking() {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+        let table = CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))
             .expect("table");
         let a = Arc::new(Analyzer::new(table, ["the"]));
         let words = ["alpha", "beta", "gamma", "delta", "omega", "sigma"];
@@ -2733,7 +2733,7 @@ mod scan_tests {
 
     /// The shared character table with one stopword, "the".
     fn the_analyzer() -> Arc<Analyzer> {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+        let table = CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))
             .expect("table");
         Arc::new(Analyzer::new(table, ["the"]))
     }
@@ -3090,7 +3090,7 @@ mod scan_tests {
     #[test]
     fn the_query_memo_follows_the_analyzer() {
         let table = || {
-            CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
+            CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))
                 .expect("table")
         };
         // Same documents, analyzers that differ only in a stopword.
