@@ -10,12 +10,26 @@
 
 pub mod analysis;
 pub mod chars;
+mod consts;
+mod explain;
 pub mod fields;
 pub mod index;
 pub mod lexicon;
+mod query;
+mod scoring;
+mod search;
 mod strtab;
+#[cfg(test)]
+mod test_support;
 
-pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch};
+pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
 pub use chars::{CharTable, Class};
-pub use index::{Explanation, Filter, Index, SearchResult, Settings, FIELD_NAMES, N_FIELDS};
+pub use consts::{
+    FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, N_FIELDS, PAYLOAD_WEIGHT,
+    SETTINGS_CACHE,
+};
+pub use explain::Explanation;
+pub use index::Index;
 pub use lexicon::Lexicon;
+pub use scoring::Settings;
+pub use search::{Filter, SearchResult};

@@ -1,0 +1,70 @@
+//! Explanations: each matched term's contribution to a document's score, per field.
+
+use crate::consts::N_FIELDS;
+use crate::index::Index;
+use crate::lexicon::Lexicon;
+use crate::query::fuzzy::FuzzyScratch;
+use crate::query::terms::TermList;
+use crate::scoring::Settings;
+
+/// One matched term of an explanation: term, query weight, per-field contributions.
+pub type Explanation = (String, f64, [f64; N_FIELDS]);
+
+impl Index {
+    /// Per matched term of `doc`: the term, its query weight and each field's contribution
+    /// to the score (the fallback's terms when `fallback`).
+    pub fn explain(
+        &self,
+        query: &str,
+        doc: i64,
+        settings: &Settings,
+        lexicon: Option<&Lexicon>,
+        fallback: bool,
+    ) -> Result<Vec<Explanation>, String> {
+        settings.validate()?;
+        let doc = self.check_doc(doc)?;
+        let (toks, weights) = self.query_tokens(query);
+        let mut terms = TermList::default();
+        if fallback {
+            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
+            self.fuzzy_terms(&refs, &mut FuzzyScratch::default(), &mut terms);
+        } else {
+            self.main_terms(
+                &toks,
+                &weights,
+                lexicon,
+                settings.expansion_weight,
+                &mut terms,
+            );
+        }
+        let (w, b, k1) = (&settings.weights, &settings.b, settings.k1);
+        let lens = &self.doc_len[doc];
+        let mut out = Vec::new();
+        for &(id, weight) in &terms.items {
+            let t = id as usize;
+            let range = self.postings(t);
+            let Ok(i) = self.post_doc[range.clone()].binary_search(&(doc as u32)) else {
+                continue;
+            };
+            let tf = self.tf(range.start + i);
+            let mut parts = [0.0f64; N_FIELDS];
+            let mut s = 0.0;
+            for f in 0..N_FIELDS {
+                if tf[f] > 0 {
+                    parts[f] = (w[f] * f64::from(tf[f]))
+                        / ((1.0 - b[f]) + b[f] * (f64::from(lens[f]) / self.avglen[f]));
+                    s += parts[f];
+                }
+            }
+            let total = (weight * self.idf[t]) * (s / (k1 + s));
+            let mut shares = [0.0f64; N_FIELDS];
+            for f in 0..N_FIELDS {
+                if parts[f] > 0.0 {
+                    shares[f] = total * (parts[f] / s);
+                }
+            }
+            out.push((self.vocab.get(t).to_string(), weight, shares));
+        }
+        Ok(out)
+    }
+}
