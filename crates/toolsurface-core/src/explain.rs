@@ -5,6 +5,7 @@ use crate::index::Index;
 use crate::lexicon::Lexicon;
 use crate::query::fuzzy::FuzzyScratch;
 use crate::query::terms::TermList;
+use crate::scoring::bm25f::{length_norms, tf_factor};
 use crate::scoring::Settings;
 
 /// One matched term of an explanation: term, query weight, per-field contributions.
@@ -37,8 +38,7 @@ impl Index {
                 &mut terms,
             );
         }
-        let (w, b, k1) = (&settings.weights, &settings.b, settings.k1);
-        let lens = &self.doc_len[doc];
+        let norms = length_norms(&settings.b, &self.doc_len[doc], &self.avglen);
         let mut out = Vec::new();
         for &(id, weight) in &terms.items {
             let t = id as usize;
@@ -47,22 +47,16 @@ impl Index {
                 continue;
             };
             let tf = self.tf(range.start + i);
-            let mut parts = [0.0f64; N_FIELDS];
-            let mut s = 0.0;
-            for f in 0..N_FIELDS {
-                if tf[f] > 0 {
-                    parts[f] = (w[f] * f64::from(tf[f]))
-                        / ((1.0 - b[f]) + b[f] * (f64::from(lens[f]) / self.avglen[f]));
-                    s += parts[f];
+            let factor = tf_factor(settings, &tf, &norms);
+            let total = (weight * self.idf[t]) * factor.sat;
+            // A field's share of the term's part of the score: its share of `s`.
+            let shares = factor.parts.map(|part| {
+                if part > 0.0 {
+                    total * (part / factor.sum)
+                } else {
+                    0.0
                 }
-            }
-            let total = (weight * self.idf[t]) * (s / (k1 + s));
-            let mut shares = [0.0f64; N_FIELDS];
-            for f in 0..N_FIELDS {
-                if parts[f] > 0.0 {
-                    shares[f] = total * (parts[f] / s);
-                }
-            }
+            });
             out.push((self.vocab.get(t).to_string(), weight, shares));
         }
         Ok(out)

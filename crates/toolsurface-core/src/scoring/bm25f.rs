@@ -18,6 +18,59 @@ pub(crate) struct SatTable {
     pub(crate) term_max: Box<[f64]>,
 }
 
+/// BM25F's length normalisation of each field of a document whose field lengths are `lens`:
+/// `(1 - b) + b * (len / avglen)`.
+#[inline]
+pub(crate) fn length_norms(
+    b: &[f64; N_FIELDS],
+    lens: &[u32; N_FIELDS],
+    avglen: &[f64; N_FIELDS],
+) -> [f64; N_FIELDS] {
+    let mut d = [0.0; N_FIELDS];
+    for f in 0..N_FIELDS {
+        d[f] = (1.0 - b[f]) + b[f] * (f64::from(lens[f]) / avglen[f]);
+    }
+    d
+}
+
+/// One posting's BM25F term-frequency factor (see [`tf_factor`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TfFactor {
+    /// Per field, its part of the pseudo-frequency: `(w * tf) / norm` (0 where tf is 0).
+    pub(crate) parts: [f64; N_FIELDS],
+    /// The parts summed in field order: the pseudo-frequency `s`.
+    pub(crate) sum: f64,
+    /// `s / (k1 + s)`: the saturated weight a search multiplies by `qw * idf`.
+    pub(crate) sat: f64,
+}
+
+/// The BM25F formula of one posting, written once: the saturation table of searches
+/// ([`Index::sat_table`]) and explanations both call it, so their scores cannot drift
+/// apart. `tf` is the posting's per-field counts, `norms` its document's
+/// [`length_norms`]. The sum runs in field order over the fields having the term, as the
+/// pure engine's does, so every bit matches it.
+#[inline]
+pub(crate) fn tf_factor(
+    settings: &Settings,
+    tf: &[u32; N_FIELDS],
+    norms: &[f64; N_FIELDS],
+) -> TfFactor {
+    let w = &settings.weights;
+    let mut parts = [0.0f64; N_FIELDS];
+    let mut s = 0.0;
+    for f in 0..N_FIELDS {
+        if tf[f] > 0 {
+            parts[f] = (w[f] * f64::from(tf[f])) / norms[f];
+            s += parts[f];
+        }
+    }
+    TfFactor {
+        parts,
+        sum: s,
+        sat: s / (settings.k1 + s),
+    }
+}
+
 impl Index {
     /// The saturated weight of every posting under `settings` (cached).
     pub(crate) fn sat_table(&self, settings: &Settings) -> Arc<SatTable> {
@@ -25,18 +78,10 @@ impl Index {
         if let Some(t) = self.cache.get(&key) {
             return t;
         }
-        let (w, b, k1) = (&settings.weights, &settings.b, settings.k1);
-        let avg = &self.avglen;
         let denom: Vec<[f64; N_FIELDS]> = self
             .doc_len
             .iter()
-            .map(|lens| {
-                let mut d = [0.0; N_FIELDS];
-                for f in 0..N_FIELDS {
-                    d[f] = (1.0 - b[f]) + b[f] * (f64::from(lens[f]) / avg[f]);
-                }
-                d
-            })
+            .map(|lens| length_norms(&settings.b, lens, &self.avglen))
             .collect();
         let sat: Box<[f64]> = self
             .post_doc
@@ -50,14 +95,7 @@ impl Index {
                 } else {
                     small.map(u32::from)
                 };
-                let den = &denom[doc as usize];
-                let mut s = 0.0;
-                for f in 0..N_FIELDS {
-                    if tf[f] > 0 {
-                        s += (w[f] * f64::from(tf[f])) / den[f];
-                    }
-                }
-                s / (k1 + s)
+                tf_factor(settings, &tf, &denom[doc as usize]).sat
             })
             .collect::<Vec<f64>>()
             .into();
