@@ -3,10 +3,9 @@
 use crate::consts::N_FIELDS;
 use crate::index::Index;
 use crate::lexicon::Lexicon;
-use crate::query::fuzzy::FuzzyScratch;
-use crate::query::terms::TermList;
 use crate::scoring::bm25f::{length_norms, tf_factor};
 use crate::scoring::Settings;
+use crate::search::scratch::with_scratch;
 
 /// One matched term of an explanation: term, query weight, per-field contributions.
 pub type Explanation = (String, f64, [f64; N_FIELDS]);
@@ -24,23 +23,18 @@ impl Index {
     ) -> Result<Vec<Explanation>, String> {
         settings.validate()?;
         let doc = self.check_doc(doc)?;
-        let (toks, weights) = self.query_tokens(query);
-        let mut terms = TermList::default();
-        if fallback {
-            let refs: Vec<&str> = toks.iter().map(String::as_str).collect();
-            self.fuzzy_terms(&refs, &mut FuzzyScratch::default(), &mut terms);
-        } else {
-            self.main_terms(
-                &toks,
-                &weights,
-                lexicon,
-                settings.expansion_weight,
-                &mut terms,
-            );
-        }
+        let terms = with_scratch(|sc| {
+            self.analyse_query(query, sc);
+            if fallback {
+                self.fallback_terms(sc);
+            } else {
+                self.main_terms(sc, lexicon, settings.expansion_weight);
+            }
+            sc.terms.items.clone()
+        });
         let norms = length_norms(&settings.b, &self.doc_len[doc], &self.avglen);
         let mut out = Vec::new();
-        for &(id, weight) in &terms.items {
+        for (id, weight) in terms {
             let t = id as usize;
             let range = self.postings(t);
             let Ok(i) = self.post_doc[range.clone()].binary_search(&(doc as u32)) else {

@@ -11,6 +11,7 @@ pub(crate) use crate::index::Index;
 pub(crate) use crate::lexicon::Lexicon;
 pub(crate) use crate::query::terms::TermList;
 pub(crate) use crate::scoring::Settings;
+use crate::search::scratch::with_scratch;
 pub(crate) use crate::search::Filter;
 pub(crate) use crate::strtab::str_hash;
 
@@ -170,6 +171,19 @@ pub(crate) fn idf_of(idx: &Index, id: u32) -> f64 {
     idx.idf[id as usize]
 }
 
+/// The main stage's terms of `query` in `idx`, as a search makes them (no lexicon).
+pub(crate) fn main_terms(idx: &Index, query: &str) -> TermList {
+    with_scratch(|sc| {
+        idx.analyse_query(query, sc);
+        idx.main_terms(sc, None, 0.0);
+        let mut terms = TermList::default();
+        for &(id, w) in &sc.terms.items {
+            terms.add(id, w);
+        }
+        terms
+    })
+}
+
 /// Every query's top `k`, unfiltered and filtered (documents `i % modulus != left_out`
 /// only), equals the definition's ranking (`naive`), scores and order alike.
 pub(crate) fn assert_ranks_as_naive(
@@ -185,9 +199,7 @@ pub(crate) fn assert_ranks_as_naive(
     let kept: Vec<i64> = (0..n as i64).filter(|i| i % modulus != left_out).collect();
     let filter = idx.make_filter(&kept).unwrap();
     for &q in queries {
-        let toks = idx.analyzer.tokens(q);
-        let mut terms = TermList::default();
-        idx.main_terms(&toks, &vec![1.0; toks.len()], None, 0.0, &mut terms);
+        let terms = main_terms(idx, q);
         for allowed in [None, Some(&filter)] {
             let full = naive(idx, &terms, &sat.sat, usize::MAX, allowed);
             assert!(!full.is_empty(), "{q} n={n}");

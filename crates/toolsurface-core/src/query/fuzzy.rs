@@ -6,6 +6,7 @@ use crate::consts::{FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN};
 use crate::index::trigram::trigrams_into;
 use crate::index::Index;
 use crate::query::terms::TermList;
+use crate::search::scratch::Scratch;
 
 #[derive(Debug, Default)]
 pub(crate) struct FuzzyScratch {
@@ -29,9 +30,23 @@ fn next_generation(stamp: &mut Vec<u32>, gen: &mut u32, n: usize) {
 }
 
 impl Index {
+    /// The fallback's terms of the query analysed into `sc` ([`Index::analyse_query`]),
+    /// into `sc.terms` (see [`Index::fuzzy_terms`]).
+    pub(crate) fn fallback_terms(&self, sc: &mut Scratch) {
+        let Scratch {
+            memo,
+            qtoks,
+            terms,
+            fuzzy,
+            ..
+        } = sc;
+        let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
+        self.fuzzy_terms(&toks, fuzzy, terms);
+    }
+
     /// Fallback terms: for each distinct query token of >= 3 chars, the best 3 vocabulary
     /// terms by trigram Dice similarity (>= 0.5), weighted by that similarity.
-    pub(crate) fn fuzzy_terms(&self, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
+    fn fuzzy_terms(&self, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
         out.clear();
         let mut seen: FxHashSet<&str> = FxHashSet::default();
         let vocab_n = self.vocab.len();

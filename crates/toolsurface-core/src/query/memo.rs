@@ -3,6 +3,9 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::lexicon::Lexicon;
+use crate::strtab::StrTable;
+
 /// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
 /// over.
 pub(crate) const QUERY_MEMO_IDENTS: usize = 1 << 13;
@@ -37,6 +40,34 @@ impl QueryMemo {
     #[inline]
     pub(crate) fn token(&self, t: &MemoTok) -> &str {
         &self.text[t.start..t.end]
+    }
+
+    /// Token `i`'s id in `vocab`, the vocabulary of the index of uid `index`: looked up
+    /// once per token and index.
+    #[inline]
+    pub(crate) fn vocab_id(&mut self, i: usize, index: u64, vocab: &StrTable) -> Option<u32> {
+        let t = self.toks[i];
+        if t.vocab_of == index {
+            return t.vocab_id;
+        }
+        let id = vocab.find(self.token(&t), t.hash);
+        self.toks[i].vocab_of = index;
+        self.toks[i].vocab_id = id;
+        id
+    }
+
+    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]): looked up once per token and
+    /// lexicon.
+    #[inline]
+    pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon) -> u32 {
+        let t = self.toks[i];
+        if t.lex_of == lex.uid() {
+            return t.lex_id;
+        }
+        let id = lex.word_id(self.token(&t), t.hash);
+        self.toks[i].lex_of = lex.uid();
+        self.toks[i].lex_id = id;
+        id
     }
 }
 

@@ -1,13 +1,20 @@
 //! Query terms: a query's tokens and lexicon expansions, weighted, in first-seen order.
+//!
+//! One builder ([`build_terms`]) makes them for every caller; what a term is comes from a
+//! [`TermSpace`]: an index's vocabulary ids for search and explain ([`VocabTerms`]), or the
+//! terms' own text for [`Index::query_terms`] ([`TextTerms`]), which also lists the terms
+//! outside the vocabulary.
+
+use std::ops::Range;
 
 use rustc_hash::FxHashMap;
 
 use crate::index::Index;
 use crate::lexicon::Lexicon;
+use crate::query::memo::QueryMemo;
 use crate::query::targets::TargetIds;
-use crate::search::scratch::Scratch;
-use crate::search::Request;
-use crate::strtab::str_hash;
+use crate::search::scratch::{with_scratch, Scratch};
+use crate::strtab::StrTable;
 
 /// Ordered query terms (vocabulary ids) with weights; adding a present term keeps the larger
 /// weight and the first position.
@@ -57,6 +64,122 @@ fn key_weight(weights: &[f64]) -> f64 {
     weights.iter().fold(0.0f64, |m, &w| m.max(w))
 }
 
+/// What [`build_terms`] makes of the query's tokens and of the lexicon's targets: ids of
+/// terms, in one space.
+pub(crate) trait TermSpace {
+    /// The term of the memo's token `i`, if the space has one.
+    fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32>;
+    /// The terms of the targets `slots` of `lex` ([`Lexicon::target`]), each given to
+    /// `add`, in order; `known` is the thread's table of looked-up targets.
+    fn targets(
+        &mut self,
+        lex: &Lexicon,
+        known: &mut TargetIds,
+        slots: Range<usize>,
+        add: impl FnMut(u32),
+    );
+}
+
+/// The vocabulary of an index: a search's and an explanation's terms. Lookups go through the
+/// memo's and the target table's caches.
+pub(crate) struct VocabTerms<'a>(pub(crate) &'a Index);
+
+impl TermSpace for VocabTerms<'_> {
+    #[inline]
+    fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
+        memo.vocab_id(i, self.0.uid, &self.0.vocab)
+    }
+
+    #[inline]
+    fn targets(
+        &mut self,
+        lex: &Lexicon,
+        known: &mut TargetIds,
+        slots: Range<usize>,
+        mut add: impl FnMut(u32),
+    ) {
+        let (known, stamp) = known.table(self.0.uid, lex);
+        for slot in slots {
+            let entry = &mut known[slot];
+            if entry.0 != stamp {
+                let (t, h) = lex.target(slot);
+                *entry = (stamp, self.0.vocab.find(t, h).unwrap_or(TargetIds::ABSENT));
+            }
+            if entry.1 != TargetIds::ABSENT {
+                add(entry.1);
+            }
+        }
+    }
+}
+
+/// The terms' own text, numbered as first met: every token and target is a term, in the
+/// vocabulary or not.
+#[derive(Default)]
+pub(crate) struct TextTerms(StrTable);
+
+impl TermSpace for TextTerms {
+    fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
+        let t = memo.toks[i];
+        // Fails only past u32::MAX distinct terms, which no query analysed has.
+        self.0.insert(memo.token(&t), t.hash).ok().map(|(id, _)| id)
+    }
+
+    fn targets(
+        &mut self,
+        lex: &Lexicon,
+        _known: &mut TargetIds,
+        slots: Range<usize>,
+        mut add: impl FnMut(u32),
+    ) {
+        for slot in slots {
+            let (t, h) = lex.target(slot);
+            if let Ok((id, _)) = self.0.insert(t, h) {
+                add(id);
+            }
+        }
+    }
+}
+
+/// The terms of the query analysed into `sc` ([`Index::analyse_query`]), into `sc.terms`:
+/// its tokens' terms, each weighted by its token's weight (1, or the payload weight for a
+/// payload word or a number), then, with a lexicon and `expansion_weight > 0`, the terms
+/// of the expansions of the longest keys, left to right, each weighing `expansion_weight`
+/// times the largest weight of its key's tokens. A repeated term keeps its first position
+/// and its largest weight ([`TermList::add`]).
+pub(crate) fn build_terms(
+    space: &mut impl TermSpace,
+    sc: &mut Scratch,
+    lexicon: Option<&Lexicon>,
+    expansion_weight: f64,
+) {
+    let Scratch {
+        memo,
+        qtoks,
+        qweights,
+        lex_ids,
+        targets,
+        terms,
+        ..
+    } = sc;
+    terms.clear();
+    for (&i, &w) in qtoks.iter().zip(qweights.iter()) {
+        if let Some(id) = space.token(memo, i) {
+            terms.add(id, w);
+        }
+    }
+    let Some(lex) = lexicon else {
+        return;
+    };
+    if expansion_weight > 0.0 {
+        lex_ids.clear();
+        lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex)));
+        lex.expand_ids(lex_ids, |slots, key| {
+            let weight = expansion_weight * key_weight(&qweights[key]);
+            space.targets(lex, targets, slots, |id| terms.add(id, weight));
+        });
+    }
+}
+
 impl Index {
     /// Weighted query terms in order: the query's own (weight 1, or the payload weight for a
     /// payload word or a number), then lexicon expansions (`expansion_weight` times the
@@ -68,120 +191,28 @@ impl Index {
         lexicon: Option<&Lexicon>,
         expansion_weight: f64,
     ) -> Vec<(String, f64)> {
-        let (toks, weights) = self.query_tokens(query);
-        let mut out: Vec<(String, f64)> = Vec::new();
-        let mut pos: FxHashMap<String, usize> = FxHashMap::default();
-        let mut add = |t: &str, w: f64| match pos.get(t) {
-            Some(&i) => {
-                if w > out[i].1 {
-                    out[i].1 = w;
-                }
-            }
-            None => {
-                pos.insert(t.to_string(), out.len());
-                out.push((t.to_string(), w));
-            }
-        };
-        for (t, &w) in toks.iter().zip(&weights) {
-            add(t, w);
-        }
-        if let Some(lex) = lexicon {
-            if expansion_weight > 0.0 {
-                lex.expand_keyed(&toks, |t, key| {
-                    add(t, expansion_weight * key_weight(&weights[key]));
-                });
-            }
-        }
-        out
+        with_scratch(|sc| {
+            self.analyse_query(query, sc);
+            let mut text = TextTerms::default();
+            build_terms(&mut text, sc, lexicon, expansion_weight);
+            sc.terms
+                .items
+                .iter()
+                .map(|&(id, w)| (text.0.get(id as usize).to_string(), w))
+                .collect()
+        })
     }
 
-    /// The main stage's terms of analysed tokens and their weights (the explain path's;
-    /// searches use [`Index::query_main_terms`]).
+    /// The main stage's terms of the query analysed into `sc`, in `sc.terms`: its terms in
+    /// the index's vocabulary (see [`build_terms`]).
+    #[inline]
     pub(crate) fn main_terms(
         &self,
-        toks: &[String],
-        weights: &[f64],
+        sc: &mut Scratch,
         lexicon: Option<&Lexicon>,
         expansion_weight: f64,
-        out: &mut TermList,
     ) {
-        out.clear();
-        for (t, &w) in toks.iter().zip(weights) {
-            if let Some(id) = self.vocab.find(t, str_hash(t)) {
-                out.add(id, w);
-            }
-        }
-        if let Some(lex) = lexicon {
-            if expansion_weight > 0.0 {
-                lex.expand_keyed(toks, |t, key| {
-                    if let Some(id) = self.vocab.find(t, str_hash(t)) {
-                        out.add(id, expansion_weight * key_weight(&weights[key]));
-                    }
-                });
-            }
-        }
-    }
-
-    /// The main stage's terms of the analysed query in `sc`: its tokens in the vocabulary
-    /// (weighted as in [`Index::query_terms`]), then the lexicon's expansions in the
-    /// vocabulary.
-    pub(crate) fn query_main_terms(&self, req: &Request<'_>, sc: &mut Scratch) {
-        let Scratch {
-            memo,
-            qtoks,
-            qweights,
-            lex_ids,
-            targets,
-            terms,
-            ..
-        } = sc;
-        terms.clear();
-        for (&i, &w) in qtoks.iter().zip(qweights.iter()) {
-            let t = memo.toks[i];
-            let id = if t.vocab_of == self.uid {
-                t.vocab_id
-            } else {
-                let id = self.vocab.find(memo.token(&t), t.hash);
-                memo.toks[i].vocab_of = self.uid;
-                memo.toks[i].vocab_id = id;
-                id
-            };
-            if let Some(id) = id {
-                terms.add(id, w);
-            }
-        }
-        let Some(lex) = req.lexicon else {
-            return;
-        };
-        if req.expansion_weight > 0.0 {
-            lex_ids.clear();
-            for &i in qtoks.iter() {
-                let t = memo.toks[i];
-                let id = if t.lex_of == lex.uid() {
-                    t.lex_id
-                } else {
-                    let id = lex.word_id(memo.token(&t), t.hash);
-                    memo.toks[i].lex_of = lex.uid();
-                    memo.toks[i].lex_id = id;
-                    id
-                };
-                lex_ids.push(id);
-            }
-            let (known, stamp) = targets.table(self.uid, lex);
-            lex.expand_ids(lex_ids, |slots, key| {
-                let weight = req.expansion_weight * key_weight(&qweights[key]);
-                for slot in slots {
-                    let entry = &mut known[slot];
-                    if entry.0 != stamp {
-                        let (t, h) = lex.target(slot);
-                        *entry = (stamp, self.vocab.find(t, h).unwrap_or(TargetIds::ABSENT));
-                    }
-                    if entry.1 != TargetIds::ABSENT {
-                        terms.add(entry.1, weight);
-                    }
-                }
-            });
-        }
+        build_terms(&mut VocabTerms(self), sc, lexicon, expansion_weight);
     }
 }
 

@@ -1,6 +1,6 @@
 //! Query tokenising: a query's tokens and the weight of each.
 
-use crate::analysis::{in_payload, Analyzer, TokenScratch};
+use crate::analysis::{in_payload, Analyzer};
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::index::Index;
 use crate::query::memo::{MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS};
@@ -20,26 +20,11 @@ fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, iden
 }
 
 impl Index {
-    /// The analysed tokens of `query` and the weight of each: [`PAYLOAD_WEIGHT`] for those
-    /// of an identifier in the request's payload ([`Analyzer::payload_spans`]) or of a
-    /// number ([`Analyzer::is_number`]), else 1.
-    pub(crate) fn query_tokens(&self, query: &str) -> (Vec<String>, Vec<f64>) {
-        let mut spans = Vec::new();
-        self.analyzer.payload_spans(query, &mut spans);
-        let mut scratch = TokenScratch::default();
-        let (mut toks, mut weights) = (Vec::new(), Vec::new());
-        self.analyzer.for_each_identifier(query, |ident| {
-            let w = ident_weight(&self.analyzer, &spans, query, ident);
-            self.analyzer
-                .identifier_tokens(ident, &mut scratch, &mut |t: &str| {
-                    toks.push(t.to_string());
-                    weights.push(w);
-                });
-        });
-        (toks, weights)
-    }
-
-    /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo.
+    /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo, and the
+    /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
+    /// identifier in the request's payload ([`Analyzer::payload_spans`]) or of a number
+    /// ([`Analyzer::is_number`]), else 1. Every path to a query's terms (search, explain,
+    /// [`Index::query_terms`]) tokenises here.
     pub(crate) fn analyse_query(&self, query: &str, sc: &mut Scratch) {
         let Scratch {
             tok,

@@ -38,21 +38,12 @@ pub(crate) struct Request<'a> {
 impl Index {
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
         self.analyse_query(query, sc);
-        self.query_main_terms(req, sc);
+        self.main_terms(sc, req.lexicon, req.expansion_weight);
         let found = self.scan(&sc.terms, req.sat, req.k, req.allowed, &mut sc.accum);
         let fallback = !found;
         if fallback {
-            let Scratch {
-                memo,
-                qtoks,
-                terms,
-                accum,
-                fuzzy,
-                ..
-            } = sc;
-            let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
-            self.fuzzy_terms(&toks, fuzzy, terms);
-            self.scan(terms, req.sat, req.k, req.allowed, accum);
+            self.fallback_terms(sc);
+            self.scan(&sc.terms, req.sat, req.k, req.allowed, &mut sc.accum);
         }
         let top = &sc.accum.top;
         let k = req.k.min(top.len());
