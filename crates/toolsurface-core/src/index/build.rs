@@ -129,156 +129,20 @@ impl Index {
         let threads = rayon::current_num_threads().max(1);
         let chunk = n.div_ceil(threads * 2).max(256);
         let an: &Analyzer = &analyzer;
-        let mut chunks: Vec<ChunkTerms> = fields
+        let chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
             .map(|docs| analyse_chunk(an, docs))
             .collect::<Result<_, String>>()?;
 
-        let mut name_arena = Arena::default();
-        let mut name_ordered = true;
-        for name in names {
-            name_arena.push(name.as_ref())?;
-            let i = name_arena.len() - 1;
-            if i > 0 && name_ordered {
-                name_ordered = name_arena.get(i - 1).as_bytes() < name_arena.get(i).as_bytes();
-            }
-        }
-        name_arena.shrink_to_fit();
-
-        // Field lengths, and each chunk's first document id.
-        let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
-        let mut first_doc = Vec::with_capacity(chunks.len());
-        for c in &chunks {
-            first_doc.push(doc_len.len() as u32);
-            doc_len.extend_from_slice(&c.lens);
-        }
-        let mut totals = [0u64; N_FIELDS];
-        for lens in &doc_len {
-            for (total, &len) in totals.iter_mut().zip(lens) {
-                *total += u64::from(len);
-            }
-        }
-
-        // At once: the vocabularies merged, on one thread, and each chunk's pairs sorted by
-        // local term (counting sort: doc ids stay ascending within a term), in parallel;
-        // the sort needs no global id, so it no longer waits for the merge.
-        let terms: Vec<StrTable> = chunks
-            .iter_mut()
-            .map(|c| std::mem::take(&mut c.terms))
-            .collect();
-        let sizes: Vec<usize> = terms.iter().map(StrTable::len).collect();
-        let (merged, mut runs) = rayon::join(
-            || merge_vocabularies(terms),
-            || {
-                chunks
-                    .into_par_iter()
-                    .zip(sizes.par_iter())
-                    .zip(first_doc.par_iter())
-                    .map(|((c, &nl), &first)| ChunkRuns::new(c, nl, first))
-                    .collect::<Vec<ChunkRuns>>()
-            },
-        );
-        let (vocab, maps) = merged?;
+        let (names, name_ordered) = name_arena(names)?;
+        let (doc_len, first_doc, totals) = doc_lengths(&chunks, n);
+        let (vocab, runs) = chunk_runs(chunks, &first_doc)?;
         let v = vocab.len();
-        // Each chunk's global id -> local id, in parallel.
-        runs.par_iter_mut()
-            .zip(maps.par_iter())
-            .for_each(|(r, map)| r.map_terms(map, v));
-        drop(maps);
-
-        // Document frequencies and postings offsets.
-        let mut df = vec![0u32; v];
-        for r in &runs {
-            for (g, &local) in r.local.iter().enumerate() {
-                if local != NO_LOCAL {
-                    let l = local as usize;
-                    df[g] += r.start[l + 1] - r.start[l];
-                }
-            }
-        }
-        let mut term_start: Vec<u32> = Vec::with_capacity(v + 1);
-        let mut total = 0usize;
-        for &d in &df {
-            term_start.push(to_u32(total, "postings count")?);
-            total += d as usize;
-        }
-        term_start.push(to_u32(total, "postings count")?);
-
-        // Postings laid out in parallel over ranges of terms: each range's part of the
-        // arrays is its own slice, filled from the chunks' runs in chunk (document) order.
-        let mut post_doc = vec![0u32; total];
-        let mut post_tf = vec![[0u8; N_FIELDS]; total];
-        let parts = (rayon::current_num_threads().max(1) * 4).min(v.max(1));
-        let mut pieces = Vec::with_capacity(parts);
-        {
-            let (mut docs_rest, mut tfs_rest) = (post_doc.as_mut_slice(), post_tf.as_mut_slice());
-            let mut t0 = 0usize;
-            for i in 1..=parts {
-                // End at the term where the i-th share of the postings is reached.
-                let goal = (total * i / parts) as u32;
-                let t1 = if i == parts {
-                    v
-                } else {
-                    term_start.partition_point(|&s| s < goal).clamp(t0, v)
-                };
-                let len = (term_start[t1] - term_start[t0]) as usize;
-                let (d, dr) = docs_rest.split_at_mut(len);
-                let (f, fr) = tfs_rest.split_at_mut(len);
-                docs_rest = dr;
-                tfs_rest = fr;
-                pieces.push((t0..t1, d, f));
-                t0 = t1;
-            }
-        }
-        let bigs: Vec<Vec<(u32, [u32; N_FIELDS])>> = pieces
-            .into_par_iter()
-            .map(|(terms, docs, tfs)| {
-                let base = term_start[terms.start] as usize;
-                let mut at = 0usize;
-                let mut big = Vec::new();
-                for g in terms {
-                    for r in &runs {
-                        let local = r.local[g];
-                        if local == NO_LOCAL {
-                            continue;
-                        }
-                        let l = local as usize;
-                        let run = r.start[l] as usize..r.start[l + 1] as usize;
-                        let m = run.len();
-                        docs[at..at + m].copy_from_slice(&r.docs[run.clone()]);
-                        tfs[at..at + m].copy_from_slice(&r.tfs[run.clone()]);
-                        if !r.big.is_empty() {
-                            for (i, tf) in r.tfs[run.clone()].iter().enumerate() {
-                                if !tf.contains(&TF_BIG) {
-                                    continue;
-                                }
-                                if let Some(&exact) = r.big.get(&((run.start + i) as u32)) {
-                                    big.push(((base + at + i) as u32, exact));
-                                }
-                            }
-                        }
-                        at += m;
-                    }
-                }
-                big
-            })
-            .collect();
+        let (df, term_start, total) = postings_offsets(&runs, v)?;
+        let (post_doc, post_tf, tf_big) = lay_out_postings(&runs, &term_start, total, v);
         drop(runs);
-        let mut tf_big: Vec<(u32, [u32; N_FIELDS])> = bigs.concat();
-        tf_big.shrink_to_fit();
-
-        let nf = n as f64;
-        let mut avglen = [0.0f64; N_FIELDS];
-        for f in 0..N_FIELDS {
-            avglen[f] = if n > 0 { totals[f] as f64 / nf } else { 0.0 };
-        }
-        let idf: Vec<f64> = df
-            .iter()
-            .map(|&d| {
-                let dff = f64::from(d);
-                (1.0 + ((nf - dff) + 0.5) / (dff + 0.5)).ln()
-            })
-            .collect();
+        let avglen = average_lengths(&totals, n);
+        let idf = idf(&df, n);
         drop(df);
 
         let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
@@ -287,7 +151,7 @@ impl Index {
         Ok(Index {
             uid: NEXT_UID.fetch_add(1, AtomicOrdering::Relaxed),
             analyzer,
-            names: name_arena,
+            names,
             name_ordered,
             vocab,
             term_start,
@@ -304,6 +168,190 @@ impl Index {
             cache: SatCache::default(),
         })
     }
+}
+
+/// The names in one arena, and whether they ascend strictly (byte order) with the ids.
+fn name_arena<N: AsRef<str>>(names: &[N]) -> Result<(Arena, bool), String> {
+    let mut name_arena = Arena::default();
+    let mut name_ordered = true;
+    for name in names {
+        name_arena.push(name.as_ref())?;
+        let i = name_arena.len() - 1;
+        if i > 0 && name_ordered {
+            name_ordered = name_arena.get(i - 1).as_bytes() < name_arena.get(i).as_bytes();
+        }
+    }
+    name_arena.shrink_to_fit();
+    Ok((name_arena, name_ordered))
+}
+
+/// Per document its field lengths (the chunks' in order), each chunk's first document id,
+/// and the field lengths' totals.
+fn doc_lengths(
+    chunks: &[ChunkTerms],
+    n: usize,
+) -> (Vec<[u32; N_FIELDS]>, Vec<u32>, [u64; N_FIELDS]) {
+    let mut doc_len: Vec<[u32; N_FIELDS]> = Vec::with_capacity(n);
+    let mut first_doc = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        first_doc.push(doc_len.len() as u32);
+        doc_len.extend_from_slice(&c.lens);
+    }
+    let mut totals = [0u64; N_FIELDS];
+    for lens in &doc_len {
+        for (total, &len) in totals.iter_mut().zip(lens) {
+            *total += u64::from(len);
+        }
+    }
+    (doc_len, first_doc, totals)
+}
+
+/// The merged vocabulary, and each chunk's postings as runs by term with its global id ->
+/// local id map.
+fn chunk_runs(
+    mut chunks: Vec<ChunkTerms>,
+    first_doc: &[u32],
+) -> Result<(StrTable, Vec<ChunkRuns>), String> {
+    // At once: the vocabularies merged, on one thread, and each chunk's pairs sorted by
+    // local term (counting sort: doc ids stay ascending within a term), in parallel;
+    // the sort needs no global id, so it no longer waits for the merge.
+    let terms: Vec<StrTable> = chunks
+        .iter_mut()
+        .map(|c| std::mem::take(&mut c.terms))
+        .collect();
+    let sizes: Vec<usize> = terms.iter().map(StrTable::len).collect();
+    let (merged, mut runs) = rayon::join(
+        || merge_vocabularies(terms),
+        || {
+            chunks
+                .into_par_iter()
+                .zip(sizes.par_iter())
+                .zip(first_doc.par_iter())
+                .map(|((c, &nl), &first)| ChunkRuns::new(c, nl, first))
+                .collect::<Vec<ChunkRuns>>()
+        },
+    );
+    let (vocab, maps) = merged?;
+    let v = vocab.len();
+    // Each chunk's global id -> local id, in parallel.
+    runs.par_iter_mut()
+        .zip(maps.par_iter())
+        .for_each(|(r, map)| r.map_terms(map, v));
+    drop(maps);
+    Ok((vocab, runs))
+}
+
+/// Each term's document frequency, the start of its postings (one more, the end of the
+/// last), and the number of postings.
+fn postings_offsets(runs: &[ChunkRuns], v: usize) -> Result<(Vec<u32>, Vec<u32>, usize), String> {
+    let mut df = vec![0u32; v];
+    for r in runs {
+        for (g, &local) in r.local.iter().enumerate() {
+            if local != NO_LOCAL {
+                let l = local as usize;
+                df[g] += r.start[l + 1] - r.start[l];
+            }
+        }
+    }
+    let mut term_start: Vec<u32> = Vec::with_capacity(v + 1);
+    let mut total = 0usize;
+    for &d in &df {
+        term_start.push(to_u32(total, "postings count")?);
+        total += d as usize;
+    }
+    term_start.push(to_u32(total, "postings count")?);
+    Ok((df, term_start, total))
+}
+
+/// The postings' documents, counts, and exact counts of the [`TF_BIG`] ones (as in [`Index`]).
+type Postings = (Vec<u32>, Vec<[u8; N_FIELDS]>, Vec<(u32, [u32; N_FIELDS])>);
+
+/// The postings of the `v` terms (documents, counts and the exact counts of the
+/// [`TF_BIG`] ones), laid out from the chunks' runs at `term_start`.
+fn lay_out_postings(runs: &[ChunkRuns], term_start: &[u32], total: usize, v: usize) -> Postings {
+    // Postings laid out in parallel over ranges of terms: each range's part of the
+    // arrays is its own slice, filled from the chunks' runs in chunk (document) order.
+    let mut post_doc = vec![0u32; total];
+    let mut post_tf = vec![[0u8; N_FIELDS]; total];
+    let parts = (rayon::current_num_threads().max(1) * 4).min(v.max(1));
+    let mut pieces = Vec::with_capacity(parts);
+    {
+        let (mut docs_rest, mut tfs_rest) = (post_doc.as_mut_slice(), post_tf.as_mut_slice());
+        let mut t0 = 0usize;
+        for i in 1..=parts {
+            // End at the term where the i-th share of the postings is reached.
+            let goal = (total * i / parts) as u32;
+            let t1 = if i == parts {
+                v
+            } else {
+                term_start.partition_point(|&s| s < goal).clamp(t0, v)
+            };
+            let len = (term_start[t1] - term_start[t0]) as usize;
+            let (d, dr) = docs_rest.split_at_mut(len);
+            let (f, fr) = tfs_rest.split_at_mut(len);
+            docs_rest = dr;
+            tfs_rest = fr;
+            pieces.push((t0..t1, d, f));
+            t0 = t1;
+        }
+    }
+    let bigs: Vec<Vec<(u32, [u32; N_FIELDS])>> = pieces
+        .into_par_iter()
+        .map(|(terms, docs, tfs)| {
+            let base = term_start[terms.start] as usize;
+            let mut at = 0usize;
+            let mut big = Vec::new();
+            for g in terms {
+                for r in runs {
+                    let local = r.local[g];
+                    if local == NO_LOCAL {
+                        continue;
+                    }
+                    let l = local as usize;
+                    let run = r.start[l] as usize..r.start[l + 1] as usize;
+                    let m = run.len();
+                    docs[at..at + m].copy_from_slice(&r.docs[run.clone()]);
+                    tfs[at..at + m].copy_from_slice(&r.tfs[run.clone()]);
+                    if !r.big.is_empty() {
+                        for (i, tf) in r.tfs[run.clone()].iter().enumerate() {
+                            if !tf.contains(&TF_BIG) {
+                                continue;
+                            }
+                            if let Some(&exact) = r.big.get(&((run.start + i) as u32)) {
+                                big.push(((base + at + i) as u32, exact));
+                            }
+                        }
+                    }
+                    at += m;
+                }
+            }
+            big
+        })
+        .collect();
+    let mut tf_big: Vec<(u32, [u32; N_FIELDS])> = bigs.concat();
+    tf_big.shrink_to_fit();
+    (post_doc, post_tf, tf_big)
+}
+
+/// Average field lengths of `n` documents whose lengths total `totals` (0 for none).
+fn average_lengths(totals: &[u64; N_FIELDS], n: usize) -> [f64; N_FIELDS] {
+    let nf = n as f64;
+    let mut avglen = [0.0f64; N_FIELDS];
+    for f in 0..N_FIELDS {
+        avglen[f] = if n > 0 { totals[f] as f64 / nf } else { 0.0 };
+    }
+    avglen
+}
+
+/// Each term's idf from its document frequency: `ln(1 + (n - df + 0.5) / (df + 0.5))`.
+fn idf(df: &[u32], n: usize) -> Vec<f64> {
+    let nf = n as f64;
+    df.iter()
+        .map(|&d| {
+            let dff = f64::from(d);
+            (1.0 + ((nf - dff) + 0.5) / (dff + 0.5)).ln()
+        })
+        .collect()
 }
 
 #[cfg(test)]
