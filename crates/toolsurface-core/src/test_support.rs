@@ -5,7 +5,7 @@
 pub(crate) use std::sync::Arc;
 
 pub(crate) use crate::analysis::Analyzer;
-pub(crate) use crate::chars::CharTable;
+use crate::chars::CharTable;
 pub(crate) use crate::consts::{N_FIELDS, SETTINGS_CACHE};
 pub(crate) use crate::index::Index;
 pub(crate) use crate::lexicon::Lexicon;
@@ -16,8 +16,7 @@ pub(crate) use crate::search::Filter;
 pub(crate) use crate::strtab::str_hash;
 
 pub(crate) fn analyzer() -> Arc<Analyzer> {
-    let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-        .expect("table");
+    let table = chars();
     let en = include_str!("../../../python/toolsurface/data/stopwords_en.txt");
     let ru = include_str!("../../../python/toolsurface/data/stopwords_ru.txt");
     Arc::new(Analyzer::new(table, en.lines().chain(ru.lines())))
@@ -113,9 +112,17 @@ pub(crate) fn naive_score(idx: &Index, query: &str, s: &Settings, doc: usize) ->
 
 /// The shared character table with one stopword, "the".
 pub(crate) fn the_analyzer() -> Arc<Analyzer> {
-    let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-        .expect("table");
-    Arc::new(Analyzer::new(table, ["the"]))
+    analyzer_with(&["the"])
+}
+
+/// The shared character table with the given stopwords.
+pub(crate) fn analyzer_with(stopwords: &[&str]) -> Arc<Analyzer> {
+    Arc::new(Analyzer::new(chars(), stopwords.iter().copied()))
+}
+
+/// The shared character table (`python/toolsurface/data/chars.tsv`).
+pub(crate) fn chars() -> CharTable {
+    CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv")).expect("table")
 }
 
 /// A seeded linear congruential generator: the same documents on every run.

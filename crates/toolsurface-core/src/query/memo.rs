@@ -154,15 +154,9 @@ mod tests {
 
     #[test]
     fn the_query_memo_follows_the_analyzer() {
-        let table = || {
-            CharTable::parse(include_str!(
-                "../../../../python/toolsurface/data/chars.tsv"
-            ))
-            .expect("table")
-        };
         // Same documents, analyzers that differ only in a stopword.
-        let plain = Arc::new(Analyzer::new(table(), ["the"]));
-        let picky = Arc::new(Analyzer::new(table(), ["the", "alpha"]));
+        let plain = analyzer_with(&["the"]);
+        let picky = analyzer_with(&["the", "alpha"]);
         let docs = || {
             vec![
                 [

@@ -277,4 +277,42 @@ mod tests {
         t.add(5, 1.0);
         assert_eq!(t.items, vec![(5, 1.0)]);
     }
+
+    /// The two term spaces give one list: [`Index::query_terms`] less its terms outside the
+    /// vocabulary is, term for term and weight for weight, what a search scans.
+    #[test]
+    fn query_terms_in_the_vocabulary_are_the_search_terms() {
+        let idx = catalogue();
+        let e = |x: &str, y: &str| (x.to_string(), y.to_string());
+        let lex = Lexicon::new(
+            idx.analyzer(),
+            &[e("созвон", "meeting event"), e("pr", "pull request")],
+        )
+        .unwrap();
+        let queries = [
+            "созвон завтра event",
+            "list pr \"pull\" 42 pr",
+            "send: созвон message",
+            "",
+        ];
+        for q in queries {
+            for (lexicon, ew) in [(None, 0.6), (Some(&lex), 0.6), (Some(&lex), 0.0)] {
+                let texts: Vec<(String, f64)> = idx
+                    .query_terms(q, lexicon, ew)
+                    .into_iter()
+                    .filter(|(t, _)| idx.idf(t).is_some())
+                    .collect();
+                let ids = with_scratch(|sc| {
+                    idx.analyse_query(q, sc);
+                    idx.main_terms(sc, lexicon, ew);
+                    sc.terms.items.clone()
+                });
+                let named: Vec<(String, f64)> = ids
+                    .iter()
+                    .map(|&(id, w)| (idx.vocab.get(id as usize).to_string(), w))
+                    .collect();
+                assert_eq!(texts, named, "{q}");
+            }
+        }
+    }
 }
