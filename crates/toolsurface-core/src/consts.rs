@@ -13,6 +13,6 @@ pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
 /// Vocabulary terms a query token may bring in through the fallback.
 pub const FUZZY_PER_TOKEN: usize = 3;
 /// Query weight of a token of the request's payload (quoted text, the text after a colon:
-/// what the action is given rather than the action; see [`Analyzer::payload_spans`]) and
-/// of a number ([`Analyzer::is_number`]).
+/// what the action is given rather than the action; see [`Analyzer::payload_spans`](crate::Analyzer::payload_spans)) and
+/// of a number ([`Analyzer::is_number`](crate::Analyzer::is_number)).
 pub const PAYLOAD_WEIGHT: f64 = 0.5;

@@ -30,6 +30,12 @@ pub(crate) struct ChunkTerms {
 /// word is stemmed once. The memo and the word map are [`StrTable`]s: keys packed in an
 /// arena, 8-byte slots, so that the lookup every identifier costs stays in cache as much
 /// as it can.
+///
+/// One function of some 140 lines on purpose: it is the build's hot loop, every identifier
+/// touching the hot cache, the memo, the word map and the counts, which are its locals; the
+/// miss path runs inside the analyzer's callback, which cannot return, so a failure is kept
+/// aside and returned after it. Cut into functions, these would travel together as a
+/// struct of a dozen borrows through the per-identifier path.
 pub(crate) fn analyse_chunk<S: AsRef<str>>(
     an: &Analyzer,
     docs: &[[S; N_FIELDS]],

@@ -8,7 +8,7 @@ const HOT_KEY_BYTES: usize = 23;
 /// within a core's L2) for a chunk of up to 4,096 documents, up to 16,384 sets (1 MiB) for
 /// 8,192 and more. Its lines are read a field's identifiers at a time, their misses
 /// overlapping, so that the larger table's higher hit rate pays for its fewer L2 hits
-/// (alternated against 4,096 sets at 100,000 tools: about 5% less build time).
+/// (measured: docs/performance.md, "Measurements behind the core's constants").
 const HOT_BITS: (u32, u32) = (12, 14);
 
 /// One inline identifier of a [`HotMemo`]: `(key, (a, b))`, the key's first byte is the
@@ -24,8 +24,8 @@ struct HotSet([HotEntry; 2]);
 /// A small two-way set-associative cache in front of a build's identifier memo, for the
 /// identifiers met most: their text inline (up to [`HOT_KEY_BYTES`] bytes), so that a hit
 /// costs one cache line of a table that stays in cache instead of the memo's misses (its
-/// slot, the arena's offsets and text, its range). On catalogue text the 8,192 most
-/// frequent identifiers make over nine in ten of the occurrences; two ways, read in the
+/// slot, the arena's offsets and text, its range). On catalogue text a few thousand
+/// identifiers make most of the occurrences; two ways, read in the
 /// one line, keep two identifiers of the same set where a direct-mapped table kept one.
 pub(crate) struct HotMemo {
     sets: Vec<HotSet>,

@@ -1,4 +1,7 @@
-//! Columnar BM25F index over five fields, its search, fallback and explain.
+//! The columnar BM25F index over five fields: its arrays and their accessors. Building it
+//! is in `build.rs` (the chunks' analysis in `chunk.rs`, behind `hot_memo.rs`), the
+//! trigram index in `trigram.rs`; searching it, explaining a hit and its scoring live in
+//! the crate's `search`, `explain` and `scoring` modules, as further `impl Index` blocks.
 //!
 //! Mirrors `PureIndex` of `python/toolsurface/retrieval/pure.py` expression for expression:
 //! f64 everywhere, the same evaluation order, accumulation in query-term order, and ties
@@ -6,20 +9,14 @@
 //!
 //! Layout, for the scan and for size:
 //!
-//! - the vocabulary and the names are strings in one arena each ([`StrTable`], [`Arena`]);
+//! - the vocabulary and the names are strings in one arena each (`StrTable`, `Arena`);
 //! - the postings of term `t` are `term_start[t]..term_start[t + 1]` of `post_doc` (u32
-//!   document ids, ascending) and `post_tf` (one byte a field; [`TF_BIG`] sends the rare
+//!   document ids, ascending) and `post_tf` (one byte a field; `TF_BIG` sends the rare
 //!   posting with a count of 255 or more to `tf_big`, which holds its exact counts);
 //! - a search reads only `post_doc` and the settings' table of saturated weights (one f64 a
-//!   posting, and each term's largest, cached per settings value). Documents go in blocks
-//!   of [`SCAN_BLOCK`] ids, which all use one block's accumulator slots (so they stay in
-//!   cache); in a block every term, in query order, adds `(qw * idf) * sat` into the dense
-//!   accumulator (no branch per posting), then the block's touched slots are read once
-//!   each, zeroed for the next block, and offered to a
-//!   bounded top-k (a score below the k-th best is rejected with one comparison), the
-//!   postings of the terms of largest upper bound first, until the bounds of the terms
-//!   left cannot reach the k-th best (their slots are then only zeroed). Ties
-//!   (equal score and name) are ordered by first touch, worked out only when they occur;
+//!   posting, and each term's largest, cached per settings value), block by block of
+//!   documents into one block's accumulator slots, offering the block's documents to a
+//!   bounded top-k (see `search/scan.rs`);
 //! - a build analyses runs of documents in parallel (each distinct identifier once per run,
 //!   each distinct word stemmed once per build), merges the runs' vocabularies, and lays
 //!   out postings and the trigram index in parallel.

@@ -47,8 +47,8 @@ struct TrigramRun {
 /// the terms (ascending ids), and each term's trigram count.
 ///
 /// A counting sort in parallel over runs of terms, with no sort of the (trigram, term)
-/// pairs and no single-threaded pass over them: a catalogue has few distinct trigrams (17k
-/// at 100,000 tools, for 4.6M pairs), so each run collects its own in a small hash set that
+/// pairs and no single-threaded pass over them: a catalogue has few distinct trigrams (a few
+/// for every thousand pairs), so each run collects its own in a small hash set that
 /// stays in cache; the union, sorted, gives each trigram its rank; each run counts its
 /// pairs per rank; the counts, summed run by run in term order, give each run its own
 /// cursor per rank; and the runs then write their term ids to disjoint places of the array

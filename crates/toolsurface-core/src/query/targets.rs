@@ -4,7 +4,8 @@ use crate::lexicon::Lexicon;
 
 /// Per target of one lexicon ([`Lexicon::target_count`]), its id in one index's vocabulary
 /// once looked up: a Russian request expands to a dozen English targets or more, and looking
-/// each up by its text again was about a tenth of a query at 1,635 tools. A search of
+/// each up by its text again for every request was a sizeable part of the request's cost.
+/// A search of
 /// another index or with another lexicon moves the stamp, which makes every slot unknown
 /// without touching them (a thread alternating between registries pays no clearing).
 #[derive(Debug, Default)]

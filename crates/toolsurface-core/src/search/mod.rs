@@ -55,7 +55,40 @@ impl Index {
     }
 
     /// The `k` best documents for `query`, best first (score descending, then name).
-    /// When nothing scores, the trigram fallback runs and `fallback` is set.
+    /// When nothing scores, the trigram fallback runs and `fallback` is set. `allowed`, if
+    /// given, is the only documents that may be returned ([`Index::make_filter`]); invalid
+    /// `settings` are an error.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolsurface_core::{Analyzer, CharTable, Index, Settings};
+    ///
+    /// let table =
+    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
+    /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
+    /// let doc = |name: &str, summary: &str| {
+    ///     [name.to_string(), String::new(), summary.to_string(), String::new(), String::new()]
+    /// };
+    /// let fields = vec![
+    ///     doc("github__list_issues", "Lists the issues of a repository."),
+    ///     doc("github__list_pull_requests", "Lists the pull requests of a repository."),
+    ///     doc("slack__send_message", "Sends a message."),
+    /// ];
+    /// let names = fields.iter().map(|f| f[0].clone()).collect();
+    /// let index = Index::build(analyzer, names, fields)?;
+    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.5; 5], 1.2, 0.6);
+    ///
+    /// let hits = index.search("list pull requests", 10, &settings, None, None)?;
+    /// assert_eq!(index.name(hits.docs[0] as usize), "github__list_pull_requests");
+    /// assert_eq!(hits.docs.len(), 2); // "list" is in both GitHub tools, nothing in Slack's
+    /// assert!(hits.scores[0] > hits.scores[1]);
+    ///
+    /// // Only the documents a filter admits.
+    /// let only_issues = index.make_filter(&[0])?;
+    /// let hits = index.search("list pull requests", 10, &settings, None, Some(&only_issues))?;
+    /// assert_eq!(hits.docs, [0]);
+    /// # Ok::<(), String>(())
+    /// ```
     pub fn search(
         &self,
         query: &str,

@@ -1,5 +1,14 @@
 //! The scan: every query term's postings added into a block-local accumulator, then the
 //! block's touched documents offered to the top-k.
+//!
+//! Documents go in blocks of [`SCAN_BLOCK`] ids, which all use one block's accumulator
+//! slots (so they stay in cache); in a block every term, in query order, adds
+//! `(qw * idf) * sat` into the dense accumulator (no branch per posting), then the block's
+//! touched slots are read once each, zeroed for the next block, and offered to a bounded
+//! top-k (a score below the k-th best is rejected with one comparison), the postings of the
+//! terms of largest upper bound first, until the bounds of the terms left cannot reach the
+//! k-th best (their slots are then only zeroed). Ties (equal score and name) are ordered by
+//! first touch, worked out only when they occur.
 
 use crate::index::Index;
 use crate::query::terms::TermList;
@@ -10,8 +19,9 @@ use crate::search::Filter;
 /// Documents scored together: their accumulator slots (8 bytes each) stay in a core's L2,
 /// and every block reuses the same slots, so a cold query misses on one block's slots only.
 /// A power of two (slots are `doc & (SCAN_BLOCK - 1)`), at least 64 (a block's bitset is
-/// whole words). 2^14 and 2^16 measured no better cold, 2^12 and 2^13 worse (more block
-/// boundaries to find per term). Unit tests use small values so that small catalogues
+/// whole words). Smaller blocks have more block boundaries to find per term, larger ones
+/// outgrow the cache (the sizes tried: docs/performance.md, "Measurements behind the core's
+/// constants"). Unit tests use small values so that small catalogues
 /// take the paths large ones do: the re-walk of one block, the sweep of one block of fewer
 /// slots than `SCAN_BLOCK`, and the sweep of several blocks.
 #[cfg(not(test))]
@@ -59,8 +69,8 @@ pub(crate) struct Accum {
 /// Per term, how many of its postings left (`cursors`, each a range of `post_doc`, ids
 /// ascending) are below `block_end`, into `ends`: what `partition_point` gives, found with
 /// fewer cold reads. A binary search's probes depend on each other and land all over a long
-/// list (about 15 of them, a cold miss each, for a common term at 100,000 tools, where they
-/// were 15% of a cold query's scan). Instead, one pass reads every term's first and last id
+/// list (a cold miss each for a common term of a large catalogue, a noticeable part of a
+/// cold query's scan). Instead, one pass reads every term's first and last id
 /// (loads independent of each other, so their misses overlap) and guesses the boundary's
 /// position by interpolation (ids are spread over the catalogue), and a second gallops from
 /// the guess: its probes fall around the block's end, on lines the scan reads anyway.
@@ -163,6 +173,13 @@ impl Index {
     /// A larger top collects every hit (large catalogues sweep a bitset of the block's
     /// touched documents in id order; small ones walk the block's postings again) and
     /// selects the best.
+    ///
+    /// One function of some 200 lines on purpose: the block loop's state (the slots, the
+    /// cursors, the bounds, the floor and the top) lives in locals that its three ways of
+    /// adding postings and three ways of collecting hits share, and `consider!` is expanded
+    /// into each collection loop; cut into functions, each would take a dozen borrows and
+    /// the floor would travel through memory in the innermost loops. [`block_ends`] and
+    /// [`Index::offer`] are the parts that stand alone.
     pub(crate) fn scan(
         &self,
         terms: &TermList,
