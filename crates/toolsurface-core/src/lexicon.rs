@@ -14,7 +14,7 @@ pub(crate) const NO_WORD: u32 = u32::MAX;
 /// Source phrase (a sequence of terms) -> target terms, both analysed by one analyzer.
 ///
 /// The words of the keys are interned, so that a key is a short slice of ids and matching a
-/// query allocates nothing: each query token is looked up once ([`Lexicon::word_id`]) and
+/// query allocates nothing: each query token is looked up once (`Lexicon::word_id`) and
 /// the longest-key scan hashes id slices.
 #[derive(Debug, Default, Clone)]
 pub struct Lexicon {

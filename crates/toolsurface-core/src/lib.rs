@@ -4,18 +4,125 @@
 //! Pure Rust with no Python dependency; `toolsurface-py` binds it. Every step mirrors the
 //! pure-Python reference (`python/toolsurface/retrieval/analysis.py` and `pure.py`) so that
 //! both engines give the same tokens, the same ranking and the same scores.
+//!
+//! # Examples
+//!
+//! Build an index of a few tools and search it. Each tool is a name and five field texts:
+//! name, search hint, summary (the description's first sentence), the rest of the
+//! description, and the parameters.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use toolsurface_core::{Analyzer, CharTable, Index, Settings};
+//!
+//! let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
+//! let analyzer = Arc::new(Analyzer::new(table, ["a", "the", "to"]));
+//! let tools = [
+//!     ("github__list_pull_requests", "Lists pull requests.", "owner\nrepo"),
+//!     ("slack__send_message", "Sends a message to a channel.", "channel\ntext"),
+//!     ("calendar__create_event", "Creates a calendar event.", "start\nend"),
+//! ];
+//! let names: Vec<String> = tools.iter().map(|t| t.0.to_string()).collect();
+//! let fields: Vec<[String; 5]> = tools
+//!     .iter()
+//!     .map(|&(name, summary, params)| {
+//!         [name.into(), String::new(), summary.into(), String::new(), params.into()]
+//!     })
+//!     .collect();
+//! let index = Index::build(analyzer, names, fields)?;
+//!
+//! // Field weights and b per field, k1, and the weight of lexicon expansions.
+//! let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.3, 0.5, 0.5, 0.75, 0.75], 1.2, 0.6);
+//! let hits = index.search("send a message", 2, &settings, None, None)?;
+//! assert_eq!(index.name(hits.docs[0] as usize), "slack__send_message");
+//! assert!(!hits.fallback);
+//!
+//! // Why it scored: per matched term (stemmed), its query weight and its part of the
+//! // score in each field; the parts add up to the score.
+//! let why = index.explain("send a message", hits.docs[0].into(), &settings, None, false)?;
+//! assert!(why.iter().any(|(term, _, _)| term == "messag"));
+//! let total: f64 = why.iter().flat_map(|(_, _, parts)| parts).sum();
+//! assert!((total - hits.scores[0]).abs() <= 1e-12 * hits.scores[0]);
+//!
+//! // A typo matches nothing as it is: the trigram fallback finds the near terms.
+//! let typo = index.search("calendr", 1, &settings, None, None)?;
+//! assert!(typo.fallback);
+//! assert_eq!(index.name(typo.docs[0] as usize), "calendar__create_event");
+//! # Ok::<(), String>(())
+//! ```
+//!
+//! A [`Lexicon`] expands the words people type (Russian, abbreviations, synonyms) to the
+//! catalogue's words, each expansion weighing [`Settings::expansion_weight`] times its
+//! source:
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use toolsurface_core::{Analyzer, CharTable, Index, Settings};
+//! use toolsurface_core::Lexicon;
+//! # let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
+//! # let analyzer = Arc::new(Analyzer::new(table, ["a", "the"]));
+//! # let doc = |name: &str, summary: &str| {
+//! #     [name.to_string(), String::new(), summary.to_string(), String::new(), String::new()]
+//! # };
+//! # let fields = vec![
+//! #     doc("slack__send_message", "Sends a message to a channel."),
+//! #     doc("calendar__create_event", "Creates a calendar event."),
+//! # ];
+//! # let names = fields.iter().map(|f| f[0].clone()).collect();
+//! # let index = Index::build(analyzer, names, fields)?;
+//! # let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.3, 0.5, 0.5, 0.75, 0.75], 1.2, 0.6);
+//! let entries = [("созвон".to_string(), "meeting event".to_string())];
+//! let lexicon = Lexicon::new(index.analyzer(), &entries)?;
+//! let terms = index.query_terms("созвон", Some(&lexicon), settings.expansion_weight);
+//! assert_eq!(
+//!     terms,
+//!     [("созвон".to_string(), 1.0), ("meet".to_string(), 0.6), ("event".to_string(), 0.6)]
+//! );
+//! let hits = index.search("созвон", 1, &settings, Some(&lexicon), None)?;
+//! assert_eq!(index.name(hits.docs[0] as usize), "calendar__create_event");
+//! # Ok::<(), String>(())
+//! ```
+//!
+//! # Layout
+//!
+//! - `consts`: the public constants ([`N_FIELDS`], [`FIELD_NAMES`], ...), re-exported here.
+//! - [`analysis`], [`chars`], [`fields`]: text analysis, the character table, the
+//!   description's first-sentence cut; `strtab`: the string tables they and the index use.
+//! - [`index`]: the [`Index`] and its arrays; building it (`index/build.rs`, the chunks'
+//!   analysis in `index/chunk.rs` behind `index/hot_memo.rs`), the trigram index.
+//! - `query`: a query's tokens (`tokens.rs`, through the per-thread `memo.rs`), its terms
+//!   (`terms.rs`, one builder for search, explain and [`Index::query_terms`]), the
+//!   fallback's (`fuzzy.rs`).
+//! - `scoring`: [`Settings`], the BM25F formula (`bm25f.rs`, written once) and the cache of
+//!   its per-settings tables.
+//! - `search`: [`Index::search`], the scan (`scan.rs`), the top k (`topk.rs`), [`Filter`].
+//! - `explain`: [`Index::explain`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod analysis;
 pub mod chars;
+mod consts;
+mod explain;
 pub mod fields;
 pub mod index;
 pub mod lexicon;
+mod query;
+mod scoring;
+mod search;
 mod strtab;
+#[cfg(test)]
+mod test_support;
 
-pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch};
+pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
 pub use chars::{CharTable, Class};
-pub use index::{Explanation, Filter, Index, SearchResult, Settings, FIELD_NAMES, N_FIELDS};
+pub use consts::{
+    FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, N_FIELDS, PAYLOAD_WEIGHT,
+    SETTINGS_CACHE,
+};
+pub use explain::Explanation;
+pub use index::Index;
 pub use lexicon::Lexicon;
+pub use scoring::Settings;
+pub use search::{Filter, SearchResult};

@@ -88,7 +88,8 @@ pub(crate) struct StrTable {
     slots: Vec<u64>,
     /// `64 - log2(slots.len())`: a string's home slot is the top bits of its `mix`, so that
     /// growing the table places each slot again from the slot alone (no string is read or
-    /// hashed again: that took a tenth of the build's lookups' time at 100,000 tools).
+    /// hashed again, which was a sizeable part of a large build's lookups: see
+    /// docs/performance.md, "Measurements behind the core's constants").
     shift: u32,
 }
 

@@ -1,0 +1,18 @@
+//! The crate's public constants: the fields, the settings cache, the fallback and the payload.
+
+/// Number of indexed fields: name, search_hint, summary, body, params.
+pub const N_FIELDS: usize = 5;
+/// Field names, in index order.
+pub const FIELD_NAMES: [&str; N_FIELDS] = ["name", "search_hint", "summary", "body", "params"];
+/// Saturated-weight tables kept (one per scoring settings value, least recently used out).
+pub const SETTINGS_CACHE: usize = 8;
+/// Query tokens and vocabulary terms shorter than this never take part in the fallback.
+pub const FUZZY_MIN_CHARS: usize = 3;
+/// Dice similarity of trigram sets a fuzzy match needs.
+pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
+/// Vocabulary terms a query token may bring in through the fallback.
+pub const FUZZY_PER_TOKEN: usize = 3;
+/// Query weight of a token of the request's payload (quoted text, the text after a colon:
+/// what the action is given rather than the action; see [`Analyzer::payload_spans`](crate::Analyzer::payload_spans)) and
+/// of a number ([`Analyzer::is_number`](crate::Analyzer::is_number)).
+pub const PAYLOAD_WEIGHT: f64 = 0.5;

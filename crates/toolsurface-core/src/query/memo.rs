@@ -1,0 +1,209 @@
+//! The per-thread memo of query identifiers' tokens, with their last vocabulary and lexicon
+//! lookups.
+
+use rustc_hash::FxHashMap;
+
+use crate::lexicon::Lexicon;
+use crate::strtab::StrTable;
+
+/// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
+/// over.
+pub(crate) const QUERY_MEMO_IDENTS: usize = 1 << 13;
+pub(crate) const QUERY_MEMO_BYTES: usize = 1 << 18;
+
+/// Tokens of recent query identifiers, per thread: an identifier seen before costs one hash
+/// lookup instead of splitting, folding, stopword and stem lookups. Tokens carry their
+/// [`str_hash`], so the vocabulary and the lexicon look them up without hashing again.
+#[derive(Debug, Default)]
+pub(crate) struct QueryMemo {
+    /// The analyzer the tokens come from ([`Analyzer::id`]); 0 for none.
+    pub(crate) owner: u64,
+    /// Identifier -> range of `toks`.
+    pub(crate) map: FxHashMap<Box<str>, (usize, usize)>,
+    /// Token text, back to back.
+    pub(crate) text: String,
+    /// The tokens, in `text`.
+    pub(crate) toks: Vec<MemoTok>,
+    /// Bytes of the identifiers held as keys.
+    pub(crate) key_bytes: usize,
+}
+
+impl QueryMemo {
+    pub(crate) fn reset(&mut self, owner: u64) {
+        self.owner = owner;
+        self.map.clear();
+        self.text.clear();
+        self.toks.clear();
+        self.key_bytes = 0;
+    }
+
+    #[inline]
+    pub(crate) fn token(&self, t: &MemoTok) -> &str {
+        &self.text[t.start..t.end]
+    }
+
+    /// Token `i`'s id in `vocab`, the vocabulary of the index of uid `index`: looked up
+    /// once per token and index.
+    #[inline]
+    pub(crate) fn vocab_id(&mut self, i: usize, index: u64, vocab: &StrTable) -> Option<u32> {
+        let t = self.toks[i];
+        if t.vocab_of == index {
+            return t.vocab_id;
+        }
+        let id = vocab.find(self.token(&t), t.hash);
+        self.toks[i].vocab_of = index;
+        self.toks[i].vocab_id = id;
+        id
+    }
+
+    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]): looked up once per token and
+    /// lexicon.
+    #[inline]
+    pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon) -> u32 {
+        let t = self.toks[i];
+        if t.lex_of == lex.uid() {
+            return t.lex_id;
+        }
+        let id = lex.word_id(self.token(&t), t.hash);
+        self.toks[i].lex_of = lex.uid();
+        self.toks[i].lex_id = id;
+        id
+    }
+}
+
+/// No index or lexicon has this uid (they count up from 0 and 1).
+pub(crate) const NOT_LOOKED_UP: u64 = u64::MAX;
+
+/// A token of the query memo: its text, its [`str_hash`], and its last vocabulary and
+/// lexicon lookups, each tagged with the uid of the index or lexicon it was made in
+/// ([`NOT_LOOKED_UP`]: none yet), so that a word seen before costs no lookup.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemoTok {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) hash: u64,
+    pub(crate) vocab_of: u64,
+    pub(crate) vocab_id: Option<u32>,
+    pub(crate) lex_of: u64,
+    pub(crate) lex_id: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+
+    /// The query memo keeps each word's vocabulary and lexicon ids, and the scratch the
+    /// lexicon targets' ids, per index and lexicon: alternating between indexes (same
+    /// analyzer, other vocabularies) and lexicons on one thread gives what a fresh thread
+    /// (empty memo) gives.
+    #[test]
+    fn the_query_memo_follows_the_index_and_lexicon() {
+        let a = the_analyzer();
+        let doc = |text: &str| {
+            [
+                text.to_string(),
+                String::new(),
+                text.to_string(),
+                String::new(),
+                String::new(),
+            ]
+        };
+        let names = |n: usize| (0..n).map(|i| format!("t{i}")).collect::<Vec<_>>();
+        let one = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("alpha beta"), doc("gamma"), doc("beta delta")],
+        )
+        .unwrap();
+        let two = Index::build(
+            Arc::clone(&a),
+            names(3),
+            vec![doc("delta"), doc("gamma alpha"), doc("epsilon")],
+        )
+        .unwrap();
+        let e = |x: &str, y: &str| (x.to_string(), y.to_string());
+        let lex_a = Lexicon::new(&a, &[e("zeta", "gamma"), e("beta", "epsilon")]).unwrap();
+        let lex_b = Lexicon::new(&a, &[e("gamma", "beta"), e("zeta", "delta")]).unwrap();
+        let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.5);
+        let queries = ["alpha zeta", "beta gamma", "zeta", "delta epsilon zeta"];
+        let fresh = |idx: &Index, q: &str, lex: Option<&Lexicon>| {
+            std::thread::scope(|sc| {
+                sc.spawn(|| idx.search(q, 3, &s, lex, None).unwrap())
+                    .join()
+                    .unwrap()
+            })
+        };
+        for _ in 0..3 {
+            for q in queries {
+                for idx in [&one, &two] {
+                    for lex in [None, Some(&lex_a), Some(&lex_b)] {
+                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        assert_eq!(got, fresh(idx, q, lex), "{q}");
+                    }
+                }
+                // One lexicon, the index alternating: the targets' ids are the index's.
+                for lex in [Some(&lex_a), Some(&lex_b)] {
+                    for idx in [&one, &two, &one] {
+                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        assert_eq!(got, fresh(idx, q, lex), "{q}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_query_memo_follows_the_analyzer() {
+        // Same documents, analyzers that differ only in a stopword.
+        let plain = analyzer_with(&["the"]);
+        let picky = analyzer_with(&["the", "alpha"]);
+        let docs = || {
+            vec![
+                [
+                    "alpha_tool".to_string(),
+                    String::new(),
+                    "alpha beta".to_string(),
+                    String::new(),
+                    String::new(),
+                ],
+                [
+                    "beta_tool".to_string(),
+                    String::new(),
+                    "beta gamma".to_string(),
+                    String::new(),
+                    String::new(),
+                ],
+            ]
+        };
+        let names = || vec!["alpha_tool".to_string(), "beta_tool".to_string()];
+        let a = Index::build(plain, names(), docs()).unwrap();
+        let b = Index::build(picky, names(), docs()).unwrap();
+        let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.0);
+        for _ in 0..3 {
+            for q in ["Alpha", "alpha beta", "ALPHA_beta", "alpha"] {
+                let ra = a.search(q, 5, &s, None, None).unwrap();
+                let rb = b.search(q, 5, &s, None, None).unwrap();
+                let ta: Vec<String> = a
+                    .query_terms(q, None, 0.0)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect();
+                let tb: Vec<String> = b
+                    .query_terms(q, None, 0.0)
+                    .into_iter()
+                    .map(|t| t.0)
+                    .collect();
+                assert!(ta.contains(&"alpha".to_string()), "{q}: {ta:?}");
+                assert!(!tb.contains(&"alpha".to_string()), "{q}: {tb:?}");
+                // "alpha" finds document 0 through the plain analyzer only.
+                assert_eq!(ra.docs.first(), Some(&0), "{q}");
+                if q == "alpha" || q == "Alpha" {
+                    assert!(rb.fallback, "{q}: {rb:?}");
+                } else {
+                    // Only "beta" counts: both documents have it, the first in one field.
+                    assert!(!rb.fallback && rb.docs == [1, 0], "{q}: {rb:?}");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! A query's path to its terms: tokenising (through a per-thread memo), the weighted term
+//! list with lexicon expansions, and the fallback's fuzzy terms.
+
+pub(crate) mod fuzzy;
+pub(crate) mod memo;
+pub(crate) mod targets;
+pub(crate) mod terms;
+pub(crate) mod tokens;

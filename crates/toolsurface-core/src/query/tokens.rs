@@ -1,0 +1,78 @@
+//! Query tokenising: a query's tokens and the weight of each.
+
+use crate::analysis::{in_payload, Analyzer};
+use crate::consts::PAYLOAD_WEIGHT;
+use crate::index::Index;
+use crate::query::memo::{MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS};
+use crate::search::scratch::Scratch;
+use crate::strtab::str_hash;
+
+/// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
+/// it starts inside one of the payload ranges `spans` or is a number
+/// ([`Analyzer::is_number`]), else 1.
+fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
+    let start = ident.as_ptr() as usize - query.as_ptr() as usize;
+    if in_payload(spans, start) || analyzer.is_number(ident) {
+        PAYLOAD_WEIGHT
+    } else {
+        1.0
+    }
+}
+
+impl Index {
+    /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo, and the
+    /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
+    /// identifier in the request's payload ([`Analyzer::payload_spans`]) or of a number
+    /// ([`Analyzer::is_number`]), else 1. Every path to a query's terms (search, explain,
+    /// [`Index::query_terms`]) tokenises here.
+    pub(crate) fn analyse_query(&self, query: &str, sc: &mut Scratch) {
+        let Scratch {
+            tok,
+            memo,
+            qtoks,
+            qweights,
+            spans,
+            ..
+        } = sc;
+        let owner = self.analyzer.id();
+        if memo.owner != owner
+            || memo.map.len() >= QUERY_MEMO_IDENTS
+            || memo.text.len() + memo.key_bytes >= QUERY_MEMO_BYTES
+        {
+            // Start over only between queries, so that the ranges in `qtoks` stay valid.
+            memo.reset(owner);
+        }
+        qtoks.clear();
+        qweights.clear();
+        self.analyzer.payload_spans(query, spans);
+        self.analyzer.for_each_identifier(query, |ident| {
+            let w = ident_weight(&self.analyzer, spans, query, ident);
+            let (a, b) = match memo.map.get(ident) {
+                Some(&range) => range,
+                None => {
+                    let a = memo.toks.len();
+                    let QueryMemo { text, toks, .. } = &mut *memo;
+                    self.analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
+                        let start = text.len();
+                        text.push_str(t);
+                        toks.push(MemoTok {
+                            start,
+                            end: text.len(),
+                            hash: str_hash(t),
+                            vocab_of: NOT_LOOKED_UP,
+                            vocab_id: None,
+                            lex_of: NOT_LOOKED_UP,
+                            lex_id: 0,
+                        });
+                    });
+                    let range = (a, memo.toks.len());
+                    memo.key_bytes += ident.len();
+                    memo.map.insert(ident.into(), range);
+                    range
+                }
+            };
+            qtoks.extend(a..b);
+            qweights.extend(std::iter::repeat_n(w, b - a));
+        });
+    }
+}

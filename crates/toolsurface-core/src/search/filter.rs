@@ -1,0 +1,51 @@
+//! The set of document ids a search may return.
+
+use crate::index::Index;
+
+/// The set of document ids a search may return (a bitset).
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    bits: Vec<u64>,
+    count: usize,
+}
+
+impl Filter {
+    /// Whether `doc` is admitted.
+    #[inline]
+    pub fn contains(&self, doc: usize) -> bool {
+        self.bits
+            .get(doc / 64)
+            .is_some_and(|w| (w >> (doc % 64)) & 1 == 1)
+    }
+
+    /// Number of distinct admitted ids.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether no id is admitted.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl Index {
+    /// A filter admitting the given document ids; an id out of range is an error.
+    pub fn make_filter(&self, ids: &[i64]) -> Result<Filter, String> {
+        let n = self.names.len();
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut count = 0;
+        for &i in ids {
+            let d = usize::try_from(i)
+                .ok()
+                .filter(|&d| d < n)
+                .ok_or_else(|| format!("document id {i} out of range 0..{n}"))?;
+            let (w, b) = (d / 64, d % 64);
+            if (bits[w] >> b) & 1 == 0 {
+                bits[w] |= 1 << b;
+                count += 1;
+            }
+        }
+        Ok(Filter { bits, count })
+    }
+}
