@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::intern;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyString, PyTuple, PyType};
 
@@ -15,7 +14,7 @@ use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
 use crate::errors::guard;
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
-use crate::searcher::{can_alloc_hits, PySearcher};
+use crate::searcher::PySearcher;
 
 type Hits = (Vec<u32>, Vec<f64>, bool);
 
@@ -196,8 +195,8 @@ impl PyIndex {
 
     /// A [`PySearcher`] over this index: `names` (one per document, in id order) and
     /// `hit_type` (a tuple subclass taking name, score, rank, fallback, explanation).
-    /// `direct_hits`: make each hit by [`alloc_hit`] where [`can_alloc_hits`] allows it
-    /// (false: always through `tuple.__new__`, as on Python 3.14 and later).
+    /// `direct_hits`: make each hit directly where the searcher admits `hit_type` (false:
+    /// always through `tuple.__new__`, as on Python 3.14 and later); see [`PySearcher::new`].
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (names, hit_type, weights, b, k1, expansion_weight, lexicon, direct_hits = true))]
     fn searcher(
@@ -212,36 +211,15 @@ impl PyIndex {
         lexicon: Option<PyRef<'_, PyLexicon>>,
         direct_hits: bool,
     ) -> PyResult<PySearcher> {
-        if names.len() != self.inner.len() {
-            return Err(PyValueError::new_err(format!(
-                "searcher takes one name per document: {} names for {} documents",
-                names.len(),
-                self.inner.len()
-            )));
-        }
-        let tuple_type = py.get_type::<PyTuple>();
-        if !hit_type.is_subclass(&tuple_type)? {
-            return Err(PyValueError::new_err(format!(
-                "hit_type must be a tuple subclass, got {}",
-                hit_type.name()?
-            )));
-        }
-        let settings = guard(|| settings(&weights, &b, k1, expansion_weight))?;
-        let tuple_new = tuple_type.getattr("__new__")?;
-        let admitted = if direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)? {
-            Some(hit_type.getattr(intern!(py, "__mro__"))?.unbind())
-        } else {
-            None
-        };
-        Ok(PySearcher {
-            index: Arc::clone(&self.inner),
-            settings,
-            lexicon: lex(&lexicon),
-            names: names.into_iter().map(Bound::unbind).collect(),
-            hit_type: hit_type.unbind(),
-            tuple_new: tuple_new.unbind(),
-            admitted,
-        })
+        PySearcher::new(
+            py,
+            &self.inner,
+            names,
+            hit_type,
+            (&weights, &b, k1, expansion_weight),
+            lex(&lexicon),
+            direct_hits,
+        )
     }
 
     /// Per matched term of `doc`: the term, its query weight, each field's contribution.

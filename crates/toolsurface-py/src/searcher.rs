@@ -6,14 +6,14 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
 
-use crate::args::{check_k, int_arg};
+use crate::args::{check_k, int_arg, settings};
 use crate::errors::guard;
 
 /// A search bound to one index, one settings value and one lexicon, whose hits come back
@@ -23,17 +23,17 @@ use crate::errors::guard;
 /// made once, and each hit is built here, so a search costs one call from Python.
 #[pyclass(frozen, module = "toolsurface._native", name = "Searcher")]
 pub(crate) struct PySearcher {
-    pub(crate) index: Arc<core::Index>,
-    pub(crate) settings: core::Settings,
-    pub(crate) lexicon: Option<Arc<core::Lexicon>>,
-    pub(crate) names: Vec<Py<PyString>>,
-    pub(crate) hit_type: Py<PyType>,
+    index: Arc<core::Index>,
+    settings: core::Settings,
+    lexicon: Option<Arc<core::Lexicon>>,
+    names: Vec<Py<PyString>>,
+    hit_type: Py<PyType>,
     /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
-    pub(crate) tuple_new: Py<PyAny>,
+    tuple_new: Py<PyAny>,
     /// `hit_type.__mro__` when [`can_alloc_hits`] admitted it, so that hits are made by
     /// [`alloc_hit`]; a new one (its bases reassigned) takes the hits back through
     /// `tuple.__new__`, which checks them again.
-    pub(crate) admitted: Option<Py<PyAny>>,
+    admitted: Option<Py<PyAny>>,
 }
 
 /// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`
@@ -44,7 +44,7 @@ pub(crate) struct PySearcher {
 /// allocator is the generic one (every tuple subclass defined in Python, named tuples
 /// included). `tuple_new` is `tuple.__new__`.
 #[allow(unsafe_code)]
-pub(crate) fn can_alloc_hits(
+fn can_alloc_hits(
     py: Python<'_>,
     hit_type: &Bound<'_, PyType>,
     tuple_new: &Bound<'_, PyAny>,
@@ -110,6 +110,54 @@ unsafe fn alloc_hit<'py>(
 }
 
 impl PySearcher {
+    /// The searcher of `Index.searcher` (see there) over `index`: `ValueError` when `names`
+    /// is not one per document, `hit_type` no tuple subclass or the settings (weights, b,
+    /// k1, expansion weight) invalid, checked in that order.
+    ///
+    /// The only place a `PySearcher` is made: its fields are private to this module, so
+    /// `admitted` is set exactly when [`can_alloc_hits`] admitted `hit_type`, which the
+    /// `unsafe` call in [`PySearcher::to_hits`] relies on.
+    pub(crate) fn new(
+        py: Python<'_>,
+        index: &Arc<core::Index>,
+        names: Vec<Bound<'_, PyString>>,
+        hit_type: Bound<'_, PyType>,
+        (weights, b, k1, expansion_weight): (&[f64], &[f64], f64, f64),
+        lexicon: Option<Arc<core::Lexicon>>,
+        direct_hits: bool,
+    ) -> PyResult<Self> {
+        if names.len() != index.len() {
+            return Err(PyValueError::new_err(format!(
+                "searcher takes one name per document: {} names for {} documents",
+                names.len(),
+                index.len()
+            )));
+        }
+        let tuple_type = py.get_type::<PyTuple>();
+        if !hit_type.is_subclass(&tuple_type)? {
+            return Err(PyValueError::new_err(format!(
+                "hit_type must be a tuple subclass, got {}",
+                hit_type.name()?
+            )));
+        }
+        let settings = guard(|| settings(weights, b, k1, expansion_weight))?;
+        let tuple_new = tuple_type.getattr("__new__")?;
+        let admitted = if direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)? {
+            Some(hit_type.getattr(intern!(py, "__mro__"))?.unbind())
+        } else {
+            None
+        };
+        Ok(PySearcher {
+            index: Arc::clone(index),
+            settings,
+            lexicon,
+            names: names.into_iter().map(Bound::unbind).collect(),
+            hit_type: hit_type.unbind(),
+            tuple_new: tuple_new.unbind(),
+            admitted,
+        })
+    }
+
     /// Whether hits are made by [`alloc_hit`] now: `hit_type` was admitted and its bases
     /// have not been reassigned since.
     fn direct_now(&self, py: Python<'_>) -> PyResult<bool> {
@@ -142,8 +190,9 @@ impl PySearcher {
             ];
             if direct {
                 // SAFETY: `self.admitted` is set only when `can_alloc_hits` admitted
-                // `self.hit_type` (both fields are immutable), and its `__mro__` is still
-                // the one it had then.
+                // `self.hit_type` (in `PySearcher::new`, the only constructor: the fields are
+                // private to this module and immutable), and its `__mro__` is still the one
+                // it had then.
                 #[allow(unsafe_code)]
                 out.append(unsafe { alloc_hit(py, hit_type, items) }?)?;
             } else {
