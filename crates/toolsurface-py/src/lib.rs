@@ -6,9 +6,10 @@
 //! The typed stub is `python/toolsurface/_native.pyi`.
 //!
 //! One concept a module: [`errors`] (panics and core errors as Python exceptions),
-//! [`args`] (argument conversion), the classes [`analyzer`], [`lexicon`], [`filter`],
-//! [`index`] and [`searcher`], and the functions [`schema`] (`tool_fields`, with [`json`]),
-//! [`copy`] (`copy_json`) and [`sort`] (`sort_by_name`).
+//! [`args`] (argument conversion), [`consts`] (the core's constants), the classes
+//! [`analyzer`], [`lexicon`], [`filter`], [`index`] and [`searcher`], and the functions
+//! [`schema`] (`tool_fields`, with [`json`]), [`copy`] (`copy_json`) and [`sort`]
+//! (`sort_by_name`).
 //!
 //! All `unsafe` code is in [`searcher`]: it makes a search hit as `tuple.__new__` would but
 //! without its generic call, for an admitted hit type; each `unsafe` block says why it is
@@ -18,6 +19,7 @@
 
 mod analyzer;
 mod args;
+mod consts;
 mod copy;
 mod errors;
 mod filter;
@@ -40,6 +42,7 @@ use crate::searcher::PySearcher;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    consts::add_to(m)?;
     m.add_class::<PyAnalyzer>()?;
     m.add_class::<PyLexicon>()?;
     m.add_class::<PyFilter>()?;
