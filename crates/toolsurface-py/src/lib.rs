@@ -5,13 +5,13 @@
 //! errors to `ValueError` and a Rust panic to `RuntimeError` (never `PanicException`).
 //! The typed stub is `python/toolsurface/_native.pyi`.
 //!
-//! One concept a module: [`errors`] (panics and core errors as Python exceptions),
-//! [`args`] (argument conversion), [`consts`] (the core's constants), the classes
-//! [`analyzer`], [`lexicon`], [`filter`], [`index`] and [`searcher`], and the functions
-//! [`schema`] (`tool_fields`, with [`json`]), [`copy`] (`copy_json`) and [`sort`]
+//! One concept a module: `errors.rs` (panics and core errors as Python exceptions),
+//! `args.rs` (argument conversion), `consts.rs` (the core's constants), the classes
+//! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs` and `searcher.rs`, and the functions
+//! `schema.rs` (`tool_fields`, with `json.rs`), `copy.rs` (`copy_json`) and `sort.rs`
 //! (`sort_by_name`).
 //!
-//! All `unsafe` code is in [`searcher`]: it makes a search hit as `tuple.__new__` would but
+//! All `unsafe` code is in `searcher.rs`: it makes a search hit as `tuple.__new__` would but
 //! without its generic call, for an admitted hit type; each `unsafe` block says why it is
 //! sound. The rest of the crate denies `unsafe`.
 
