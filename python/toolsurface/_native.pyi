@@ -6,9 +6,18 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 ``object``'s), and ``mypy.stubtest`` checks the stub against the runtime signatures.
 """
 
-from typing import Any, final
+from typing import Any, Final, final
 
 __all__ = [
+    "CONNECTORS",
+    "FIELD_NAMES",
+    "FUZZY_MIN_CHARS",
+    "FUZZY_MIN_SIMILARITY",
+    "FUZZY_PER_TOKEN",
+    "MIN_TOKEN_CHARS",
+    "N_FIELDS",
+    "PAYLOAD_WEIGHT",
+    "SETTINGS_CACHE",
     "Analyzer",
     "Filter",
     "Index",
@@ -21,6 +30,26 @@ __all__ = [
 ]
 
 __version__: str
+
+# The core's constants (tests/test_consts.py pins each to the pure engine's).
+#: Number of indexed fields.
+N_FIELDS: Final[int]
+#: Field names, in index order.
+FIELD_NAMES: Final[tuple[str, str, str, str, str]]
+#: Saturated-weight tables an index keeps (one per scoring settings value).
+SETTINGS_CACHE: Final[int]
+#: Query tokens and terms shorter than this never take part in the fallback.
+FUZZY_MIN_CHARS: Final[int]
+#: Dice similarity of trigram sets a fuzzy match needs.
+FUZZY_MIN_SIMILARITY: Final[float]
+#: Vocabulary terms a query token may bring in through the fallback.
+FUZZY_PER_TOKEN: Final[int]
+#: Query weight of a payload token (quoted text, the text after a colon) and of a number.
+PAYLOAD_WEIGHT: Final[float]
+#: Tokens shorter than this (in code points, after folding) are dropped.
+MIN_TOKEN_CHARS: Final[int]
+#: Characters that join the parts of one identifier.
+CONNECTORS: Final[str]
 
 _Five = tuple[float, float, float, float, float]
 _Hits = tuple[list[int], list[float], bool]

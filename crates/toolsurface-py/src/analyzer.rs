@@ -1,0 +1,39 @@
+//! The `Analyzer` class.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+
+use toolsurface_core as core;
+
+use crate::errors::guard;
+
+/// Text analysis: character table and stopwords in, index terms out.
+#[pyclass(frozen, module = "toolsurface._native", name = "Analyzer")]
+pub(crate) struct PyAnalyzer {
+    pub(crate) inner: Arc<core::Analyzer>,
+}
+
+#[pymethods]
+impl PyAnalyzer {
+    #[new]
+    fn new(char_table: &str, stopwords: Vec<String>) -> PyResult<Self> {
+        guard(|| {
+            let table = core::CharTable::parse(char_table)?;
+            let inner = core::Analyzer::new(table, stopwords.iter().map(String::as_str));
+            Ok(PyAnalyzer {
+                inner: Arc::new(inner),
+            })
+        })
+    }
+
+    /// Index terms of `text` in order.
+    fn tokens(&self, text: &str) -> PyResult<Vec<String>> {
+        guard(|| Ok(self.inner.tokens(text)))
+    }
+
+    /// `text` folded to lower case through the character table.
+    fn fold(&self, text: &str) -> PyResult<String> {
+        guard(|| Ok(self.inner.fold(text)))
+    }
+}

@@ -1,0 +1,27 @@
+//! The core's public constants as module attributes, so Python can check its own copies
+//! against them (`tests/test_consts.py` pins them equal to the pure engine's).
+//!
+//! `FIELD_NAMES` is a tuple and `CONNECTORS` a string, the types of their Python twins.
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use toolsurface_core as core;
+use toolsurface_core::analysis::{CONNECTORS, MIN_TOKEN_CHARS};
+use toolsurface_core::index::{
+    FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, PAYLOAD_WEIGHT, SETTINGS_CACHE,
+};
+
+/// Add the constants to `m`.
+pub(crate) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("N_FIELDS", core::N_FIELDS)?;
+    m.add("FIELD_NAMES", PyTuple::new(m.py(), core::FIELD_NAMES)?)?;
+    m.add("SETTINGS_CACHE", SETTINGS_CACHE)?;
+    m.add("FUZZY_MIN_CHARS", FUZZY_MIN_CHARS)?;
+    m.add("FUZZY_MIN_SIMILARITY", FUZZY_MIN_SIMILARITY)?;
+    m.add("FUZZY_PER_TOKEN", FUZZY_PER_TOKEN)?;
+    m.add("PAYLOAD_WEIGHT", PAYLOAD_WEIGHT)?;
+    m.add("MIN_TOKEN_CHARS", MIN_TOKEN_CHARS)?;
+    m.add("CONNECTORS", CONNECTORS.iter().collect::<String>())?;
+    Ok(())
+}

@@ -1,0 +1,251 @@
+//! The `Index` class: building an index from borrowed Python strings, its searches and
+//! explanations, and the [`PySearcher`] it binds.
+
+use std::sync::Arc;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyInt, PyString, PyTuple, PyType};
+
+use toolsurface_core as core;
+
+use crate::analyzer::PyAnalyzer;
+use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
+use crate::errors::guard;
+use crate::filter::PyFilter;
+use crate::lexicon::PyLexicon;
+use crate::searcher::PySearcher;
+
+type Hits = (Vec<u32>, Vec<f64>, bool);
+
+/// The names and the documents' field texts of an index build, borrowed from the Python
+/// strings themselves: no copy of the catalogue's text (61 MB at 100,000 tools) and nothing
+/// to free. The strings stay valid while the index is built without the interpreter: they
+/// are immutable, `names` holds a reference to each name and `fields` to each tuple, which
+/// holds its items. An item of `fields` that is not five strings is a `TypeError`.
+type BorrowedTexts<'a> = (Vec<&'a str>, Vec<[&'a str; 5]>);
+
+fn borrow_texts<'a>(
+    names: &'a [Bound<'_, PyString>],
+    fields: &'a [Bound<'_, PyTuple>],
+) -> PyResult<BorrowedTexts<'a>> {
+    let names = names
+        .iter()
+        .map(|name| name.to_str())
+        .collect::<PyResult<Vec<&str>>>()?;
+    let mut docs = Vec::with_capacity(fields.len());
+    for (i, doc) in fields.iter().enumerate() {
+        if doc.len() != 5 {
+            return Err(PyTypeError::new_err(format!(
+                "fields[{i}] must be a tuple of five strings, got {} items",
+                doc.len()
+            )));
+        }
+        let mut five = [""; 5];
+        for (slot, item) in five.iter_mut().zip(doc.iter_borrowed()) {
+            if !item.is_instance_of::<PyString>() {
+                return Err(PyTypeError::new_err(format!(
+                    "fields[{i}] must be a tuple of five strings, got an item of type {}",
+                    item.get_type()
+                        .name()
+                        .map_or_else(|_| "?".into(), |n| n.to_string())
+                )));
+            }
+            *slot = item.extract::<&str>()?;
+        }
+        docs.push(five);
+    }
+    Ok((names, docs))
+}
+
+/// The BM25F index over five fields.
+#[pyclass(frozen, module = "toolsurface._native", name = "Index")]
+pub(crate) struct PyIndex {
+    inner: Arc<core::Index>,
+}
+
+fn hits(r: core::SearchResult) -> Hits {
+    (r.docs, r.scores, r.fallback)
+}
+
+#[pymethods]
+impl PyIndex {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        analyzer: PyRef<'_, PyAnalyzer>,
+        names: Vec<Bound<'_, PyString>>,
+        fields: Vec<Bound<'_, PyTuple>>,
+    ) -> PyResult<Self> {
+        let an = Arc::clone(&analyzer.inner);
+        let (names, fields) = borrow_texts(&names, &fields)?;
+        py.detach(move || {
+            guard(move || {
+                let index = core::Index::build_from(an, &names, &fields)?;
+                Ok(PyIndex {
+                    inner: Arc::new(index),
+                })
+            })
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Number of distinct terms.
+    fn vocabulary_size(&self) -> usize {
+        self.inner.vocabulary_size()
+    }
+
+    /// Heap bytes of the index structures (not counting the settings cache).
+    fn memory_bytes(&self) -> usize {
+        self.inner.memory_bytes()
+    }
+
+    /// A digest of every array of the index: equal for two builds exactly when they made the
+    /// same index (the build benchmark checks a change of the build leaves it so).
+    fn digest(&self) -> u64 {
+        self.inner.digest()
+    }
+
+    /// A filter admitting the given document ids.
+    fn make_filter(&self, ids: Vec<Bound<'_, PyInt>>) -> PyResult<PyFilter> {
+        let n = self.inner.len();
+        let ids = ids
+            .iter()
+            .map(|i| doc_arg(i, n))
+            .collect::<PyResult<Vec<i64>>>()?;
+        guard(|| {
+            Ok(PyFilter {
+                inner: Arc::new(self.inner.make_filter(&ids)?),
+            })
+        })
+    }
+
+    /// Weighted query terms in order: the query's own, then lexicon expansions.
+    fn query_terms(
+        &self,
+        query: &str,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        expansion_weight: f64,
+    ) -> PyResult<Vec<(String, f64)>> {
+        let lexicon = lex(&lexicon);
+        guard(|| {
+            Ok(self
+                .inner
+                .query_terms(query, lexicon.as_deref(), expansion_weight))
+        })
+    }
+
+    /// The `k` best documents: ids and scores, best first, and whether the fallback ran.
+    #[pyo3(signature = (query, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Hits> {
+        let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
+        let k = int_arg(k)?;
+        guard(|| {
+            let s = settings(&weights, &b, k1, expansion_weight)?;
+            let k = check_k(k)?;
+            let r = self
+                .inner
+                .search(query, k, &s, lexicon.as_deref(), allowed.as_deref())?;
+            Ok(hits(r))
+        })
+    }
+
+    /// `search` for each query, in parallel, detached from the interpreter.
+    #[pyo3(signature = (queries, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_many(
+        &self,
+        py: Python<'_>,
+        queries: Vec<String>,
+        k: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Vec<Hits>> {
+        let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
+        let index = Arc::clone(&self.inner);
+        let k = int_arg(k)?;
+        py.detach(move || {
+            guard(move || {
+                let s = settings(&weights, &b, k1, expansion_weight)?;
+                let k = check_k(k)?;
+                let rs =
+                    index.search_many(&queries, k, &s, lexicon.as_deref(), allowed.as_deref())?;
+                Ok(rs.into_iter().map(hits).collect())
+            })
+        })
+    }
+
+    /// A [`PySearcher`] over this index: `names` (one per document, in id order) and
+    /// `hit_type` (a tuple subclass taking name, score, rank, fallback, explanation).
+    /// `direct_hits`: make each hit directly where the searcher admits `hit_type` (false:
+    /// always through `tuple.__new__`, as on Python 3.14 and later); see [`PySearcher::new`].
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (names, hit_type, weights, b, k1, expansion_weight, lexicon, direct_hits = true))]
+    fn searcher(
+        &self,
+        py: Python<'_>,
+        names: Vec<Bound<'_, PyString>>,
+        hit_type: Bound<'_, PyType>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        direct_hits: bool,
+    ) -> PyResult<PySearcher> {
+        PySearcher::new(
+            py,
+            &self.inner,
+            names,
+            hit_type,
+            (&weights, &b, k1, expansion_weight),
+            lex(&lexicon),
+            direct_hits,
+        )
+    }
+
+    /// Per matched term of `doc`: the term, its query weight, each field's contribution.
+    #[allow(clippy::too_many_arguments)]
+    fn explain(
+        &self,
+        query: &str,
+        doc: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        fallback: bool,
+    ) -> PyResult<Vec<(String, f64, Vec<f64>)>> {
+        let lexicon = lex(&lexicon);
+        let doc = int_arg(doc)?;
+        guard(|| {
+            let s = settings(&weights, &b, k1, expansion_weight)?;
+            let out = self
+                .inner
+                .explain(query, doc, &s, lexicon.as_deref(), fallback)?;
+            Ok(out
+                .into_iter()
+                .map(|(t, w, parts)| (t, w, parts.to_vec()))
+                .collect())
+        })
+    }
+}
