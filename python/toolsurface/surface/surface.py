@@ -26,7 +26,7 @@ from toolsurface.models import Tool, copy_data
 from toolsurface.providers import name_problems, provider_spec, render_tools
 from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
-from toolsurface.surface.catalogue import HeldGroup, render_catalogue
+from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.rules import mark_for, mark_notice, render_rules
 from toolsurface.tools.toolsearch import (
     TOOL_SEARCH_NAME,
