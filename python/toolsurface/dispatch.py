@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ValidationError
 
+from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.surface.rules import render_rules
-from toolsurface.tools.toolsearch import nearest_names, safe_text, tool_line
 
 if TYPE_CHECKING:
     from toolsurface.surface.surface import ToolSurface

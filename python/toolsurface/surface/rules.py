@@ -13,7 +13,7 @@ import hashlib
 import hmac
 import secrets
 
-from toolsurface.tools.toolsearch import safe_text
+from toolsurface._text import safe_text
 
 __all__ = ["MARK_CHARS", "RULES_MAX_CHARS", "mark_for", "mark_notice", "render_rules"]
 

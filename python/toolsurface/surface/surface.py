@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool, copy_data
@@ -28,13 +29,7 @@ from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.rules import mark_for, mark_notice, render_rules
-from toolsurface.tools.toolsearch import (
-    TOOL_SEARCH_NAME,
-    nearest_names,
-    parse_tool_search_arguments,
-    safe_text,
-    tool_line,
-)
+from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
     "DeferralMode",
