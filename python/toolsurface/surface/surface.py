@@ -18,17 +18,21 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
 from toolsurface.groups import LoadMode
-from toolsurface.models import Tool, copy_data
-from toolsurface.providers import name_problems, provider_spec, render_tools
+from toolsurface.models import Tool
+from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
+from toolsurface.surface.deferral import _Decision, _held_members
+from toolsurface.surface.events import Event
 from toolsurface.surface.held_back import HeldGroup, render_catalogue
+from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
+from toolsurface.surface.plan import RequestPlan, Source
+from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none
 from toolsurface.surface.rules import mark_for, mark_notice, render_rules
+from toolsurface.surface.state import LoadedEntry, LoadHow
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
@@ -46,113 +50,6 @@ __all__ = [
 
 _log = logging.getLogger("toolsurface.surface")
 
-DeferralMode = Literal["auto", "off"]
-LoadHow = Literal["search", "select", "group", "seed", "blind"]
-#: Which tools a run may call: names, a predicate, or ``None`` for every registered tool.
-Policy = Collection[str] | Callable[[str], bool] | None
-Source = Literal["base", "pinned", "loaded", "clip", "discovery"]
-
-
-def estimate_tokens(tool: Tool) -> int:
-    """Default estimate of a definition's tokens: its compact JSON's UTF-8 bytes over 4.
-
-    Four bytes a token is the usual rule of thumb for English JSON; Cyrillic text costs two
-    bytes a letter, so it counts double, as tokenisers roughly do. A host with the real
-    tokeniser passes its own estimator.
-    """
-    payload = {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    }
-    size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    return max(1, math.ceil(size / 4))
-
-
-class SurfaceLimits(BaseModel):
-    """The limits a request must respect, and the caps on what the run loads."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    window_tokens: int | None = Field(default=None, gt=0, description="The model's window.")
-    tool_definitions_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
-    max_advertised_tools: int | None = Field(default=None, gt=0, description="Provider limit.")
-    max_loaded_entries: int = Field(default=64, ge=1, description="Loaded tools or groups.")
-    load_reserve: int = Field(default=8, ge=0, description="Slots kept free for loads.")
-    search_results: int = Field(default=8, ge=1, le=50)
-    search_loads: int = Field(default=3, ge=0, le=20)
-    retrieval_top_k: int = Field(default=0, ge=0, description="Per-message clip; 0 is off.")
-    max_tool_calls_per_turn: int = Field(default=64, ge=0, description="Per message; 0: none.")
-
-    @property
-    def token_budget(self) -> float:
-        """Tokens the tool definitions may take (infinite without a window)."""
-        if self.window_tokens is None:
-            return math.inf
-        return self.window_tokens * self.tool_definitions_ratio
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something the surface did, for the host's callback and for ``logging``."""
-
-    kind: str
-    data: dict[str, Any]
-
-
-@dataclass
-class LoadedEntry:
-    """A tool or a whole group the model loaded; a group counts as one entry under the cap."""
-
-    key: str
-    kind: Literal["tool", "group"]
-    name: str
-    how: LoadHow
-    order: int
-    last_use: int
-    called: bool = False
-
-
-@dataclass(frozen=True)
-class RequestPlan:
-    """What to send: the tools in order with the source of each, and the catalogue block."""
-
-    tools: tuple[Tool, ...]
-    sources: tuple[Source, ...]
-    catalogue: str
-    held_back: tuple[str, ...]
-    reasons: tuple[str, ...] = ()
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The advertised tool names, in order."""
-        return tuple(t.name for t in self.tools)
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Neutral definitions (name, description, input_schema): group data never leaves.
-
-        The schemas are copies: a host may edit its request (strict mode, say) without
-        changing the registered tool for every other session.
-        """
-        return [
-            {
-                "name": t.name,
-                "description": t.description,
-                "input_schema": _copy_out(t.input_schema),
-            }
-            for t in self.tools
-        ]
-
-    def render(self, provider: str) -> Any:
-        """The tools in a provider's request shape (copies); names it would refuse raise first."""
-        return _copy_out(render_tools(self.tools, provider))
-
-    def system_text(self, base: str = "") -> str:
-        """``base`` system text with the catalogue block after it (unchanged if none)."""
-        if not self.catalogue:
-            return base
-        return f"{base}\n\n{self.catalogue}" if base else self.catalogue
-
 
 @dataclass(frozen=True)
 class ToolSearchResult:
@@ -164,55 +61,6 @@ class ToolSearchResult:
     groups: tuple[str, ...] = ()
     refused: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class _Decision:
-    key: tuple[int, int, int, int]
-    admitted: tuple[str, ...]
-    held: frozenset[str]
-    members: dict[str, tuple[str, ...]]
-    discovery: bool
-    reasons: tuple[str, ...]
-
-
-def _copy_out(value: Any) -> Any:
-    """A copy of definitions for the host, so its edits never reach the registry.
-
-    Past pickle's depth (the stack may be deeper than at registration) a JSON round trip
-    reaches further.
-    """
-    try:
-        return copy_data(value)
-    except ValueError:
-        return json.loads(json.dumps(value))
-
-
-def _names(value: Collection[str], what: str) -> frozenset[str]:
-    """A collection of tool names; a lone string is refused, not read as its characters."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
-        raise TypeError(f"{what} must be a collection of tool names, not {type(value).__name__}")
-    bad = [n for n in value if not isinstance(n, str)]
-    if bad:
-        raise TypeError(f"{what} must hold tool names (str), got {type(bad[0]).__name__}")
-    return frozenset(value)
-
-
-def _names_or_none(value: Collection[str] | None, what: str) -> frozenset[str] | None:
-    """:func:`_names`, or ``None`` for no allowlist."""
-    return None if value is None else _names(value, what)
-
-
-def _check_policy(policy: Policy) -> Policy:
-    """A policy is ``None``, a predicate, or a collection of names (never a lone string)."""
-    if policy is None or callable(policy):
-        return policy
-    return _names(policy, "policy")
-
-
-def _held_members(d: _Decision) -> set[str]:
-    """The tools of the groups the decision holds back."""
-    return {n for g in d.held for n in d.members.get(g, ())}
 
 
 class ToolSurface:
