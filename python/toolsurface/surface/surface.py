@@ -25,7 +25,7 @@ from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
-from toolsurface.surface.deferral import _Decision, _held_members
+from toolsurface.surface.deferral import Decision, decide, held_members
 from toolsurface.surface.events import Event
 from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
@@ -101,7 +101,7 @@ class ToolSurface:
         self._policy: Policy = _check_policy(policy)
         self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
-        self._decision: _Decision | None = None
+        self._decision: Decision | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._loaded: dict[str, LoadedEntry] = {}
         self._clock = 0
@@ -252,7 +252,7 @@ class ToolSurface:
         self._seed_tools.extend(discovered_tools)
         self._seed_groups.extend(loaded_tool_groups)
 
-    def _apply_seeds(self, d: _Decision) -> None:
+    def _apply_seeds(self, d: Decision) -> None:
         admitted = set(d.admitted)
         for name in self._seed_tools:
             if name in admitted:
@@ -281,137 +281,27 @@ class ToolSurface:
         self._tokens[name] = (tool, tokens)
         return tokens
 
-    def _mode(self, group: str) -> LoadMode:
-        return self.load_modes.get(group) or self.registry.group(group).load
-
-    def _decide(self) -> _Decision:
+    def _decide(self) -> Decision:
         reg = self.registry
         key = (reg.generation, reg.groups_version, self._policy_version, 0)
         if self._decision is not None and self._decision.key == key:
             return self._decision
-        admitted = self._admitted()
-        discovery = bool(self.discovery_tool) and self.discovery_tool in admitted
-        members: dict[str, list[str]] = {}
-        free: list[str] = []
-        for name in admitted:
-            group = reg.group_of(name)
-            tool = reg.get(name)
-            if (
-                group is None
-                or name == self.discovery_tool
-                or tool.always_load
-                or name in self.pinned
-            ):
-                free.append(name)
-            else:
-                members.setdefault(group, []).append(name)
-        groups = {g: tuple(m) for g, m in members.items()}
-        held: set[str] = set()
-        reasons: list[str] = []
-        limit = self.limits.max_advertised_tools or math.inf
-        budget = self.limits.token_budget
-        if self.deferral_mode == "auto":
-            held |= {g for g in self._held_floor if g in groups}
-            if held:
-                reasons.append("held back earlier in the run: " + ", ".join(sorted(held)))
-            if discovery:
-                for g in sorted(groups):
-                    if g in held:
-                        continue
-                    spec = reg.group(g)
-                    mode = self._mode(g)
-                    if spec.dynamic and mode != "eager":
-                        held.add(g)
-                        reasons.append(f"{g}: a connected server's tools are held back")
-                    elif mode == "lazy":
-                        held.add(g)
-                        reasons.append(f"{g}: lazy group")
-            held = self._hold_for_limits(groups, free, held, discovery, limit, budget, reasons)
-        self._held_floor = frozenset(held)
-        last = self._decision
-        if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
-            admitted,
-            frozenset(held),
-            groups,
-            discovery,
-        ):
-            # A change this run cannot see: the decision stands, reasons and all.
-            last.key = key
-            return last
-        decision = _Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
+        decision = decide(
+            reg,
+            self._admitted(),
+            key=key,
+            limits=self.limits,
+            deferral_mode=self.deferral_mode,
+            discovery_tool=self.discovery_tool,
+            pinned=self.pinned,
+            load_modes=self.load_modes,
+            floor=self._held_floor,
+            last=self._decision,
+            tokens=self._tokens_of,
+        )
+        self._held_floor = decision.held
         self._decision = decision
         return decision
-
-    def _hold_for_limits(
-        self,
-        groups: dict[str, tuple[str, ...]],
-        free: list[str],
-        held: set[str],
-        discovery: bool,
-        limit: float,
-        budget: float,
-        reasons: list[str],
-    ) -> set[str]:
-        size = {g: sum(self._tokens_of(n) for n in m) for g, m in groups.items()}
-        # The discovery tool is sent only while something is held back: it counts then.
-        tool_search = self.discovery_tool if discovery else None
-        free_tokens = sum(self._tokens_of(n) for n in free if n != tool_search)
-        search_tokens = self._tokens_of(tool_search) if tool_search else 0
-        reserve = self.limits.load_reserve if discovery else 0
-
-        def count() -> int:
-            shown = len(free) - (1 if tool_search and not held else 0)
-            return shown + sum(len(m) for g, m in groups.items() if g not in held)
-
-        def tokens() -> int:
-            extra = search_tokens if held else 0
-            return free_tokens + extra + sum(size[g] for g in groups if g not in held)
-
-        def over_limit() -> bool:
-            return count() > limit
-
-        def over_reserve() -> bool:
-            # Room for the run's loads: best effort, never worth an eager group.
-            return bool(held) and count() + reserve > limit
-
-        def over_tokens() -> bool:
-            return discovery and tokens() > budget
-
-        while over_limit() or over_reserve() or over_tokens():
-            open_groups = [g for g in groups if g not in held]
-            eager = {g for g in open_groups if self._mode(g) == "eager"}
-            if not discovery:
-                # Without a discovery tool only the count limit holds groups back:
-                # eager groups last, then connected servers first, then the largest.
-                ranked = sorted(
-                    open_groups,
-                    key=lambda g: (
-                        g in eager,
-                        not self.registry.group(g).dynamic,
-                        -len(groups[g]),
-                        g,
-                    ),
-                )
-            else:
-                candidates = [g for g in open_groups if g not in eager]
-                if not candidates and over_limit():
-                    candidates = open_groups
-                ranked = sorted(candidates, key=lambda g: (-size[g], g))
-            if not ranked:
-                if over_limit() or over_tokens():
-                    reasons.append("over the limits with nothing left to hold back")
-                break
-            chosen = ranked[0]
-            why = (
-                "tool count"
-                if over_limit()
-                else "room for loads under the tool count"
-                if over_reserve()
-                else "token budget"
-            )
-            held.add(chosen)
-            reasons.append(f"{chosen}: held back for the {why}")
-        return held
 
     # -- the request -----------------------------------------------------------------------
 
@@ -426,8 +316,8 @@ class ToolSurface:
             # surface goes on with its run and keeps the snapshot's next request.
             self._started = True
             self._evict("start")
-        held_members = _held_members(d)
-        base_names = [n for n in d.admitted if n not in held_members]
+        held_tools = held_members(d)
+        base_names = [n for n in d.admitted if n not in held_tools]
         show_discovery = d.discovery and bool(d.held)
         if self.discovery_tool in base_names:
             base_names.remove(self.discovery_tool)
@@ -540,7 +430,7 @@ class ToolSurface:
         except KeyError:
             return None
 
-    def _any_rules(self, d: _Decision) -> bool:
+    def _any_rules(self, d: Decision) -> bool:
         groups = {self.registry.group_of(n) for n in d.admitted}
         return any(g is not None and self.rules_of(g) for g in groups)
 
@@ -564,7 +454,7 @@ class ToolSurface:
         keep = set(ranked[:room])
         return [n for n in base if n in keep], [n for n in base if n not in keep]
 
-    def _entry_tools(self, entry: LoadedEntry, d: _Decision) -> list[str]:
+    def _entry_tools(self, entry: LoadedEntry, d: Decision) -> list[str]:
         if entry.kind == "tool":
             return [entry.name] if entry.name in d.admitted else []
         return [n for n in d.admitted if self.registry.group_of(n) == entry.name]
@@ -628,7 +518,7 @@ class ToolSurface:
         held_tools: dict[str, list[str]] = {}
         if not math.isinf(budget):
             d = self._decide()
-            held = _held_members(d)
+            held = held_members(d)
             room = budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
             held_tools = {
                 key: [n for n in self._entry_tools(e, d) if n in held]
