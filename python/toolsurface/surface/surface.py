@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,8 +30,8 @@ from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.plan import RequestPlan, Source
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none
-from toolsurface.surface.rules import mark_for, mark_notice, render_rules
-from toolsurface.surface.state import LoadedEntry, LoadHow
+from toolsurface.surface.rules import RulesLedger, mark_for, mark_notice, render_rules
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
@@ -103,19 +102,14 @@ class ToolSurface:
         self._policy_version = 0
         self._decision: Decision | None = None
         self._held_floor: frozenset[str] = frozenset()
-        self._loaded: dict[str, LoadedEntry] = {}
-        self._clock = 0
-        self._order = 0
+        self._run = RunState()
         self._tokens: dict[str, tuple[Tool, int]] = {}
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
         if mark_key is not None and len(mark_key) < 16:
             raise ValueError("mark_key must be at least 16 bytes of secret")
         self.mark = mark_for(self.session_id, mark_key)
-        self._rules_given: set[str] = set()
-        self._catalogue_rules: tuple[str, ...] | None = None
-        self._rules_basis: tuple[tuple[str, ...], frozenset[str]] | None = None
-        self._reset_rules = True
+        self._rules = RulesLedger()
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
@@ -148,14 +142,7 @@ class ToolSurface:
 
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
-        self._clock += 1
-        for entry in self._loaded.values():
-            if (entry.kind == "tool" and entry.name == name) or (
-                entry.kind == "group" and self.registry.group_of(name) == entry.name
-            ):
-                entry.last_use = self._clock
-                if entry.kind == "tool":
-                    entry.called = True
+        self._run.note_use(name, self.registry.group_of)
 
     def end_turn(self) -> None:
         """A turn boundary: a safe point to unload the least recently used over the cap."""
@@ -169,8 +156,7 @@ class ToolSurface:
         rules again when it comes back.
         """
         self._evict("compaction")
-        self._catalogue_rules = None
-        self._reset_rules = True
+        self._rules.compacted()
 
     def snapshot(self) -> SurfaceSnapshot:
         """What the next request depends on, versioned and JSON-serialisable."""
@@ -179,8 +165,8 @@ class ToolSurface:
         return SurfaceSnapshot(
             session_id=self.session_id,
             mark=self.mark,
-            clock=self._clock,
-            order=self._order,
+            clock=self._run.clock,
+            order=self._run.order,
             loaded=[
                 LoadedRow(
                     kind=e.kind,
@@ -193,8 +179,8 @@ class ToolSurface:
                 for e in self.loaded_entries()
             ],
             held_back=sorted(self._held_floor),
-            rules_given=sorted(self._rules_given),
-            catalogue_rules=None if self._catalogue_rules is None else list(self._catalogue_rules),
+            rules_given=sorted(self._rules.given),
+            catalogue_rules=None if self._rules.catalogue is None else list(self._rules.catalogue),
         )
 
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
@@ -219,22 +205,21 @@ class ToolSurface:
             _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
         self.session_id = snap.session_id
         self.mark = snap.mark
-        self._clock = snap.clock
-        self._order = snap.order
-        self._loaded = {
+        loaded = {
             f"{r.kind}:{r.name}": LoadedEntry(
                 f"{r.kind}:{r.name}", r.kind, r.name, r.how, r.order, r.last_use, r.called
             )
             for r in kept
         }
+        self._run = RunState(loaded, snap.clock, snap.order)
         self._held_floor = frozenset(snap.held_back)
         self._decision = None
-        self._rules_given = set(snap.rules_given)
-        self._catalogue_rules = (
-            None if snap.catalogue_rules is None else tuple(snap.catalogue_rules)
+        self._rules = RulesLedger(
+            given=set(snap.rules_given),
+            catalogue=None if snap.catalogue_rules is None else tuple(snap.catalogue_rules),
+            basis=None,
+            reset=snap.catalogue_rules is None,
         )
-        self._rules_basis = None
-        self._reset_rules = snap.catalogue_rules is None
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
@@ -257,7 +242,7 @@ class ToolSurface:
         for name in self._seed_tools:
             if name in admitted:
                 self._load("tool", name, "seed")
-                self._loaded[f"tool:{name}"].called = True
+                self._run.loaded[f"tool:{name}"].called = True
             else:
                 _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
         for group in self._seed_groups:
@@ -352,8 +337,8 @@ class ToolSurface:
             sources.append("discovery")
         listed = set(names)
         loaded_names: list[tuple[str, LoadedEntry]] = []
-        for entry in sorted(self._loaded.values(), key=lambda e: e.order):
-            for n in self._entry_tools(entry, d):
+        for entry in self._run.entries():
+            for n in entry_tools(entry, d, reg.group_of):
                 if n not in listed:
                     listed.add(n)
                     loaded_names.append((n, entry))
@@ -366,37 +351,21 @@ class ToolSurface:
             HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
             for g in sorted(d.held)
         ]
-        basis = (d.admitted, d.held)
-        if self._catalogue_rules is not None and self._rules_basis is None:
-            self._rules_basis = basis  # restored from a snapshot: keep its placement
-        if self._catalogue_rules is None:
-            # The run's first catalogue, or the first after a compaction: the rules of
-            # every group on the surface, loaded ones included.
-            shown = {reg.group_of(n) for n in names}
-            shown |= {e.name for e in self._loaded.values() if e.kind == "group"}
-            with_rules = sorted(g for g in shown if g is not None and self.rules_of(g))
-            self._catalogue_rules = tuple(with_rules)
-            if self._reset_rules:
-                self._rules_given = set(with_rules)
-            else:
-                self._rules_given |= set(with_rules)
-            self._reset_rules = False
-        elif self._rules_basis != basis:
-            # The catalogue or policy changed what the run sees: add the rules of groups
-            # newly on the base list; loads got theirs in ToolSearch's answer.
-            on_base = {reg.group_of(n) for n, src in zip(names, sources) if src != "loaded"}
-            new = {g for g in on_base if g is not None and self.rules_of(g)}
-            new -= set(self._catalogue_rules)
-            if new:
-                self._catalogue_rules = tuple(sorted(set(self._catalogue_rules) | new))
-                self._rules_given |= new
-        self._rules_basis = basis
+        with_rules = self._rules.settle(
+            (d.admitted, d.held),
+            shown=lambda: (
+                {reg.group_of(n) for n in names}
+                | {e.name for e in self._run.loaded.values() if e.kind == "group"}
+            ),
+            on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
+            rules_of=self.rules_of,
+        )
         catalogue = render_catalogue(
             held_view,
             discovery_tool=self.discovery_tool if d.discovery else None,
             rules=[
                 (g, render_rules(g, self.rules_of(g) or "", self.mark))
-                for g in self._catalogue_rules
+                for g in with_rules
                 if self.rules_of(g)
             ],
             mark_note=mark_notice(self.mark) if self._any_rules(d) else "",
@@ -434,16 +403,6 @@ class ToolSurface:
         groups = {self.registry.group_of(n) for n in d.admitted}
         return any(g is not None and self.rules_of(g) for g in groups)
 
-    def _give_rules(self, groups: Sequence[str]) -> list[str]:
-        """Rules sections of the groups whose rules were not given yet; marks them given."""
-        out = []
-        for g in dict.fromkeys(groups):
-            rules = self.rules_of(g)
-            if rules and g not in self._rules_given:
-                self._rules_given.add(g)
-                out.append(render_rules(g, rules, self.mark))
-        return out
-
     def _is_pinned(self, name: str) -> bool:
         """Pinned by the run or marked ``always_load`` by the host: never clipped or dropped."""
         return name in self.pinned or self.registry.get(name).always_load
@@ -453,11 +412,6 @@ class ToolSurface:
         ranked = sorted(base, key=lambda n: not self._is_pinned(n))
         keep = set(ranked[:room])
         return [n for n in base if n in keep], [n for n in base if n not in keep]
-
-    def _entry_tools(self, entry: LoadedEntry, d: Decision) -> list[str]:
-        if entry.kind == "tool":
-            return [entry.name] if entry.name in d.admitted else []
-        return [n for n in d.admitted if self.registry.group_of(n) == entry.name]
 
     def _fit_loads(
         self, loaded: list[tuple[str, LoadedEntry]], room: int
@@ -489,13 +443,8 @@ class ToolSurface:
     # -- discovery ----------------------------------------------------------------------------
 
     def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
-        key = f"{kind}:{name}"
-        self._clock += 1
-        if key in self._loaded:
-            self._loaded[key].last_use = self._clock
+        if not self._run.load(kind, name, how):
             return False
-        self._order += 1
-        self._loaded[key] = LoadedEntry(key, kind, name, how, self._order, self._clock)
         if kind == "tool":
             self.emit("tool_discovered", {"name": name, "how": how})
         else:
@@ -503,47 +452,19 @@ class ToolSurface:
         return True
 
     def _evict(self, why: str) -> None:
-        """Unload the least recently used entries, at a safe point, only when over a limit.
-
-        Every eviction rewrites the tool list from the evicted entry on (and, where a
-        provider's cache reads the tools first, the system prompt and the conversation after
-        it), so evictions come seldom and trim deep: nothing is unloaded until the loads pass
-        the cap on entries or, with a window, push the definitions over the token budget;
-        then the least recently used go until half the cap, and half the budget's room for
-        loads, is left.
-        """
-        cap = self.limits.max_loaded_entries
-        budget = self.limits.token_budget
-        room = math.inf
-        held_tools: dict[str, list[str]] = {}
-        if not math.isinf(budget):
-            d = self._decide()
-            held = held_members(d)
-            room = budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
-            held_tools = {
-                key: [n for n in self._entry_tools(e, d) if n in held]
-                for key, e in self._loaded.items()
-            }
-
-        def loaded_tokens() -> int:
-            """Tokens of the loaded definitions that are not already in the base."""
-            names = {n for key in self._loaded for n in held_tools.get(key, ())}
-            return sum(self._tokens_of(n) for n in names)
-
-        over_cap = len(self._loaded) > cap
-        over_budget = loaded_tokens() > room
-        if not (over_cap or over_budget):
-            return
-        keep = max(1, cap // 2) if over_cap else cap
-        keep_tokens = room / 2 if over_budget else math.inf
-        while self._loaded and (len(self._loaded) > keep or loaded_tokens() > keep_tokens):
-            victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
-            del self._loaded[victim.key]
-            self.emit("tool_unloaded", {"entry": victim.key, "why": why})
+        """Unload the least recently used over the cap or the budget (see RunState.evict)."""
+        self._run.evict(
+            cap=self.limits.max_loaded_entries,
+            budget=self.limits.token_budget,
+            decide=self._decide,
+            tokens_of=self._tokens_of,
+            group_of=self.registry.group_of,
+            on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
+        )
 
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded, in discovery order."""
-        return sorted(self._loaded.values(), key=lambda e: e.order)
+        return self._run.entries()
 
     def discovered_tool_names(self) -> list[str]:
         """Single tools the run loaded, in discovery order."""
@@ -563,7 +484,7 @@ class ToolSurface:
 
     def rules_given(self) -> list[str]:
         """Groups whose rules the model has been given in this run."""
-        return sorted(self._rules_given)
+        return sorted(self._rules.given)
 
     def held_back_groups(self) -> list[str]:
         """The groups currently held back."""
@@ -607,7 +528,7 @@ class ToolSurface:
 
     def mark_rules_given(self, group: str) -> None:
         """Record that the model has been given a group's rules."""
-        self._rules_given.add(group)
+        self._rules.given.add(group)
 
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
@@ -677,7 +598,7 @@ class ToolSurface:
                 lines.append("Other matches (load them with select):")
                 lines.extend(f"- {tool_line(self.registry.get(n))}" for n in others)
         rule_groups = [g for g in (self.registry.group_of(n) for n in loaded) if g is not None]
-        lines.extend(self._give_rules(rule_groups))
+        lines.extend(self._rules.give(rule_groups, self.rules_of, self.mark))
         text = self._result_text(loaded, already, lines, request.notes)
         return ToolSearchResult(
             text=text,
