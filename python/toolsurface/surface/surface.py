@@ -18,7 +18,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolsurface._text import nearest_names, safe_text, tool_line
-from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
+from toolsurface.dispatch import (
+    Admission,
+    GiveRules,
+    LoadGroup,
+    LoadTool,
+    NoteUse,
+    ToolCall,
+    Verdict,
+    admit,
+    failure_text,
+)
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
@@ -509,26 +519,41 @@ class ToolSurface:
     # -- call admission (toolsurface.dispatch) ----------------------------------------------
 
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
-        """Verdicts for the tool calls of one model message, in order (see dispatch)."""
-        return admit_calls(self, calls)
+        """Verdicts for the tool calls of one model message, in order (see dispatch).
+
+        Admission reads the run and returns the effects of its verdicts (blind loads, rules
+        given, uses, events); they are applied here, in the order admission made them.
+        """
+        reg = self.registry
+        run = Admission(
+            admitted=[n for n in reg.names() if self.admits(n)],
+            advertised=set(self.last_plan_names()),
+            rules_given=frozenset(self._rules.given),
+            cap=self.limits.max_tool_calls_per_turn,
+            mark=self.mark,
+            group_of=reg.group_of,
+            rules_of=self.rules_of,
+            tool=reg.get,
+        )
+        done = admit(run, calls)
+        for effect in done.effects:
+            if isinstance(effect, LoadTool):
+                self._load("tool", effect.name, "blind")
+            elif isinstance(effect, LoadGroup):
+                self._load("group", effect.group, "blind")
+            elif isinstance(effect, GiveRules):
+                self._rules.given.add(effect.group)
+            elif isinstance(effect, NoteUse):
+                self.note_tool_used(effect.name)
+            else:
+                self.emit(effect.kind, effect.data)
+        return done.verdicts
 
     def failure_text(
         self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
     ) -> str:
         """Error text for a failed call; a blind call's argument failure gets the tool's line."""
         return failure_text(self, verdict, error, argument_error=argument_error)
-
-    def load_blind(self, name: str) -> None:
-        """Load a tool the model called by exact name without it being listed."""
-        self._load("tool", name, "blind")
-
-    def load_group_blind(self, group: str) -> None:
-        """Load a whole group because the model called one of its tools blind."""
-        self._load("group", group, "blind")
-
-    def mark_rules_given(self, group: str) -> None:
-        """Record that the model has been given a group's rules."""
-        self._rules.given.add(group)
 
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
