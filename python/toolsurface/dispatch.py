@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.models import Tool
-from toolsurface.surface.rules import render_rules
+from toolsurface.rules import render_rules
 
 __all__ = [
     "ARGUMENT_ERRORS",

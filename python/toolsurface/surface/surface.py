@@ -33,6 +33,7 @@ from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
+from toolsurface.rules import RulesLedger, mark_for, mark_notice, render_rules
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.deferral import Decision, decide, held_members
 from toolsurface.surface.events import Event
@@ -40,7 +41,6 @@ from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.plan import RequestPlan, Source
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none
-from toolsurface.surface.rules import RulesLedger, mark_for, mark_notice, render_rules
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
