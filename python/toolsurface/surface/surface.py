@@ -14,10 +14,8 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.dispatch import (
     Admission,
     GiveRules,
@@ -41,6 +39,7 @@ from toolsurface.surface.held_back import HeldGroup, render_catalogue
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.plan import RequestPlan, Source
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none
+from toolsurface.surface.search import ToolSearchResult, answer_tool_search
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
@@ -58,18 +57,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolsurface.surface")
-
-
-@dataclass(frozen=True)
-class ToolSearchResult:
-    """ToolSearch's answer: the text for the model and what it loaded, as metadata."""
-
-    text: str
-    loaded: tuple[str, ...] = ()
-    already_listed: tuple[str, ...] = ()
-    groups: tuple[str, ...] = ()
-    refused: bool = False
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 class ToolSurface:
@@ -564,94 +551,16 @@ class ToolSurface:
         request = parse_tool_search_arguments(arguments)
         if request.empty:
             return ToolSearchResult(text=request.refusal, refused=True, metadata={"refused": True})
-        d = self._decide()
-        admitted = set(d.admitted)
-        advertised = self._advertised()
-        lines: list[str] = []
-        loaded: list[str] = []
-        already: list[str] = []
-        groups_loaded: list[str] = []
-        how: LoadHow = "search"
-        if request.names or request.groups:
-            how = "select" if request.names else "group"
-            for name in request.names:
-                if name in admitted:
-                    if name in advertised:
-                        already.append(name)
-                    else:
-                        self._load("tool", name, "select")
-                        loaded.append(name)
-                else:
-                    near = nearest_names(name, sorted(admitted))
-                    hint = f" Nearest: {', '.join(near)}." if near else ""
-                    lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
-            room = self._room_for_loads() if request.groups else None
-            for group in request.groups:
-                members = [n for n in d.admitted if self.registry.group_of(n) == group]
-                if not members:
-                    known = sorted(d.held)
-                    hint = f" Held-back groups: {', '.join(known)}." if known else ""
-                    lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
-                    continue
-                new = [n for n in members if n not in advertised]
-                if room is not None and len(new) > room:
-                    # Loading it would be a promise the next request cannot keep.
-                    lines.append(
-                        f"Group {safe_text(group, 64)!r} was not loaded: it has {len(new)} "
-                        f"tools and only {max(room, 0)} fit in your tool list. Search with "
-                        "query, or select the tools you need by name."
-                    )
-                    continue
-                self._load("group", group, "group")
-                groups_loaded.append(group)
-                for n in members:
-                    (already if n in advertised else loaded).append(n)
-        else:
-            hits = self.registry.search(
-                request.query, k=self.limits.search_results, admitted=admitted
-            )
-            if not hits:
-                lines.append(f"No tool matches {safe_text(request.query, 120)!r}.")
-            to_load = [h.name for h in hits if h.name not in advertised]
-            to_load = to_load[: self.limits.search_loads]
-            for name in to_load:
-                self._load("tool", name, "search")
-                loaded.append(name)
-            already = [h.name for h in hits if h.name in advertised]
-            others = [h.name for h in hits if h.name not in advertised and h.name not in loaded]
-            if others:
-                lines.append("Other matches (load them with select):")
-                lines.extend(f"- {tool_line(self.registry.get(n))}" for n in others)
-        rule_groups = [g for g in (self.registry.group_of(n) for n in loaded) if g is not None]
-        lines.extend(self._rules.give(rule_groups, self.rules_of, self.mark))
-        text = self._result_text(loaded, already, lines, request.notes)
-        return ToolSearchResult(
-            text=text,
-            loaded=tuple(loaded),
-            already_listed=tuple(already),
-            groups=tuple(groups_loaded),
-            metadata={
-                "how": how,
-                "loaded": list(loaded),
-                "already_listed": list(already),
-                "groups": list(groups_loaded),
-            },
+        return answer_tool_search(
+            request,
+            self._decide(),
+            self._advertised(),
+            registry=self.registry,
+            limits=self.limits,
+            room_for_loads=self._room_for_loads,
+            load=self._load,
+            give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
         )
-
-    def _result_text(
-        self, loaded: Sequence[str], already: Sequence[str], lines: list[str], notes: Sequence[str]
-    ) -> str:
-        out: list[str] = []
-        if loaded:
-            out.append("Loaded, callable from your next step:")
-            out.extend(f"- {tool_line(self.registry.get(n))}" for n in loaded)
-        if already:
-            out.append("Already in your tool list:")
-            out.extend(f"- {tool_line(self.registry.get(n))}" for n in already)
-        out.extend(lines)
-        out.extend(f"Note: {n}." for n in notes)
-        out.append("ToolSearch loads tools only: skills, documents and other things are not tools.")
-        return "\n".join(out)
 
     # -- events ------------------------------------------------------------------------------
 
