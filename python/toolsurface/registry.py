@@ -10,7 +10,7 @@ import functools
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -29,8 +29,8 @@ from toolsurface.models import (
     tool_from_mapping,
 )
 from toolsurface.retrieval.backend import Backend, IndexLike, Searcher, backend
-from toolsurface.retrieval.field_texts import tool_fields
-from toolsurface.retrieval.fields import FIELD_MAX_CHARS, FIELD_NAMES, clean_text
+from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
+from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from toolsurface.retrieval.resources import default_lexicon_entries
 
@@ -73,29 +73,6 @@ class IToolRetriever(Protocol):
     def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
         """Rank up to ``k`` of ``names`` for ``query``, best first; none to decline."""
         ...
-
-
-FieldTexts = tuple[str, str, str, str, str]
-
-
-def _fields_function(engine: Backend) -> Callable[[Tool], FieldTexts]:
-    """``tool_fields`` as ``engine`` makes it, through the native core's pass where it can.
-
-    The native ``tool_fields`` gives the same texts in one Rust pass, or declines what needs
-    Python (subclasses, non-dict mappings, lone surrogates, long fields, rare characters at a
-    sentence's end): those take the Python reference.
-    """
-    walk = engine.fields_walk
-    if walk is None:
-        return tool_fields
-
-    def fields(tool: Tool) -> FieldTexts:
-        texts: FieldTexts | None = walk(
-            tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
-        )
-        return texts if texts is not None else tool_fields(tool)
-
-    return fields
 
 
 @dataclass
@@ -152,7 +129,7 @@ class ToolRegistry:
         fusion: FusionSettings | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
-        self._tool_fields = _fields_function(self._backend)
+        self._tool_fields = self._backend.fields
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
