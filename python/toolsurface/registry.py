@@ -6,12 +6,9 @@ the tools change; a search sees one whole generation, never half of one.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
@@ -28,7 +25,8 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
-from toolsurface.retrieval.backend import Backend, IndexLike, Searcher, backend
+from toolsurface.retrieval.backend import Backend, Searcher, backend
+from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
@@ -48,7 +46,6 @@ _log = logging.getLogger("toolsurface")
 QUERY_MAX_CHARS = 4096
 #: How many lexical hits a host ranker's ranking is fused with, at the least.
 FUSION_DEPTH = 50
-_FILTER_CACHE = 16
 _SEARCHER_CACHE = 8
 
 
@@ -73,42 +70,6 @@ class IToolRetriever(Protocol):
     def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
         """Rank up to ``k`` of ``names`` for ``query``, best first; none to decline."""
         ...
-
-
-@dataclass
-class _Built:
-    """The index of one catalogue generation."""
-
-    generation: int
-    names: list[str]
-    index: IndexLike
-    filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
-    # Bound searches by settings object (kept alive here, so an id is not reused).
-    searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @functools.cached_property
-    def ids(self) -> dict[str, int]:
-        """Name -> id, made at its first use.
-
-        Filters, fusion over the whole catalogue and explanations use it; plain searches
-        never do, and at 100,000 tools it was a twentieth of the build.
-        """
-        return dict(zip(self.names, range(len(self.names))))
-
-    def filter_for(self, admitted: Collection[str]) -> Any:
-        key = frozenset(admitted)
-        with self.lock:
-            found = self.filters.get(key)
-            if found is not None:
-                self.filters.move_to_end(key)
-                return found
-        made = self.index.make_filter(sorted(self.ids[n] for n in key if n in self.ids))
-        with self.lock:
-            self.filters[key] = made
-            while len(self.filters) > _FILTER_CACHE:
-                self.filters.popitem(last=False)
-        return made
 
 
 class ToolRegistry:
