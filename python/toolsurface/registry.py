@@ -258,6 +258,17 @@ class ToolRegistry:
         ``dynamic=True`` marks membership the host does not write (an MCP server's tools).
         The catalogue generation does not move: groups shape what is held back, not what
         is registered.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ... ])
+        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
+        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
+        ('fs', None)
+        >>> fs.load, registry.groups_version
+        ('auto', 1)
         """
         try:
             group = ToolGroup(name=name, prefix=prefix, dynamic=dynamic, load=load, rules=rules)
@@ -374,6 +385,19 @@ class ToolRegistry:
         ``fusion`` (default: the registry's) says. Fused hits score ``sum weight / (k +
         rank)``; when every retriever declines (no names) or fails, the lexical hits are
         served as they are.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="fs__write_file", description="Write text to a file on disk."),
+        ... ])
+        >>> [hit.name for hit in registry.search("post a message to the team channel")]
+        ['slack__send_message']
+        >>> [hit.name for hit in registry.search("прочитай файл", k=1)]
+        ['fs__read_file']
+        >>> [hit.name for hit in registry.search("read a file", admitted={"fs__write_file"})]
+        ['fs__write_file']
         """
         fast = self._fast
         if (

@@ -156,7 +156,32 @@ class ToolSurface:
         self._rules.compacted()
 
     def snapshot(self) -> SurfaceSnapshot:
-        """What the next request depends on, versioned and JSON-serialisable."""
+        """What the next request depends on, versioned and JSON-serialisable.
+
+        The round trip: a snapshot taken as JSON, restored into a new surface over the same
+        registry, gives the same next request, bytes and all (see :meth:`restore`).
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.plan()
+        >>> _ = surface.tool_search({"select": ["github__create_issue"]})
+        >>> saved = surface.snapshot().to_json()
+        >>> again = ToolSurface(registry)
+        >>> again.restore(saved)
+        []
+        >>> mine, theirs = surface.plan(), again.plan()
+        >>> theirs.names == mine.names and theirs.catalogue == mine.catalogue
+        True
+        >>> again.session_id, again.discovered_tool_names()
+        ('doc', ['github__create_issue'])
+        """
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         return SurfaceSnapshot(
@@ -187,6 +212,24 @@ class ToolSurface:
         :class:`~toolsurface.snapshot.SnapshotError` naming the field and leaves the surface
         as it was). A loaded tool or group that no longer exists is dropped with a warning
         in the log; the dropped names are returned. Restored held-back groups are a floor.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.tool_search({"group": "github"})
+        >>> saved = surface.snapshot().to_json()
+        >>> _ = registry.unregister("github__list_issues")
+        >>> again = ToolSurface(registry)
+        >>> again.restore(saved)
+        []
+        >>> again.loaded_tool_group_names(), again.plan().names
+        (['github'], ('fs__read_file', 'ToolSearch', 'github__create_issue'))
         """
         snap = parse_snapshot(snapshot)
         kept: list[LoadedRow] = []
@@ -288,7 +331,29 @@ class ToolSurface:
     # -- the request -----------------------------------------------------------------------
 
     def plan(self, *, user_message: str | None = None) -> RequestPlan:
-        """The next request's tools (base, then loads in discovery order) and catalogue."""
+        """The next request's tools (base, then loads in discovery order) and catalogue.
+
+        A lazy group is held back while a discovery tool is live; the catalogue names it.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> plan = surface.plan()
+        >>> plan.names, plan.sources
+        (('fs__read_file', 'ToolSearch'), ('base', 'discovery'))
+        >>> plan.held_back
+        ('github',)
+        >>> plan.catalogue.splitlines()[-2]
+        '- github: github__create_issue, github__list_issues'
+        >>> [d["name"] for d in plan.definitions()] == list(plan.names)
+        True
+        """
         d = self._decide()
         reg = self.registry
         if self._seed_tools or self._seed_groups:
@@ -510,6 +575,31 @@ class ToolSurface:
 
         Admission reads the run and returns the effects of its verdicts (blind loads, rules
         given, uses, events); they are applied here, in the order admission made them.
+
+        A held-back tool called by its exact name runs (blind) and is loaded; a name that
+        does not exist is refused with the nearest names.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> from toolsurface.dispatch import ToolCall
+        >>> _ = surface.plan()
+        >>> verdicts = surface.admit([
+        ...     ToolCall("github__list_issues", {}, id="1"),
+        ...     ToolCall("fs__raed_file", {"path": "a.txt"}, id="2"),
+        ... ])
+        >>> [(v.action, v.blind, v.not_run) for v in verdicts]
+        [('run', True, ''), ('refuse', False, 'unknown')]
+        >>> print(verdicts[1].message)
+        Unknown tool 'fs__raed_file': no such tool is available to you. Closest: fs__read_file.
+        >>> surface.discovered_tool_names()
+        ['github__list_issues']
         """
         reg = self.registry
         run = Admission(
@@ -547,6 +637,30 @@ class ToolSurface:
 
         Only what the live policy and allowlist admit is searched, loaded or named; "already
         in your tool list" is judged against the request this surface last planned.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.plan()
+        >>> result = surface.tool_search({"select": ["github__create_issue", "fs__read_file"]})
+        >>> result.loaded, result.already_listed
+        (('github__create_issue',), ('fs__read_file',))
+        >>> print(result.text)
+        Loaded, callable from your next step:
+        - github__create_issue() — Create an issue in a repo.
+        Already in your tool list:
+        - fs__read_file() — Read a file from disk.
+        ToolSearch loads tools only: skills, documents and other things are not tools.
+        >>> surface.plan().names
+        ('fs__read_file', 'ToolSearch', 'github__create_issue')
+        >>> surface.tool_search({"query": "list the issues"}).loaded
+        ('github__list_issues',)
         """
         request = parse_tool_search_arguments(arguments)
         if request.empty:
