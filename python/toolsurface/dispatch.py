@@ -5,6 +5,11 @@ and then emit the same call a thousand times. Each call gets a verdict, in the o
 model asked: run it, refuse it with a message (so every call keeps a result and the next
 request stays valid), or give the group's rules first. A tool the run may not call is never
 revealed: it is answered exactly like a name that does not exist.
+
+Admission changes nothing: :func:`admit` reads an :class:`Admission` (what the run admits
+and advertised, the rules given) and returns the verdicts with their effects (load a tool or
+a group, mark rules given, note a use, emit an event), which ``ToolSurface.admit`` applies
+in order. So this module needs nothing of the surface.
 """
 
 from __future__ import annotations

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Collection
 
-__all__ = ["Policy"]
+__all__ = ["Policy", "admits"]
+
+_log = logging.getLogger("toolsurface.surface")
 
 #: Which tools a run may call: names, a predicate, or ``None`` for every registered tool.
 Policy = Collection[str] | Callable[[str], bool] | None
@@ -30,3 +33,19 @@ def _check_policy(policy: Policy) -> Policy:
     if policy is None or callable(policy):
         return policy
     return _names(policy, "policy")
+
+
+def admits(policy: Policy, allowlist: Collection[str] | None, name: str) -> bool:
+    """Whether ``policy`` and ``allowlist`` admit ``name`` (registered or not: not checked)."""
+    if allowlist is not None and name not in allowlist:
+        return False
+    if policy is None:
+        return True
+    try:
+        if callable(policy):
+            return bool(policy(name))
+        return name in policy
+    except Exception:
+        # A policy that cannot be read admits nothing: fail closed, never open.
+        _log.exception("toolsurface: the run's policy failed on %r; not admitted", name)
+        return False

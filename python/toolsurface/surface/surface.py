@@ -31,16 +31,16 @@ from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
-from toolsurface.rules import RulesLedger, mark_for, mark_notice, render_rules
+from toolsurface.rules import RulesLedger, mark_for
 from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
-from toolsurface.surface.deferral import Decision, decide, held_members
+from toolsurface.surface.deferral import Decision, decide
 from toolsurface.surface.events import Event
-from toolsurface.surface.held_back import HeldGroup, render_catalogue
+from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
-from toolsurface.surface.plan import RequestPlan, Source
-from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none
+from toolsurface.surface.plan import RequestPlan, list_tools
+from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.search import ToolSearchResult, answer_tool_search
-from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
@@ -121,21 +121,7 @@ class ToolSurface:
 
     def admits(self, name: str) -> bool:
         """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
-        if name not in self.registry:
-            return False
-        if self._allowlist is not None and name not in self._allowlist:
-            return False
-        policy = self._policy
-        if policy is None:
-            return True
-        try:
-            if callable(policy):
-                return bool(policy(name))
-            return name in policy
-        except Exception:
-            # A policy that cannot be read admits nothing: fail closed, never open.
-            _log.exception("toolsurface: the run's policy failed on %r; not admitted", name)
-            return False
+        return name in self.registry and admits(self._policy, self._allowlist, name)
 
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
@@ -363,56 +349,16 @@ class ToolSurface:
             # surface goes on with its run and keeps the snapshot's next request.
             self._started = True
             self._evict("start")
-        held_tools = held_members(d)
-        base_names = [n for n in d.admitted if n not in held_tools]
-        show_discovery = d.discovery and bool(d.held)
-        if self.discovery_tool in base_names:
-            base_names.remove(self.discovery_tool)
-        if not d.members and not show_discovery:
-            # No group, so nothing held: the list the host would send without the library,
-            # in the host's own order.
-            position = {n: i for i, n in enumerate(reg.registration_order())}
-            base_names.sort(key=lambda n: position.get(n, len(position)))
-        limit = self.limits.max_advertised_tools
-        reasons = list(d.reasons)
-        room = None if limit is None else limit - (1 if show_discovery else 0)
-        if room is not None and len(base_names) > room:
-            base_names, dropped = self._drop_over_limit(base_names, max(room, 0))
-            reasons.append(
-                f"over the provider's limit of {limit} tools with nothing to hold back: "
-                f"left off {', '.join(dropped)}"
-            )
-            self.emit("tools_dropped", {"names": dropped, "limit": limit})
-        sources: list[Source] = []
-        names: list[str] = []
-        clipped = self._clip(base_names, user_message)
-        for n in base_names:
-            if n in clipped:
-                continue
-            names.append(n)
-            if self._is_pinned(n):
-                sources.append("pinned")
-            else:
-                sources.append("clip" if clipped else "base")
-        if show_discovery and self.discovery_tool:
-            names.append(self.discovery_tool)
-            sources.append("discovery")
-        listed = set(names)
-        loaded_names: list[tuple[str, LoadedEntry]] = []
-        for entry in self._run.entries():
-            for n in entry_tools(entry, d, reg.group_of):
-                if n not in listed:
-                    listed.add(n)
-                    loaded_names.append((n, entry))
-        if limit is not None and len(names) + len(loaded_names) > limit:
-            loaded_names = self._fit_loads(loaded_names, limit - len(names))
-        for n, _ in loaded_names:
-            names.append(n)
-            sources.append("loaded")
-        held_view = [
-            HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
-            for g in sorted(d.held)
-        ]
+        names, sources, reasons = list_tools(
+            d,
+            registry=reg,
+            limits=self.limits,
+            discovery_tool=self.discovery_tool,
+            pinned=self.pinned,
+            entries=self._run.entries(),
+            user_message=user_message,
+            emit=self.emit,
+        )
         with_rules = self._rules.settle(
             (d.admitted, d.held),
             shown=lambda: (
@@ -422,15 +368,13 @@ class ToolSurface:
             on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
             rules_of=self.rules_of,
         )
-        catalogue = render_catalogue(
-            held_view,
-            discovery_tool=self.discovery_tool if d.discovery else None,
-            rules=[
-                (g, render_rules(g, self.rules_of(g) or "", self.mark))
-                for g in with_rules
-                if self.rules_of(g)
-            ],
-            mark_note=mark_notice(self.mark) if self._any_rules(d) else "",
+        catalogue = catalogue_block(
+            d,
+            registry=reg,
+            discovery_tool=self.discovery_tool,
+            with_rules=with_rules,
+            rules_of=self.rules_of,
+            mark=self.mark,
         )
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
@@ -460,47 +404,6 @@ class ToolSurface:
             return self.registry.group(group).rules
         except KeyError:
             return None
-
-    def _any_rules(self, d: Decision) -> bool:
-        groups = {self.registry.group_of(n) for n in d.admitted}
-        return any(g is not None and self.rules_of(g) for g in groups)
-
-    def _is_pinned(self, name: str) -> bool:
-        """Pinned by the run or marked ``always_load`` by the host: never clipped or dropped."""
-        return name in self.pinned or self.registry.get(name).always_load
-
-    def _drop_over_limit(self, base: list[str], room: int) -> tuple[list[str], list[str]]:
-        """Keep ``room`` base tools, pinned ones first, in name order; and the rest."""
-        ranked = sorted(base, key=lambda n: not self._is_pinned(n))
-        keep = set(ranked[:room])
-        return [n for n in base if n in keep], [n for n in base if n not in keep]
-
-    def _fit_loads(
-        self, loaded: list[tuple[str, LoadedEntry]], room: int
-    ) -> list[tuple[str, LoadedEntry]]:
-        """Leave the least recently used loads off this request (they stay loaded)."""
-        if room <= 0:
-            return []
-        by_recency = sorted({id(e): e for _, e in loaded}.values(), key=lambda e: -e.last_use)
-        keep: set[str] = set()
-        total = 0
-        for entry in by_recency:
-            tools = [n for n, e in loaded if e is entry]
-            if total + len(tools) <= room:
-                keep.add(entry.key)
-                total += len(tools)
-        return [(n, e) for n, e in loaded if e.key in keep]
-
-    def _clip(self, base: list[str], message: str | None) -> set[str]:
-        """The opt-in per-message clip: names to leave off (never pinned ones)."""
-        k = self.limits.retrieval_top_k
-        if not k or message is None:
-            return set()
-        unpinned = [n for n in base if not self._is_pinned(n)]
-        if len(unpinned) <= k:
-            return set()
-        keep = {h.name for h in self.registry.search(message, k=k, admitted=unpinned)}
-        return {n for n in unpinned if n not in keep}
 
     # -- discovery ----------------------------------------------------------------------------
 
