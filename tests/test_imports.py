@@ -77,3 +77,12 @@ def test_every_module_imports_alone() -> None:
 def test_every_module_imports_alone_with_an_empty_package_init(blank_copy: Path) -> None:
     failed = _import_each(blank_copy, MODULES)
     assert not failed, "\n\n".join(f"{m}:\n{e}" for m, e in failed.items())
+
+
+def test_no_module_is_over_600_lines() -> None:
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in PACKAGE.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert not long, f"split these modules (issue 19's limit is 600 lines): {long}"
