@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolsurface._engine import engine
+from toolsurface._text import safe_text
 from toolsurface._version import __version__
 from toolsurface.catalogue import demo_catalogue, load_catalogue
 from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 from toolsurface.retrieval.fields import split_description
-from toolsurface.tools.toolsearch import safe_text
 
 __all__ = ["main"]
 

@@ -5,23 +5,41 @@ and then emit the same call a thousand times. Each call gets a verdict, in the o
 model asked: run it, refuse it with a message (so every call keeps a result and the next
 request stays valid), or give the group's rules first. A tool the run may not call is never
 revealed: it is answered exactly like a name that does not exist.
+
+Admission changes nothing: :func:`admit` reads an :class:`Admission` (what the run admits
+and advertised, the rules given) and returns the verdicts with their effects (load a tool or
+a group, mark rules given, note a use, emit an event), which ``ToolSurface.admit`` applies
+in order. So this module needs nothing of the surface.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from toolsurface.surface.rules import render_rules
-from toolsurface.tools.toolsearch import nearest_names, safe_text, tool_line
+from toolsurface._text import nearest_names, safe_text, tool_line
+from toolsurface.models import Tool
+from toolsurface.rules import render_rules
 
-if TYPE_CHECKING:
-    from toolsurface.surface.surface import ToolSurface
-
-__all__ = ["ARGUMENT_ERRORS", "ToolCall", "Verdict", "admit_calls", "failure_text"]
+__all__ = [
+    "ARGUMENT_ERRORS",
+    "Admission",
+    "Admitted",
+    "Effect",
+    "Emit",
+    "GiveRules",
+    "LoadGroup",
+    "LoadTool",
+    "NoteUse",
+    "ToolCall",
+    "Verdict",
+    "admit",
+    "admit_calls",
+    "failure_text",
+]
 
 #: Exceptions that say a call's arguments were wrong.
 ARGUMENT_ERRORS: tuple[type[BaseException], ...] = (
@@ -64,7 +82,87 @@ class Verdict:
         return self.action != "run"
 
 
-def _unknown(surface: ToolSurface, call: ToolCall, admitted: Sequence[str]) -> Verdict:
+@dataclass(frozen=True)
+class LoadTool:
+    """Effect: load a tool the model called blind (not in the request)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class LoadGroup:
+    """Effect: load a whole group, because the model called one of its tools blind."""
+
+    group: str
+
+
+@dataclass(frozen=True)
+class GiveRules:
+    """Effect: the model has now been given a group's rules."""
+
+    group: str
+
+
+@dataclass(frozen=True)
+class NoteUse:
+    """Effect: a call of ``name`` runs; its loaded entry's last use moves."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Effect: report an event to the host."""
+
+    kind: str
+    data: dict[str, Any]
+
+
+#: What admitting a message changes, applied by the surface in this order.
+Effect = LoadTool | LoadGroup | GiveRules | NoteUse | Emit
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What admission reads of a run: it never writes to it (see :class:`Effect`)."""
+
+    #: The names the run may call, in name order.
+    admitted: Sequence[str]
+    #: The names of the request the run planned last.
+    advertised: Collection[str]
+    #: Groups whose rules the model had been given before this message.
+    rules_given: Collection[str]
+    #: Calls run per message at most (0: no cap).
+    cap: int
+    #: The run's mark (see toolsurface.surface.rules).
+    mark: str
+    group_of: Callable[[str], str | None]
+    rules_of: Callable[[str], str | None]
+    tool: Callable[[str], Tool]
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The verdicts of one message, in the order the model asked, and their effects."""
+
+    verdicts: list[Verdict]
+    effects: list[Effect] = field(default_factory=list)
+
+
+class _Registry(Protocol):
+    def get(self, name: str) -> Tool: ...
+
+
+class _Surface(Protocol):
+    """What ``admit_calls`` and ``failure_text`` need of a surface (a ToolSurface)."""
+
+    @property
+    def registry(self) -> _Registry: ...
+    def admits(self, name: str) -> bool: ...
+    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]: ...
+
+
+def _unknown(call: ToolCall, admitted: Sequence[str]) -> Verdict:
     asked = call.name if isinstance(call.name, str) else ""
     near = nearest_names(asked, admitted)
     text = f"Unknown tool {safe_text(asked, 128)!r}: no such tool is available to you."
@@ -73,13 +171,17 @@ def _unknown(surface: ToolSurface, call: ToolCall, admitted: Sequence[str]) -> V
     return Verdict(call, "refuse", text, not_run="unknown")
 
 
-def admit_calls(surface: ToolSurface, calls: Sequence[ToolCall]) -> list[Verdict]:
-    """Verdicts for the calls of one model message, in the order the model asked."""
-    cap = surface.limits.max_tool_calls_per_turn
-    advertised = set(surface.last_plan_names())
-    admitted = [n for n in surface.registry.names() if surface.admits(n)]
+def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
+    """Verdicts for the calls of one model message, and the effects to apply, in order.
+
+    Nothing here changes the run: loads, rules given, uses and events come back as
+    effects, which the surface applies in order (see ToolSurface.admit).
+    """
+    cap = run.cap
+    admitted = list(run.admitted)
     admitted_set = set(admitted)
     verdicts: list[Verdict] = []
+    effects: list[Effect] = []
     capped = 0
     # Groups whose rules this message handed out: the model wrote its other calls before it
     # saw them, so the rules count as given only from the next message on.
@@ -99,41 +201,54 @@ def admit_calls(surface: ToolSurface, calls: Sequence[ToolCall]) -> list[Verdict
             continue
         name = call.name
         if not isinstance(name, str) or name not in admitted_set:
-            verdicts.append(_unknown(surface, call, admitted))
+            verdicts.append(_unknown(call, admitted))
             continue
-        blind = name not in advertised
-        group = surface.registry.group_of(name)
-        rules = surface.rules_of(group) if group is not None else None
+        blind = name not in run.advertised
+        group = run.group_of(name)
+        rules = run.rules_of(group) if group is not None else None
         if blind and group is not None and rules and group in ruled_now:
             verdicts.append(_after_rules(call, group))
             continue
-        if blind and group is not None and rules and group not in surface.rules_given():
+        if blind and group is not None and rules and group not in run.rules_given:
             ruled_now.add(group)
-            verdicts.append(_rules_first(surface, call, group, rules, admitted))
+            effects += [LoadGroup(group), GiveRules(group)]
+            verdicts.append(_rules_first(run, call, group, rules, admitted))
             continue
         if blind:
-            surface.emit("tool_unadvertised_call", {"name": name, "id": call.id})
-            surface.load_blind(name)
-        surface.note_tool_used(name)
+            effects.append(Emit("tool_unadvertised_call", {"name": name, "id": call.id}))
+            effects.append(LoadTool(name))
+        effects.append(NoteUse(name))
         verdicts.append(Verdict(call, "run", blind=blind))
     if capped:
-        surface.emit("tool_calls_capped", {"refused": capped, "cap": cap, "asked": len(calls)})
-    return verdicts
+        effects.append(
+            Emit("tool_calls_capped", {"refused": capped, "cap": cap, "asked": len(calls)})
+        )
+    return Admitted(verdicts, effects)
+
+
+def admit_calls(surface: _Surface, calls: Sequence[ToolCall]) -> list[Verdict]:
+    """Verdicts for the calls of one model message, in order: ``surface.admit(calls)``.
+
+    Kept for hosts that called it before :meth:`ToolSurface.admit` existed; the surface
+    admits and applies the effects.
+    """
+    return surface.admit(calls)
 
 
 def _rules_first(
-    surface: ToolSurface, call: ToolCall, group: str, rules: str, admitted: Sequence[str]
+    run: Admission, call: ToolCall, group: str, rules: str, admitted: Sequence[str]
 ) -> Verdict:
-    """Load the whole group, give its rules, name its other tools and the called tool's line."""
-    surface.load_group_blind(group)
-    surface.mark_rules_given(group)
-    members = [n for n in admitted if surface.registry.group_of(n) == group]
+    """Give the group's rules, name its other tools and the called tool's line.
+
+    The caller adds the effects: the whole group loaded, its rules given.
+    """
+    members = [n for n in admitted if run.group_of(n) == group]
     others = [n for n in members if n != call.name]
-    tool = surface.registry.get(call.name)
+    tool = run.tool(call.name)
     lines = [
         f"Not run yet: {call.name} belongs to the group {group}, whose rules come first. "
         f"The whole group is now in your tool list; call {call.name} again after reading them.",
-        render_rules(group, rules, surface.mark),
+        render_rules(group, rules, run.mark),
     ]
     if others:
         lines.append(f"The group's other tools: {', '.join(others)}.")
@@ -151,7 +266,7 @@ def _after_rules(call: ToolCall, group: str) -> Verdict:
 
 
 def failure_text(
-    surface: ToolSurface,
+    surface: _Surface,
     verdict: Verdict,
     error: BaseException | str,
     *,

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolsurface._text import nearest_names
 from toolsurface.errors import CatalogueFormatError
-from toolsurface.tools.toolsearch import nearest_names
 
 __all__ = [
     "CUTOFFS",

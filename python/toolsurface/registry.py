@@ -6,12 +6,9 @@ the tools change; a search sees one whole generation, never half of one.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
@@ -28,18 +25,20 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
-from toolsurface.retrieval.backend import Backend, IndexLike, Searcher, backend
-from toolsurface.retrieval.fields import (
-    FIELD_MAX_CHARS,
-    FIELD_NAMES,
-    clean_text,
-    schema_texts,
-    split_description,
-)
+from toolsurface.retrieval.backend import Backend, Searcher, backend
+from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
+from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from toolsurface.retrieval.resources import default_lexicon_entries
 
-__all__ = ["DEFAULT_LEXICON", "QUERY_MAX_CHARS", "IToolRetriever", "ToolRegistry"]
+__all__ = [
+    "DEFAULT_LEXICON",
+    "QUERY_MAX_CHARS",
+    "IToolRetriever",
+    "ToolRegistry",
+    "tool_fields",
+]
 
 _log = logging.getLogger("toolsurface")
 
@@ -47,7 +46,6 @@ _log = logging.getLogger("toolsurface")
 QUERY_MAX_CHARS = 4096
 #: How many lexical hits a host ranker's ranking is fused with, at the least.
 FUSION_DEPTH = 50
-_FILTER_CACHE = 16
 _SEARCHER_CACHE = 8
 
 
@@ -74,92 +72,6 @@ class IToolRetriever(Protocol):
         ...
 
 
-FieldTexts = tuple[str, str, str, str, str]
-
-
-def tool_fields(tool: Tool) -> FieldTexts:
-    """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
-    summary, body = split_description(tool.description)
-    params, enums = schema_texts(tool.input_schema)
-    if enums:  # the parameters' enum values are searched with the body (docs/analysis.md)
-        body = f"{body}\n{enums}" if body else enums
-    name, hint = tool.name, tool.search_hint
-    texts: FieldTexts = (
-        clean_text(name),
-        clean_text(hint),
-        clean_text(summary),
-        clean_text(body),
-        clean_text(params),
-    )
-    if max(map(len, texts)) > FIELD_MAX_CHARS:
-        cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
-        _log.warning(
-            "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
-            tool.name,
-            ", ".join(cut),
-            FIELD_MAX_CHARS,
-        )
-        m = FIELD_MAX_CHARS
-        texts = (texts[0][:m], texts[1][:m], texts[2][:m], texts[3][:m], texts[4][:m])
-    return texts
-
-
-def _fields_function(engine: Backend) -> Callable[[Tool], FieldTexts]:
-    """``tool_fields`` as ``engine`` makes it, through the native core's pass where it can.
-
-    The native ``tool_fields`` gives the same texts in one Rust pass, or declines what needs
-    Python (subclasses, non-dict mappings, lone surrogates, long fields, rare characters at a
-    sentence's end): those take the Python reference.
-    """
-    walk = engine.fields_walk
-    if walk is None:
-        return tool_fields
-
-    def fields(tool: Tool) -> FieldTexts:
-        texts: FieldTexts | None = walk(
-            tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
-        )
-        return texts if texts is not None else tool_fields(tool)
-
-    return fields
-
-
-@dataclass
-class _Built:
-    """The index of one catalogue generation."""
-
-    generation: int
-    names: list[str]
-    index: IndexLike
-    filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
-    # Bound searches by settings object (kept alive here, so an id is not reused).
-    searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @functools.cached_property
-    def ids(self) -> dict[str, int]:
-        """Name -> id, made at its first use.
-
-        Filters, fusion over the whole catalogue and explanations use it; plain searches
-        never do, and at 100,000 tools it was a twentieth of the build.
-        """
-        return dict(zip(self.names, range(len(self.names))))
-
-    def filter_for(self, admitted: Collection[str]) -> Any:
-        key = frozenset(admitted)
-        with self.lock:
-            found = self.filters.get(key)
-            if found is not None:
-                self.filters.move_to_end(key)
-                return found
-        made = self.index.make_filter(sorted(self.ids[n] for n in key if n in self.ids))
-        with self.lock:
-            self.filters[key] = made
-            while len(self.filters) > _FILTER_CACHE:
-                self.filters.popitem(last=False)
-        return made
-
-
 class ToolRegistry:
     """Tools by name, a generation that moves when they change, and lexical search.
 
@@ -178,7 +90,7 @@ class ToolRegistry:
         fusion: FusionSettings | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
-        self._tool_fields = _fields_function(self._backend)
+        self._tool_fields = self._backend.fields
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
@@ -346,6 +258,17 @@ class ToolRegistry:
         ``dynamic=True`` marks membership the host does not write (an MCP server's tools).
         The catalogue generation does not move: groups shape what is held back, not what
         is registered.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ... ])
+        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
+        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
+        ('fs', None)
+        >>> fs.load, registry.groups_version
+        ('auto', 1)
         """
         try:
             group = ToolGroup(name=name, prefix=prefix, dynamic=dynamic, load=load, rules=rules)
@@ -462,6 +385,19 @@ class ToolRegistry:
         ``fusion`` (default: the registry's) says. Fused hits score ``sum weight / (k +
         rank)``; when every retriever declines (no names) or fails, the lexical hits are
         served as they are.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="fs__write_file", description="Write text to a file on disk."),
+        ... ])
+        >>> [hit.name for hit in registry.search("post a message to the team channel")]
+        ['slack__send_message']
+        >>> [hit.name for hit in registry.search("прочитай файл", k=1)]
+        ['fs__read_file']
+        >>> [hit.name for hit in registry.search("read a file", admitted={"fs__write_file"})]
+        ['fs__write_file']
         """
         fast = self._fast
         if (

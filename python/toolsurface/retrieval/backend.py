@@ -1,27 +1,28 @@
-"""One face for both engines: build an analyser, a lexicon and an index of either kind.
+"""One face for both engines: the ``Backend`` protocol, with a native and a pure class.
 
-The pure classes mirror the native module's API, so everything above this module is
-engine-blind. Both engines can live in one process (the parity tests build both).
+The engine is chosen once, by :func:`backend`; the pure classes mirror the native module's
+API, so everything above this module is engine-blind. Both engines can live in one process
+(the parity tests build both).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
-from toolsurface.models import ScoringArgs, SearchHit
+from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval import pure
 from toolsurface.retrieval.analysis import Analyzer, CharTable
-from toolsurface.retrieval.fields import clean_text
+from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
+from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
-__all__ = ["Backend", "IndexLike", "Searcher", "backend"]
+__all__ = ["Backend", "IndexLike", "NativeBackend", "PureBackend", "Searcher", "backend"]
 
-FieldTexts = tuple[str, str, str, str, str]
 Hits = tuple[list[int], list[float], bool]
 
 
@@ -106,66 +107,153 @@ class _BoundSearch:
         return [self._hits(f) for f in found]
 
 
-@dataclass(frozen=True)
-class Backend:
-    """An engine's analyser and factories for its lexicons and indexes."""
+class Backend(Protocol):
+    """An engine: its analyser and factories for its lexicons, indexes and searches.
 
-    name: EngineName
-    analyzer: Any
-    #: The native core's ``tool_fields`` (field texts in one Rust pass, or ``None`` to leave
-    #: a tool to Python's ``registry.tool_fields``); ``None`` for the pure engine.
-    fields_walk: Any = None
-    #: The native core's ``sort_by_name`` (``None`` for the pure engine): see ``by_name``.
-    name_sort: Any = None
+    :class:`NativeBackend` and :class:`PureBackend` implement it; :func:`backend` picks one
+    once, and nothing above this module asks which engine it has.
+    """
+
+    @property
+    def name(self) -> EngineName: ...
+    @property
+    def analyzer(self) -> Any: ...
+    def tokens(self, text: str) -> list[str]:
+        """Index terms of ``text`` under this engine."""
+        ...
+
+    def fields(self, tool: Tool) -> FieldTexts:
+        """The five indexed field texts of ``tool`` (see ``field_texts.tool_fields``)."""
+        ...
 
     def by_name(
         self, names: list[str], fields: list[FieldTexts]
     ) -> tuple[list[str], list[FieldTexts]]:
-        """``names`` and their ``fields`` in name order, the order of an index's ids.
-
-        The native sort orders copies of the names in one buffer: at 100,000 tools,
-        ``sorted`` and a lookup per name wait on memory for about 120 ms of the build.
-        """
-        if self.name_sort is not None:
-            done: tuple[list[str], list[FieldTexts]] | None = self.name_sort(names, fields)
-            if done is not None:
-                return done
-        order = sorted(range(len(names)), key=names.__getitem__)
-        return [names[i] for i in order], [fields[i] for i in order]
-
-    def tokens(self, text: str) -> list[str]:
-        """Index terms of ``text`` under this engine."""
-        return list(self.analyzer.tokens(text))
+        """``names`` and their ``fields`` in name order, the order of an index's ids."""
+        ...
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         """A compiled lexicon for this engine."""
-        items = [(str(s), str(t)) for s, t in entries]
-        if self.name == "native":
-            return _native_or_raise().Lexicon(self.analyzer, items)
-        return pure.PureLexicon(self.analyzer, items)
+        ...
 
     def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
         """An index of the given documents (ids are positions in ``names``)."""
-        if self.name == "native":
-            idx: IndexLike = _native_or_raise().Index(self.analyzer, list(names), list(fields))
-            return idx
-        return pure.PureIndex(self.analyzer, names, fields)
+        ...
 
     def searcher(
         self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
     ) -> Searcher:
         """``index`` bound to ``args`` and ``lexicon``, returning ``SearchHit`` lists.
 
-        The native one is built in Rust (one call per search, hits made there); the pure
-        one wraps ``index.search``. Queries must be clean text (see ``clean_text``).
+        Queries must be clean text (see ``clean_text``).
         """
-        if self.name == "native":
-            weights, b, k1, ew = args
-            bound: Searcher = index.searcher(  # type: ignore[attr-defined]
-                list(names), SearchHit, weights, b, k1, ew, lexicon
-            )
-            return bound
+        ...
+
+
+def _sorted_by_name(
+    names: list[str], fields: list[FieldTexts]
+) -> tuple[list[str], list[FieldTexts]]:
+    order = sorted(range(len(names)), key=names.__getitem__)
+    return [names[i] for i in order], [fields[i] for i in order]
+
+
+@dataclass(frozen=True)
+class PureBackend:
+    """The pure-Python engine (``retrieval/pure.py``): the reference."""
+
+    analyzer: Analyzer
+
+    @property
+    def name(self) -> EngineName:
+        return "pure"
+
+    def tokens(self, text: str) -> list[str]:
+        return list(self.analyzer.tokens(text))
+
+    def fields(self, tool: Tool) -> FieldTexts:
+        return tool_fields(tool)
+
+    def by_name(
+        self, names: list[str], fields: list[FieldTexts]
+    ) -> tuple[list[str], list[FieldTexts]]:
+        return _sorted_by_name(names, fields)
+
+    def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
+        return pure.PureLexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
+
+    def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
+        return pure.PureIndex(self.analyzer, names, fields)
+
+    def searcher(
+        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+    ) -> Searcher:
         return _BoundSearch(index, names, args, lexicon)
+
+
+@dataclass(frozen=True)
+class NativeBackend:
+    """The native (Rust) engine, ``toolsurface._native``."""
+
+    analyzer: Any
+    native: Any
+    #: The native core's ``tool_fields`` (field texts in one Rust pass, or ``None`` to leave
+    #: a tool to the Python reference); ``None`` when the module predates it.
+    fields_walk: Any = None
+    #: The native core's ``sort_by_name`` (``None`` when the module predates it).
+    name_sort: Any = None
+
+    @property
+    def name(self) -> EngineName:
+        return "native"
+
+    def tokens(self, text: str) -> list[str]:
+        return list(self.analyzer.tokens(text))
+
+    def fields(self, tool: Tool) -> FieldTexts:
+        """The Rust pass's texts, or the Python reference for what it declines.
+
+        It declines what needs Python (subclasses, non-dict mappings, lone surrogates, long
+        fields, rare characters at a sentence's end).
+        """
+        walk = self.fields_walk
+        if walk is not None:
+            texts: FieldTexts | None = walk(
+                tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
+            )
+            if texts is not None:
+                return texts
+        return tool_fields(tool)
+
+    def by_name(
+        self, names: list[str], fields: list[FieldTexts]
+    ) -> tuple[list[str], list[FieldTexts]]:
+        """The native sort orders copies of the names in one buffer.
+
+        At 100,000 tools, ``sorted`` and a lookup per name wait on memory for about 120 ms
+        of the build.
+        """
+        if self.name_sort is not None:
+            done: tuple[list[str], list[FieldTexts]] | None = self.name_sort(names, fields)
+            if done is not None:
+                return done
+        return _sorted_by_name(names, fields)
+
+    def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
+        return self.native.Lexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
+
+    def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
+        idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
+        return idx
+
+    def searcher(
+        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+    ) -> Searcher:
+        """Built in Rust: one call per search, the hits made there."""
+        weights, b, k1, ew = args
+        bound: Searcher = index.searcher(  # type: ignore[attr-defined]
+            list(names), SearchHit, weights, b, k1, ew, lexicon
+        )
+        return bound
 
 
 def _native_or_raise() -> Any:
@@ -181,20 +269,29 @@ def _native_or_raise() -> Any:
     return mod
 
 
+def _native_backend() -> NativeBackend:
+    native = _native_or_raise()
+    # A native module built before ``tool_fields`` or ``sort_by_name`` existed leaves that
+    # work to Python.
+    return NativeBackend(
+        analyzer=native.Analyzer(char_table_text(), list(stopwords())),
+        native=native,
+        fields_walk=getattr(native, "tool_fields", None),
+        name_sort=getattr(native, "sort_by_name", None),
+    )
+
+
+def _pure_backend() -> PureBackend:
+    return PureBackend(Analyzer(CharTable.parse(char_table_text()), stopwords()))
+
+
+_MAKERS: dict[str, Callable[[], Backend]] = {"native": _native_backend, "pure": _pure_backend}
+
+
 @functools.cache
 def backend(name: EngineName | None = None) -> Backend:
     """The backend of ``name``, or of the live engine when ``None``; built once."""
-    chosen: EngineName = name or engine()
-    if chosen == "native":
-        native = _native_or_raise()
-        # A native module built before ``tool_fields`` or ``sort_by_name`` existed leaves
-        # that work to Python.
-        walk = getattr(native, "tool_fields", None)
-        name_sort = getattr(native, "sort_by_name", None)
-        analyzer = native.Analyzer(char_table_text(), list(stopwords()))
-        return Backend(chosen, analyzer, walk, name_sort)
-    if chosen == "pure":
-        analyzer = Analyzer(CharTable.parse(char_table_text()), stopwords())
-    else:
+    make = _MAKERS.get(name or engine())
+    if make is None:
         raise ValueError(f"engine must be 'native' or 'pure', got {name!r}")
-    return Backend(chosen, analyzer)
+    return make()

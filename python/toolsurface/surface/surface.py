@@ -12,29 +12,36 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from toolsurface.dispatch import ToolCall, Verdict, admit_calls, failure_text
-from toolsurface.groups import LoadMode
-from toolsurface.models import Tool, copy_data
-from toolsurface.providers import name_problems, provider_spec, render_tools
-from toolsurface.registry import ToolRegistry
-from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
-from toolsurface.surface.catalogue import HeldGroup, render_catalogue
-from toolsurface.surface.rules import mark_for, mark_notice, render_rules
-from toolsurface.tools.toolsearch import (
-    TOOL_SEARCH_NAME,
-    nearest_names,
-    parse_tool_search_arguments,
-    safe_text,
-    tool_line,
+from toolsurface.dispatch import (
+    Admission,
+    GiveRules,
+    LoadGroup,
+    LoadTool,
+    NoteUse,
+    ToolCall,
+    Verdict,
+    admit,
+    failure_text,
 )
+from toolsurface.groups import LoadMode
+from toolsurface.models import Tool
+from toolsurface.providers import name_problems, provider_spec
+from toolsurface.registry import ToolRegistry
+from toolsurface.rules import RulesLedger, mark_for
+from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
+from toolsurface.surface.deferral import Decision, decide
+from toolsurface.surface.events import Event
+from toolsurface.surface.held_back import catalogue_block
+from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
+from toolsurface.surface.plan import RequestPlan, list_tools
+from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
+from toolsurface.surface.search import ToolSearchResult, answer_tool_search
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
+from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
     "DeferralMode",
@@ -50,174 +57,6 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolsurface.surface")
-
-DeferralMode = Literal["auto", "off"]
-LoadHow = Literal["search", "select", "group", "seed", "blind"]
-#: Which tools a run may call: names, a predicate, or ``None`` for every registered tool.
-Policy = Collection[str] | Callable[[str], bool] | None
-Source = Literal["base", "pinned", "loaded", "clip", "discovery"]
-
-
-def estimate_tokens(tool: Tool) -> int:
-    """Default estimate of a definition's tokens: its compact JSON's UTF-8 bytes over 4.
-
-    Four bytes a token is the usual rule of thumb for English JSON; Cyrillic text costs two
-    bytes a letter, so it counts double, as tokenisers roughly do. A host with the real
-    tokeniser passes its own estimator.
-    """
-    payload = {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    }
-    size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    return max(1, math.ceil(size / 4))
-
-
-class SurfaceLimits(BaseModel):
-    """The limits a request must respect, and the caps on what the run loads."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    window_tokens: int | None = Field(default=None, gt=0, description="The model's window.")
-    tool_definitions_ratio: float = Field(default=0.25, gt=0.0, le=1.0)
-    max_advertised_tools: int | None = Field(default=None, gt=0, description="Provider limit.")
-    max_loaded_entries: int = Field(default=64, ge=1, description="Loaded tools or groups.")
-    load_reserve: int = Field(default=8, ge=0, description="Slots kept free for loads.")
-    search_results: int = Field(default=8, ge=1, le=50)
-    search_loads: int = Field(default=3, ge=0, le=20)
-    retrieval_top_k: int = Field(default=0, ge=0, description="Per-message clip; 0 is off.")
-    max_tool_calls_per_turn: int = Field(default=64, ge=0, description="Per message; 0: none.")
-
-    @property
-    def token_budget(self) -> float:
-        """Tokens the tool definitions may take (infinite without a window)."""
-        if self.window_tokens is None:
-            return math.inf
-        return self.window_tokens * self.tool_definitions_ratio
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something the surface did, for the host's callback and for ``logging``."""
-
-    kind: str
-    data: dict[str, Any]
-
-
-@dataclass
-class LoadedEntry:
-    """A tool or a whole group the model loaded; a group counts as one entry under the cap."""
-
-    key: str
-    kind: Literal["tool", "group"]
-    name: str
-    how: LoadHow
-    order: int
-    last_use: int
-    called: bool = False
-
-
-@dataclass(frozen=True)
-class RequestPlan:
-    """What to send: the tools in order with the source of each, and the catalogue block."""
-
-    tools: tuple[Tool, ...]
-    sources: tuple[Source, ...]
-    catalogue: str
-    held_back: tuple[str, ...]
-    reasons: tuple[str, ...] = ()
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The advertised tool names, in order."""
-        return tuple(t.name for t in self.tools)
-
-    def definitions(self) -> list[dict[str, Any]]:
-        """Neutral definitions (name, description, input_schema): group data never leaves.
-
-        The schemas are copies: a host may edit its request (strict mode, say) without
-        changing the registered tool for every other session.
-        """
-        return [
-            {
-                "name": t.name,
-                "description": t.description,
-                "input_schema": _copy_out(t.input_schema),
-            }
-            for t in self.tools
-        ]
-
-    def render(self, provider: str) -> Any:
-        """The tools in a provider's request shape (copies); names it would refuse raise first."""
-        return _copy_out(render_tools(self.tools, provider))
-
-    def system_text(self, base: str = "") -> str:
-        """``base`` system text with the catalogue block after it (unchanged if none)."""
-        if not self.catalogue:
-            return base
-        return f"{base}\n\n{self.catalogue}" if base else self.catalogue
-
-
-@dataclass(frozen=True)
-class ToolSearchResult:
-    """ToolSearch's answer: the text for the model and what it loaded, as metadata."""
-
-    text: str
-    loaded: tuple[str, ...] = ()
-    already_listed: tuple[str, ...] = ()
-    groups: tuple[str, ...] = ()
-    refused: bool = False
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class _Decision:
-    key: tuple[int, int, int, int]
-    admitted: tuple[str, ...]
-    held: frozenset[str]
-    members: dict[str, tuple[str, ...]]
-    discovery: bool
-    reasons: tuple[str, ...]
-
-
-def _copy_out(value: Any) -> Any:
-    """A copy of definitions for the host, so its edits never reach the registry.
-
-    Past pickle's depth (the stack may be deeper than at registration) a JSON round trip
-    reaches further.
-    """
-    try:
-        return copy_data(value)
-    except ValueError:
-        return json.loads(json.dumps(value))
-
-
-def _names(value: Collection[str], what: str) -> frozenset[str]:
-    """A collection of tool names; a lone string is refused, not read as its characters."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Collection):
-        raise TypeError(f"{what} must be a collection of tool names, not {type(value).__name__}")
-    bad = [n for n in value if not isinstance(n, str)]
-    if bad:
-        raise TypeError(f"{what} must hold tool names (str), got {type(bad[0]).__name__}")
-    return frozenset(value)
-
-
-def _names_or_none(value: Collection[str] | None, what: str) -> frozenset[str] | None:
-    """:func:`_names`, or ``None`` for no allowlist."""
-    return None if value is None else _names(value, what)
-
-
-def _check_policy(policy: Policy) -> Policy:
-    """A policy is ``None``, a predicate, or a collection of names (never a lone string)."""
-    if policy is None or callable(policy):
-        return policy
-    return _names(policy, "policy")
-
-
-def _held_members(d: _Decision) -> set[str]:
-    """The tools of the groups the decision holds back."""
-    return {n for g in d.held for n in d.members.get(g, ())}
 
 
 class ToolSurface:
@@ -258,21 +97,16 @@ class ToolSurface:
         self._policy: Policy = _check_policy(policy)
         self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
-        self._decision: _Decision | None = None
+        self._decision: Decision | None = None
         self._held_floor: frozenset[str] = frozenset()
-        self._loaded: dict[str, LoadedEntry] = {}
-        self._clock = 0
-        self._order = 0
+        self._run = RunState()
         self._tokens: dict[str, tuple[Tool, int]] = {}
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
         if mark_key is not None and len(mark_key) < 16:
             raise ValueError("mark_key must be at least 16 bytes of secret")
         self.mark = mark_for(self.session_id, mark_key)
-        self._rules_given: set[str] = set()
-        self._catalogue_rules: tuple[str, ...] | None = None
-        self._rules_basis: tuple[tuple[str, ...], frozenset[str]] | None = None
-        self._reset_rules = True
+        self._rules = RulesLedger()
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
@@ -287,32 +121,11 @@ class ToolSurface:
 
     def admits(self, name: str) -> bool:
         """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
-        if name not in self.registry:
-            return False
-        if self._allowlist is not None and name not in self._allowlist:
-            return False
-        policy = self._policy
-        if policy is None:
-            return True
-        try:
-            if callable(policy):
-                return bool(policy(name))
-            return name in policy
-        except Exception:
-            # A policy that cannot be read admits nothing: fail closed, never open.
-            _log.exception("toolsurface: the run's policy failed on %r; not admitted", name)
-            return False
+        return name in self.registry and admits(self._policy, self._allowlist, name)
 
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
-        self._clock += 1
-        for entry in self._loaded.values():
-            if (entry.kind == "tool" and entry.name == name) or (
-                entry.kind == "group" and self.registry.group_of(name) == entry.name
-            ):
-                entry.last_use = self._clock
-                if entry.kind == "tool":
-                    entry.called = True
+        self._run.note_use(name, self.registry.group_of)
 
     def end_turn(self) -> None:
         """A turn boundary: a safe point to unload the least recently used over the cap."""
@@ -326,18 +139,42 @@ class ToolSurface:
         rules again when it comes back.
         """
         self._evict("compaction")
-        self._catalogue_rules = None
-        self._reset_rules = True
+        self._rules.compacted()
 
     def snapshot(self) -> SurfaceSnapshot:
-        """What the next request depends on, versioned and JSON-serialisable."""
+        """What the next request depends on, versioned and JSON-serialisable.
+
+        The round trip: a snapshot taken as JSON, restored into a new surface over the same
+        registry, gives the same next request, bytes and all (see :meth:`restore`).
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.plan()
+        >>> _ = surface.tool_search({"select": ["github__create_issue"]})
+        >>> saved = surface.snapshot().to_json()
+        >>> again = ToolSurface(registry)
+        >>> again.restore(saved)
+        []
+        >>> mine, theirs = surface.plan(), again.plan()
+        >>> theirs.names == mine.names and theirs.catalogue == mine.catalogue
+        True
+        >>> again.session_id, again.discovered_tool_names()
+        ('doc', ['github__create_issue'])
+        """
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         return SurfaceSnapshot(
             session_id=self.session_id,
             mark=self.mark,
-            clock=self._clock,
-            order=self._order,
+            clock=self._run.clock,
+            order=self._run.order,
             loaded=[
                 LoadedRow(
                     kind=e.kind,
@@ -350,8 +187,8 @@ class ToolSurface:
                 for e in self.loaded_entries()
             ],
             held_back=sorted(self._held_floor),
-            rules_given=sorted(self._rules_given),
-            catalogue_rules=None if self._catalogue_rules is None else list(self._catalogue_rules),
+            rules_given=sorted(self._rules.given),
+            catalogue_rules=None if self._rules.catalogue is None else list(self._rules.catalogue),
         )
 
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
@@ -361,6 +198,24 @@ class ToolSurface:
         :class:`~toolsurface.snapshot.SnapshotError` naming the field and leaves the surface
         as it was). A loaded tool or group that no longer exists is dropped with a warning
         in the log; the dropped names are returned. Restored held-back groups are a floor.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.tool_search({"group": "github"})
+        >>> saved = surface.snapshot().to_json()
+        >>> _ = registry.unregister("github__list_issues")
+        >>> again = ToolSurface(registry)
+        >>> again.restore(saved)
+        []
+        >>> again.loaded_tool_group_names(), again.plan().names
+        (['github'], ('fs__read_file', 'ToolSearch', 'github__create_issue'))
         """
         snap = parse_snapshot(snapshot)
         kept: list[LoadedRow] = []
@@ -376,22 +231,21 @@ class ToolSurface:
             _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
         self.session_id = snap.session_id
         self.mark = snap.mark
-        self._clock = snap.clock
-        self._order = snap.order
-        self._loaded = {
+        loaded = {
             f"{r.kind}:{r.name}": LoadedEntry(
                 f"{r.kind}:{r.name}", r.kind, r.name, r.how, r.order, r.last_use, r.called
             )
             for r in kept
         }
+        self._run = RunState(loaded, snap.clock, snap.order)
         self._held_floor = frozenset(snap.held_back)
         self._decision = None
-        self._rules_given = set(snap.rules_given)
-        self._catalogue_rules = (
-            None if snap.catalogue_rules is None else tuple(snap.catalogue_rules)
+        self._rules = RulesLedger(
+            given=set(snap.rules_given),
+            catalogue=None if snap.catalogue_rules is None else tuple(snap.catalogue_rules),
+            basis=None,
+            reset=snap.catalogue_rules is None,
         )
-        self._rules_basis = None
-        self._reset_rules = snap.catalogue_rules is None
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
@@ -409,12 +263,12 @@ class ToolSurface:
         self._seed_tools.extend(discovered_tools)
         self._seed_groups.extend(loaded_tool_groups)
 
-    def _apply_seeds(self, d: _Decision) -> None:
+    def _apply_seeds(self, d: Decision) -> None:
         admitted = set(d.admitted)
         for name in self._seed_tools:
             if name in admitted:
                 self._load("tool", name, "seed")
-                self._loaded[f"tool:{name}"].called = True
+                self._run.loaded[f"tool:{name}"].called = True
             else:
                 _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
         for group in self._seed_groups:
@@ -438,142 +292,54 @@ class ToolSurface:
         self._tokens[name] = (tool, tokens)
         return tokens
 
-    def _mode(self, group: str) -> LoadMode:
-        return self.load_modes.get(group) or self.registry.group(group).load
-
-    def _decide(self) -> _Decision:
+    def _decide(self) -> Decision:
         reg = self.registry
         key = (reg.generation, reg.groups_version, self._policy_version, 0)
         if self._decision is not None and self._decision.key == key:
             return self._decision
-        admitted = self._admitted()
-        discovery = bool(self.discovery_tool) and self.discovery_tool in admitted
-        members: dict[str, list[str]] = {}
-        free: list[str] = []
-        for name in admitted:
-            group = reg.group_of(name)
-            tool = reg.get(name)
-            if (
-                group is None
-                or name == self.discovery_tool
-                or tool.always_load
-                or name in self.pinned
-            ):
-                free.append(name)
-            else:
-                members.setdefault(group, []).append(name)
-        groups = {g: tuple(m) for g, m in members.items()}
-        held: set[str] = set()
-        reasons: list[str] = []
-        limit = self.limits.max_advertised_tools or math.inf
-        budget = self.limits.token_budget
-        if self.deferral_mode == "auto":
-            held |= {g for g in self._held_floor if g in groups}
-            if held:
-                reasons.append("held back earlier in the run: " + ", ".join(sorted(held)))
-            if discovery:
-                for g in sorted(groups):
-                    if g in held:
-                        continue
-                    spec = reg.group(g)
-                    mode = self._mode(g)
-                    if spec.dynamic and mode != "eager":
-                        held.add(g)
-                        reasons.append(f"{g}: a connected server's tools are held back")
-                    elif mode == "lazy":
-                        held.add(g)
-                        reasons.append(f"{g}: lazy group")
-            held = self._hold_for_limits(groups, free, held, discovery, limit, budget, reasons)
-        self._held_floor = frozenset(held)
-        last = self._decision
-        if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
-            admitted,
-            frozenset(held),
-            groups,
-            discovery,
-        ):
-            # A change this run cannot see: the decision stands, reasons and all.
-            last.key = key
-            return last
-        decision = _Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
+        decision = decide(
+            reg,
+            self._admitted(),
+            key=key,
+            limits=self.limits,
+            deferral_mode=self.deferral_mode,
+            discovery_tool=self.discovery_tool,
+            pinned=self.pinned,
+            load_modes=self.load_modes,
+            floor=self._held_floor,
+            last=self._decision,
+            tokens=self._tokens_of,
+        )
+        self._held_floor = decision.held
         self._decision = decision
         return decision
-
-    def _hold_for_limits(
-        self,
-        groups: dict[str, tuple[str, ...]],
-        free: list[str],
-        held: set[str],
-        discovery: bool,
-        limit: float,
-        budget: float,
-        reasons: list[str],
-    ) -> set[str]:
-        size = {g: sum(self._tokens_of(n) for n in m) for g, m in groups.items()}
-        # The discovery tool is sent only while something is held back: it counts then.
-        tool_search = self.discovery_tool if discovery else None
-        free_tokens = sum(self._tokens_of(n) for n in free if n != tool_search)
-        search_tokens = self._tokens_of(tool_search) if tool_search else 0
-        reserve = self.limits.load_reserve if discovery else 0
-
-        def count() -> int:
-            shown = len(free) - (1 if tool_search and not held else 0)
-            return shown + sum(len(m) for g, m in groups.items() if g not in held)
-
-        def tokens() -> int:
-            extra = search_tokens if held else 0
-            return free_tokens + extra + sum(size[g] for g in groups if g not in held)
-
-        def over_limit() -> bool:
-            return count() > limit
-
-        def over_reserve() -> bool:
-            # Room for the run's loads: best effort, never worth an eager group.
-            return bool(held) and count() + reserve > limit
-
-        def over_tokens() -> bool:
-            return discovery and tokens() > budget
-
-        while over_limit() or over_reserve() or over_tokens():
-            open_groups = [g for g in groups if g not in held]
-            eager = {g for g in open_groups if self._mode(g) == "eager"}
-            if not discovery:
-                # Without a discovery tool only the count limit holds groups back:
-                # eager groups last, then connected servers first, then the largest.
-                ranked = sorted(
-                    open_groups,
-                    key=lambda g: (
-                        g in eager,
-                        not self.registry.group(g).dynamic,
-                        -len(groups[g]),
-                        g,
-                    ),
-                )
-            else:
-                candidates = [g for g in open_groups if g not in eager]
-                if not candidates and over_limit():
-                    candidates = open_groups
-                ranked = sorted(candidates, key=lambda g: (-size[g], g))
-            if not ranked:
-                if over_limit() or over_tokens():
-                    reasons.append("over the limits with nothing left to hold back")
-                break
-            chosen = ranked[0]
-            why = (
-                "tool count"
-                if over_limit()
-                else "room for loads under the tool count"
-                if over_reserve()
-                else "token budget"
-            )
-            held.add(chosen)
-            reasons.append(f"{chosen}: held back for the {why}")
-        return held
 
     # -- the request -----------------------------------------------------------------------
 
     def plan(self, *, user_message: str | None = None) -> RequestPlan:
-        """The next request's tools (base, then loads in discovery order) and catalogue."""
+        """The next request's tools (base, then loads in discovery order) and catalogue.
+
+        A lazy group is held back while a discovery tool is live; the catalogue names it.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> plan = surface.plan()
+        >>> plan.names, plan.sources
+        (('fs__read_file', 'ToolSearch'), ('base', 'discovery'))
+        >>> plan.held_back
+        ('github',)
+        >>> plan.catalogue.splitlines()[-2]
+        '- github: github__create_issue, github__list_issues'
+        >>> [d["name"] for d in plan.definitions()] == list(plan.names)
+        True
+        """
         d = self._decide()
         reg = self.registry
         if self._seed_tools or self._seed_groups:
@@ -583,90 +349,32 @@ class ToolSurface:
             # surface goes on with its run and keeps the snapshot's next request.
             self._started = True
             self._evict("start")
-        held_members = _held_members(d)
-        base_names = [n for n in d.admitted if n not in held_members]
-        show_discovery = d.discovery and bool(d.held)
-        if self.discovery_tool in base_names:
-            base_names.remove(self.discovery_tool)
-        if not d.members and not show_discovery:
-            # No group, so nothing held: the list the host would send without the library,
-            # in the host's own order.
-            position = {n: i for i, n in enumerate(reg.registration_order())}
-            base_names.sort(key=lambda n: position.get(n, len(position)))
-        limit = self.limits.max_advertised_tools
-        reasons = list(d.reasons)
-        room = None if limit is None else limit - (1 if show_discovery else 0)
-        if room is not None and len(base_names) > room:
-            base_names, dropped = self._drop_over_limit(base_names, max(room, 0))
-            reasons.append(
-                f"over the provider's limit of {limit} tools with nothing to hold back: "
-                f"left off {', '.join(dropped)}"
-            )
-            self.emit("tools_dropped", {"names": dropped, "limit": limit})
-        sources: list[Source] = []
-        names: list[str] = []
-        clipped = self._clip(base_names, user_message)
-        for n in base_names:
-            if n in clipped:
-                continue
-            names.append(n)
-            if self._is_pinned(n):
-                sources.append("pinned")
-            else:
-                sources.append("clip" if clipped else "base")
-        if show_discovery and self.discovery_tool:
-            names.append(self.discovery_tool)
-            sources.append("discovery")
-        listed = set(names)
-        loaded_names: list[tuple[str, LoadedEntry]] = []
-        for entry in sorted(self._loaded.values(), key=lambda e: e.order):
-            for n in self._entry_tools(entry, d):
-                if n not in listed:
-                    listed.add(n)
-                    loaded_names.append((n, entry))
-        if limit is not None and len(names) + len(loaded_names) > limit:
-            loaded_names = self._fit_loads(loaded_names, limit - len(names))
-        for n, _ in loaded_names:
-            names.append(n)
-            sources.append("loaded")
-        held_view = [
-            HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
-            for g in sorted(d.held)
-        ]
-        basis = (d.admitted, d.held)
-        if self._catalogue_rules is not None and self._rules_basis is None:
-            self._rules_basis = basis  # restored from a snapshot: keep its placement
-        if self._catalogue_rules is None:
-            # The run's first catalogue, or the first after a compaction: the rules of
-            # every group on the surface, loaded ones included.
-            shown = {reg.group_of(n) for n in names}
-            shown |= {e.name for e in self._loaded.values() if e.kind == "group"}
-            with_rules = sorted(g for g in shown if g is not None and self.rules_of(g))
-            self._catalogue_rules = tuple(with_rules)
-            if self._reset_rules:
-                self._rules_given = set(with_rules)
-            else:
-                self._rules_given |= set(with_rules)
-            self._reset_rules = False
-        elif self._rules_basis != basis:
-            # The catalogue or policy changed what the run sees: add the rules of groups
-            # newly on the base list; loads got theirs in ToolSearch's answer.
-            on_base = {reg.group_of(n) for n, src in zip(names, sources) if src != "loaded"}
-            new = {g for g in on_base if g is not None and self.rules_of(g)}
-            new -= set(self._catalogue_rules)
-            if new:
-                self._catalogue_rules = tuple(sorted(set(self._catalogue_rules) | new))
-                self._rules_given |= new
-        self._rules_basis = basis
-        catalogue = render_catalogue(
-            held_view,
-            discovery_tool=self.discovery_tool if d.discovery else None,
-            rules=[
-                (g, render_rules(g, self.rules_of(g) or "", self.mark))
-                for g in self._catalogue_rules
-                if self.rules_of(g)
-            ],
-            mark_note=mark_notice(self.mark) if self._any_rules(d) else "",
+        names, sources, reasons = list_tools(
+            d,
+            registry=reg,
+            limits=self.limits,
+            discovery_tool=self.discovery_tool,
+            pinned=self.pinned,
+            entries=self._run.entries(),
+            user_message=user_message,
+            emit=self.emit,
+        )
+        with_rules = self._rules.settle(
+            (d.admitted, d.held),
+            shown=lambda: (
+                {reg.group_of(n) for n in names}
+                | {e.name for e in self._run.loaded.values() if e.kind == "group"}
+            ),
+            on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
+            rules_of=self.rules_of,
+        )
+        catalogue = catalogue_block(
+            d,
+            registry=reg,
+            discovery_tool=self.discovery_tool,
+            with_rules=with_rules,
+            rules_of=self.rules_of,
+            mark=self.mark,
         )
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
@@ -697,72 +405,11 @@ class ToolSurface:
         except KeyError:
             return None
 
-    def _any_rules(self, d: _Decision) -> bool:
-        groups = {self.registry.group_of(n) for n in d.admitted}
-        return any(g is not None and self.rules_of(g) for g in groups)
-
-    def _give_rules(self, groups: Sequence[str]) -> list[str]:
-        """Rules sections of the groups whose rules were not given yet; marks them given."""
-        out = []
-        for g in dict.fromkeys(groups):
-            rules = self.rules_of(g)
-            if rules and g not in self._rules_given:
-                self._rules_given.add(g)
-                out.append(render_rules(g, rules, self.mark))
-        return out
-
-    def _is_pinned(self, name: str) -> bool:
-        """Pinned by the run or marked ``always_load`` by the host: never clipped or dropped."""
-        return name in self.pinned or self.registry.get(name).always_load
-
-    def _drop_over_limit(self, base: list[str], room: int) -> tuple[list[str], list[str]]:
-        """Keep ``room`` base tools, pinned ones first, in name order; and the rest."""
-        ranked = sorted(base, key=lambda n: not self._is_pinned(n))
-        keep = set(ranked[:room])
-        return [n for n in base if n in keep], [n for n in base if n not in keep]
-
-    def _entry_tools(self, entry: LoadedEntry, d: _Decision) -> list[str]:
-        if entry.kind == "tool":
-            return [entry.name] if entry.name in d.admitted else []
-        return [n for n in d.admitted if self.registry.group_of(n) == entry.name]
-
-    def _fit_loads(
-        self, loaded: list[tuple[str, LoadedEntry]], room: int
-    ) -> list[tuple[str, LoadedEntry]]:
-        """Leave the least recently used loads off this request (they stay loaded)."""
-        if room <= 0:
-            return []
-        by_recency = sorted({id(e): e for _, e in loaded}.values(), key=lambda e: -e.last_use)
-        keep: set[str] = set()
-        total = 0
-        for entry in by_recency:
-            tools = [n for n, e in loaded if e is entry]
-            if total + len(tools) <= room:
-                keep.add(entry.key)
-                total += len(tools)
-        return [(n, e) for n, e in loaded if e.key in keep]
-
-    def _clip(self, base: list[str], message: str | None) -> set[str]:
-        """The opt-in per-message clip: names to leave off (never pinned ones)."""
-        k = self.limits.retrieval_top_k
-        if not k or message is None:
-            return set()
-        unpinned = [n for n in base if not self._is_pinned(n)]
-        if len(unpinned) <= k:
-            return set()
-        keep = {h.name for h in self.registry.search(message, k=k, admitted=unpinned)}
-        return {n for n in unpinned if n not in keep}
-
     # -- discovery ----------------------------------------------------------------------------
 
     def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
-        key = f"{kind}:{name}"
-        self._clock += 1
-        if key in self._loaded:
-            self._loaded[key].last_use = self._clock
+        if not self._run.load(kind, name, how):
             return False
-        self._order += 1
-        self._loaded[key] = LoadedEntry(key, kind, name, how, self._order, self._clock)
         if kind == "tool":
             self.emit("tool_discovered", {"name": name, "how": how})
         else:
@@ -770,47 +417,19 @@ class ToolSurface:
         return True
 
     def _evict(self, why: str) -> None:
-        """Unload the least recently used entries, at a safe point, only when over a limit.
-
-        Every eviction rewrites the tool list from the evicted entry on (and, where a
-        provider's cache reads the tools first, the system prompt and the conversation after
-        it), so evictions come seldom and trim deep: nothing is unloaded until the loads pass
-        the cap on entries or, with a window, push the definitions over the token budget;
-        then the least recently used go until half the cap, and half the budget's room for
-        loads, is left.
-        """
-        cap = self.limits.max_loaded_entries
-        budget = self.limits.token_budget
-        room = math.inf
-        held_tools: dict[str, list[str]] = {}
-        if not math.isinf(budget):
-            d = self._decide()
-            held = _held_members(d)
-            room = budget - sum(self._tokens_of(n) for n in d.admitted if n not in held)
-            held_tools = {
-                key: [n for n in self._entry_tools(e, d) if n in held]
-                for key, e in self._loaded.items()
-            }
-
-        def loaded_tokens() -> int:
-            """Tokens of the loaded definitions that are not already in the base."""
-            names = {n for key in self._loaded for n in held_tools.get(key, ())}
-            return sum(self._tokens_of(n) for n in names)
-
-        over_cap = len(self._loaded) > cap
-        over_budget = loaded_tokens() > room
-        if not (over_cap or over_budget):
-            return
-        keep = max(1, cap // 2) if over_cap else cap
-        keep_tokens = room / 2 if over_budget else math.inf
-        while self._loaded and (len(self._loaded) > keep or loaded_tokens() > keep_tokens):
-            victim = min(self._loaded.values(), key=lambda e: (e.last_use, e.order))
-            del self._loaded[victim.key]
-            self.emit("tool_unloaded", {"entry": victim.key, "why": why})
+        """Unload the least recently used over the cap or the budget (see RunState.evict)."""
+        self._run.evict(
+            cap=self.limits.max_loaded_entries,
+            budget=self.limits.token_budget,
+            decide=self._decide,
+            tokens_of=self._tokens_of,
+            group_of=self.registry.group_of,
+            on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
+        )
 
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded, in discovery order."""
-        return sorted(self._loaded.values(), key=lambda e: e.order)
+        return self._run.entries()
 
     def discovered_tool_names(self) -> list[str]:
         """Single tools the run loaded, in discovery order."""
@@ -830,7 +449,7 @@ class ToolSurface:
 
     def rules_given(self) -> list[str]:
         """Groups whose rules the model has been given in this run."""
-        return sorted(self._rules_given)
+        return sorted(self._rules.given)
 
     def held_back_groups(self) -> list[str]:
         """The groups currently held back."""
@@ -855,8 +474,60 @@ class ToolSurface:
     # -- call admission (toolsurface.dispatch) ----------------------------------------------
 
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
-        """Verdicts for the tool calls of one model message, in order (see dispatch)."""
-        return admit_calls(self, calls)
+        """Verdicts for the tool calls of one model message, in order (see dispatch).
+
+        Admission reads the run and returns the effects of its verdicts (blind loads, rules
+        given, uses, events); they are applied here, in the order admission made them.
+
+        A held-back tool called by its exact name runs (blind) and is loaded; a name that
+        does not exist is refused with the nearest names.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> from toolsurface.dispatch import ToolCall
+        >>> _ = surface.plan()
+        >>> verdicts = surface.admit([
+        ...     ToolCall("github__list_issues", {}, id="1"),
+        ...     ToolCall("fs__raed_file", {"path": "a.txt"}, id="2"),
+        ... ])
+        >>> [(v.action, v.blind, v.not_run) for v in verdicts]
+        [('run', True, ''), ('refuse', False, 'unknown')]
+        >>> print(verdicts[1].message)
+        Unknown tool 'fs__raed_file': no such tool is available to you. Closest: fs__read_file.
+        >>> surface.discovered_tool_names()
+        ['github__list_issues']
+        """
+        reg = self.registry
+        run = Admission(
+            admitted=[n for n in reg.names() if self.admits(n)],
+            advertised=set(self.last_plan_names()),
+            rules_given=frozenset(self._rules.given),
+            cap=self.limits.max_tool_calls_per_turn,
+            mark=self.mark,
+            group_of=reg.group_of,
+            rules_of=self.rules_of,
+            tool=reg.get,
+        )
+        done = admit(run, calls)
+        for effect in done.effects:
+            if isinstance(effect, LoadTool):
+                self._load("tool", effect.name, "blind")
+            elif isinstance(effect, LoadGroup):
+                self._load("group", effect.group, "blind")
+            elif isinstance(effect, GiveRules):
+                self._rules.given.add(effect.group)
+            elif isinstance(effect, NoteUse):
+                self.note_tool_used(effect.name)
+            else:
+                self.emit(effect.kind, effect.data)
+        return done.verdicts
 
     def failure_text(
         self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
@@ -864,115 +535,49 @@ class ToolSurface:
         """Error text for a failed call; a blind call's argument failure gets the tool's line."""
         return failure_text(self, verdict, error, argument_error=argument_error)
 
-    def load_blind(self, name: str) -> None:
-        """Load a tool the model called by exact name without it being listed."""
-        self._load("tool", name, "blind")
-
-    def load_group_blind(self, group: str) -> None:
-        """Load a whole group because the model called one of its tools blind."""
-        self._load("group", group, "blind")
-
-    def mark_rules_given(self, group: str) -> None:
-        """Record that the model has been given a group's rules."""
-        self._rules_given.add(group)
-
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
 
         Only what the live policy and allowlist admit is searched, loaded or named; "already
         in your tool list" is judged against the request this surface last planned.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([
+        ...     tool_search_tool(),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+        ... ])
+        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.plan()
+        >>> result = surface.tool_search({"select": ["github__create_issue", "fs__read_file"]})
+        >>> result.loaded, result.already_listed
+        (('github__create_issue',), ('fs__read_file',))
+        >>> print(result.text)
+        Loaded, callable from your next step:
+        - github__create_issue() — Create an issue in a repo.
+        Already in your tool list:
+        - fs__read_file() — Read a file from disk.
+        ToolSearch loads tools only: skills, documents and other things are not tools.
+        >>> surface.plan().names
+        ('fs__read_file', 'ToolSearch', 'github__create_issue')
+        >>> surface.tool_search({"query": "list the issues"}).loaded
+        ('github__list_issues',)
         """
         request = parse_tool_search_arguments(arguments)
         if request.empty:
             return ToolSearchResult(text=request.refusal, refused=True, metadata={"refused": True})
-        d = self._decide()
-        admitted = set(d.admitted)
-        advertised = self._advertised()
-        lines: list[str] = []
-        loaded: list[str] = []
-        already: list[str] = []
-        groups_loaded: list[str] = []
-        how: LoadHow = "search"
-        if request.names or request.groups:
-            how = "select" if request.names else "group"
-            for name in request.names:
-                if name in admitted:
-                    if name in advertised:
-                        already.append(name)
-                    else:
-                        self._load("tool", name, "select")
-                        loaded.append(name)
-                else:
-                    near = nearest_names(name, sorted(admitted))
-                    hint = f" Nearest: {', '.join(near)}." if near else ""
-                    lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
-            room = self._room_for_loads() if request.groups else None
-            for group in request.groups:
-                members = [n for n in d.admitted if self.registry.group_of(n) == group]
-                if not members:
-                    known = sorted(d.held)
-                    hint = f" Held-back groups: {', '.join(known)}." if known else ""
-                    lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
-                    continue
-                new = [n for n in members if n not in advertised]
-                if room is not None and len(new) > room:
-                    # Loading it would be a promise the next request cannot keep.
-                    lines.append(
-                        f"Group {safe_text(group, 64)!r} was not loaded: it has {len(new)} "
-                        f"tools and only {max(room, 0)} fit in your tool list. Search with "
-                        "query, or select the tools you need by name."
-                    )
-                    continue
-                self._load("group", group, "group")
-                groups_loaded.append(group)
-                for n in members:
-                    (already if n in advertised else loaded).append(n)
-        else:
-            hits = self.registry.search(
-                request.query, k=self.limits.search_results, admitted=admitted
-            )
-            if not hits:
-                lines.append(f"No tool matches {safe_text(request.query, 120)!r}.")
-            to_load = [h.name for h in hits if h.name not in advertised]
-            to_load = to_load[: self.limits.search_loads]
-            for name in to_load:
-                self._load("tool", name, "search")
-                loaded.append(name)
-            already = [h.name for h in hits if h.name in advertised]
-            others = [h.name for h in hits if h.name not in advertised and h.name not in loaded]
-            if others:
-                lines.append("Other matches (load them with select):")
-                lines.extend(f"- {tool_line(self.registry.get(n))}" for n in others)
-        rule_groups = [g for g in (self.registry.group_of(n) for n in loaded) if g is not None]
-        lines.extend(self._give_rules(rule_groups))
-        text = self._result_text(loaded, already, lines, request.notes)
-        return ToolSearchResult(
-            text=text,
-            loaded=tuple(loaded),
-            already_listed=tuple(already),
-            groups=tuple(groups_loaded),
-            metadata={
-                "how": how,
-                "loaded": list(loaded),
-                "already_listed": list(already),
-                "groups": list(groups_loaded),
-            },
+        return answer_tool_search(
+            request,
+            self._decide(),
+            self._advertised(),
+            registry=self.registry,
+            limits=self.limits,
+            room_for_loads=self._room_for_loads,
+            load=self._load,
+            give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
         )
-
-    def _result_text(
-        self, loaded: Sequence[str], already: Sequence[str], lines: list[str], notes: Sequence[str]
-    ) -> str:
-        out: list[str] = []
-        if loaded:
-            out.append("Loaded, callable from your next step:")
-            out.extend(f"- {tool_line(self.registry.get(n))}" for n in loaded)
-        if already:
-            out.append("Already in your tool list:")
-            out.extend(f"- {tool_line(self.registry.get(n))}" for n in already)
-        out.extend(lines)
-        out.extend(f"Note: {n}." for n in notes)
-        out.append("ToolSearch loads tools only: skills, documents and other things are not tools.")
-        return "\n".join(out)
 
     # -- events ------------------------------------------------------------------------------
 

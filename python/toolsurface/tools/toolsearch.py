@@ -3,21 +3,20 @@
 The host registers :func:`tool_search_tool` like any other tool and hands its calls to
 :meth:`toolsurface.surface.ToolSurface.tool_search`, which searches, loads and writes the
 result. This module holds what does not need the surface: the definition, the argument
-parsing, and the one-line form of a tool that results and errors share.
+parsing; the one-line form of a tool, ``safe_text`` and the near names live in
+``toolsurface._text`` and are re-exported here.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolsurface._text import LINE_MAX_CHARS, nearest_names, safe_text, tool_line
 from toolsurface.models import Tool
-from toolsurface.retrieval.fields import split_description
 
 __all__ = [
     "LINE_MAX_CHARS",
@@ -32,8 +31,6 @@ __all__ = [
 ]
 
 TOOL_SEARCH_NAME = "ToolSearch"
-#: A tool's line (name, parameters, first sentence) is cut to this many characters.
-LINE_MAX_CHARS = 300
 #: At most this many names in ``select``; the rest are ignored with a note.
 MAX_SELECT = 32
 _QUERY_MAX = 1_000
@@ -41,9 +38,6 @@ _QUERY_MAX = 1_000
 _KEYS = ("query", "select", "group")
 #: At most this many unknown keys are named.
 _UNKNOWN_SHOWN = 5
-#: Control, format (zero-width, bidi), surrogate, private-use and line/paragraph separators.
-_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
-_WORD_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z0-9])(?=[A-Z])")
 
 REFUSAL = (
     "ToolSearch needs one of: query (a description of the job, e.g. "
@@ -51,31 +45,6 @@ REFUSAL = (
     '{"select": ["github__list_pull_requests"]}), or group (a group from the catalogue, e.g. '
     '{"group": "github"}).'
 )
-
-
-def safe_text(text: str, limit: int = LINE_MAX_CHARS) -> str:
-    """Text fit for the model: control, zero-width and bidi characters gone, length capped."""
-    kept = []
-    for ch in text:
-        if ch in "\t\n\r":
-            kept.append(" ")
-        elif unicodedata.category(ch) not in _UNSAFE_CATEGORIES:
-            kept.append(ch)
-    cleaned = " ".join("".join(kept).split())
-    if len(cleaned) > limit:
-        cleaned = cleaned[: limit - 1].rstrip() + "…"
-    return cleaned
-
-
-def tool_line(tool: Tool) -> str:
-    """``Name(param1*, param2) — first sentence``; ``*`` marks a required parameter."""
-    props = tool.input_schema.get("properties") or {}
-    required = set(tool.input_schema.get("required") or [])
-    params = ", ".join(f"{p}*" if p in required else str(p) for p in props)
-    summary = split_description(tool.description)[0]
-    head = f"{tool.name}({params})"
-    line = f"{head} — {summary}" if summary else head
-    return safe_text(line)
 
 
 def tool_search_tool(name: str = TOOL_SEARCH_NAME) -> Tool:
@@ -258,29 +227,3 @@ def parse_tool_search_arguments(arguments: Any) -> ToolSearchRequest:
         groups=tuple(dict.fromkeys(g for g in groups if g)),
         notes=tuple(notes),
     )
-
-
-def _words(name: str) -> list[str]:
-    return [w.lower() for w in _WORD_SPLIT.split(name) if w]
-
-
-def nearest_names(asked: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """Up to ``n`` candidates close to ``asked``: a case change or one word away first."""
-    asked_folded = asked.casefold()
-    asked_words = _words(asked)
-    scored: list[tuple[int, float, str]] = []
-    for name in candidates:
-        if name == asked:
-            continue
-        if name.casefold() == asked_folded:
-            scored.append((0, 0.0, name))
-            continue
-        words = _words(name)
-        diff = len(set(words) ^ set(asked_words))
-        ratio = difflib.SequenceMatcher(None, asked_folded, name.casefold()).ratio()
-        if words and asked_words and diff <= 2 and len(set(words) & set(asked_words)) >= 1:
-            scored.append((1, -ratio, name))
-        elif ratio >= 0.6:
-            scored.append((2, -ratio, name))
-    scored.sort()
-    return [name for _, _, name in scored[:n]]

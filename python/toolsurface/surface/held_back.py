@@ -7,10 +7,14 @@ changed, and a provider's prompt cache keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["NAMES_LISTED_UP_TO", "HeldGroup", "render_catalogue"]
+from toolsurface.registry import ToolRegistry
+from toolsurface.rules import mark_notice, render_rules
+from toolsurface.surface.deferral import Decision
+
+__all__ = ["NAMES_LISTED_UP_TO", "HeldGroup", "catalogue_block", "render_catalogue"]
 
 #: A prefix group with more members than this is named by its prefix and a count.
 NAMES_LISTED_UP_TO = 12
@@ -90,3 +94,31 @@ def render_catalogue(
         lines.append(section)
     lines.append("</tool_catalogue>")
     return "\n".join(lines)
+
+
+def catalogue_block(
+    d: Decision,
+    *,
+    registry: ToolRegistry,
+    discovery_tool: str | None,
+    with_rules: Sequence[str],
+    rules_of: Callable[[str], str | None],
+    mark: str,
+) -> str:
+    """The block for decision ``d``: its held groups, the rules of ``with_rules``, the mark.
+
+    The mark is named whenever any admitted tool's group has rules.
+    """
+    reg = registry
+    held_view = [
+        HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
+        for g in sorted(d.held)
+    ]
+    groups = {reg.group_of(n) for n in d.admitted}
+    any_rules = any(g is not None and rules_of(g) for g in groups)
+    return render_catalogue(
+        held_view,
+        discovery_tool=discovery_tool if d.discovery else None,
+        rules=[(g, render_rules(g, rules_of(g) or "", mark)) for g in with_rules if rules_of(g)],
+        mark_note=mark_notice(mark) if any_rules else "",
+    )

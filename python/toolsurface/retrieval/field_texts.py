@@ -1,0 +1,52 @@
+"""A tool's five field texts, the reference both engines are held to.
+
+The native core's ``tool_fields`` makes the same texts in one Rust pass or declines; what it
+declines, and the whole pure engine, comes here (tests/test_fields_native.py holds the two
+equal).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from toolsurface.models import Tool
+from toolsurface.retrieval.fields import (
+    FIELD_MAX_CHARS,
+    FIELD_NAMES,
+    clean_text,
+    schema_texts,
+    split_description,
+)
+
+__all__ = ["FieldTexts", "tool_fields"]
+
+_log = logging.getLogger("toolsurface")
+
+FieldTexts = tuple[str, str, str, str, str]
+
+
+def tool_fields(tool: Tool) -> FieldTexts:
+    """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
+    summary, body = split_description(tool.description)
+    params, enums = schema_texts(tool.input_schema)
+    if enums:  # the parameters' enum values are searched with the body (docs/analysis.md)
+        body = f"{body}\n{enums}" if body else enums
+    name, hint = tool.name, tool.search_hint
+    texts: FieldTexts = (
+        clean_text(name),
+        clean_text(hint),
+        clean_text(summary),
+        clean_text(body),
+        clean_text(params),
+    )
+    if max(map(len, texts)) > FIELD_MAX_CHARS:
+        cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
+        _log.warning(
+            "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
+            tool.name,
+            ", ".join(cut),
+            FIELD_MAX_CHARS,
+        )
+        m = FIELD_MAX_CHARS
+        texts = (texts[0][:m], texts[1][:m], texts[2][:m], texts[3][:m], texts[4][:m])
+    return texts

@@ -1,0 +1,198 @@
+"""The deferral decision: which groups a run holds back, as a pure function.
+
+:func:`decide` reads the admitted tools, the limits, the load modes, the earlier decision
+and a token estimate, and returns a :class:`Decision`; it changes nothing. The surface asks
+for a new one only when the catalogue, the groups or the policy moved (its ``key``), so the
+run's own loads never reopen it, and the groups held back earlier in a run are a floor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+
+from toolsurface.groups import LoadMode
+from toolsurface.registry import ToolRegistry
+from toolsurface.surface.limits import DeferralMode, SurfaceLimits
+
+__all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode"]
+
+#: What a decision was made for: catalogue generation, groups version, policy version, 0.
+DecisionKey = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a run holds back: the admitted tools, the held groups and why."""
+
+    key: DecisionKey
+    admitted: tuple[str, ...]
+    held: frozenset[str]
+    members: dict[str, tuple[str, ...]]
+    discovery: bool
+    reasons: tuple[str, ...]
+
+
+def held_members(d: Decision) -> set[str]:
+    """The tools of the groups the decision holds back."""
+    return {n for g in d.held for n in d.members.get(g, ())}
+
+
+def load_mode(registry: ToolRegistry, load_modes: Mapping[str, LoadMode], group: str) -> LoadMode:
+    """A group's load mode: the run's own, else the group's declared one."""
+    return load_modes.get(group) or registry.group(group).load
+
+
+def decide(
+    registry: ToolRegistry,
+    admitted: tuple[str, ...],
+    *,
+    key: DecisionKey,
+    limits: SurfaceLimits,
+    deferral_mode: DeferralMode,
+    discovery_tool: str | None,
+    pinned: Collection[str],
+    load_modes: Mapping[str, LoadMode],
+    floor: Collection[str],
+    last: Decision | None,
+    tokens: Callable[[str], int],
+) -> Decision:
+    """The decision for ``admitted`` under ``limits``; ``last`` stands if nothing it saw moved.
+
+    ``floor`` are the groups held back earlier in the run (they stay held while they exist);
+    ``tokens`` estimates a tool's definition by name.
+    """
+    reg = registry
+    discovery = bool(discovery_tool) and discovery_tool in admitted
+    members: dict[str, list[str]] = {}
+    free: list[str] = []
+    for name in admitted:
+        group = reg.group_of(name)
+        tool = reg.get(name)
+        if group is None or name == discovery_tool or tool.always_load or name in pinned:
+            free.append(name)
+        else:
+            members.setdefault(group, []).append(name)
+    groups = {g: tuple(m) for g, m in members.items()}
+    held: set[str] = set()
+    reasons: list[str] = []
+    limit = limits.max_advertised_tools or math.inf
+    budget = limits.token_budget
+    if deferral_mode == "auto":
+        held |= {g for g in floor if g in groups}
+        if held:
+            reasons.append("held back earlier in the run: " + ", ".join(sorted(held)))
+        if discovery:
+            for g in sorted(groups):
+                if g in held:
+                    continue
+                spec = reg.group(g)
+                mode = load_mode(reg, load_modes, g)
+                if spec.dynamic and mode != "eager":
+                    held.add(g)
+                    reasons.append(f"{g}: a connected server's tools are held back")
+                elif mode == "lazy":
+                    held.add(g)
+                    reasons.append(f"{g}: lazy group")
+        held = _hold_for_limits(
+            reg,
+            groups,
+            free,
+            held,
+            discovery_tool if discovery else None,
+            load_modes,
+            limit,
+            budget,
+            limits.load_reserve if discovery else 0,
+            tokens,
+            reasons,
+        )
+    if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
+        admitted,
+        frozenset(held),
+        groups,
+        discovery,
+    ):
+        # A change this run cannot see: the decision stands, reasons and all.
+        return dataclasses.replace(last, key=key)
+    return Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
+
+
+def _hold_for_limits(
+    registry: ToolRegistry,
+    groups: dict[str, tuple[str, ...]],
+    free: list[str],
+    held: set[str],
+    tool_search: str | None,
+    load_modes: Mapping[str, LoadMode],
+    limit: float,
+    budget: float,
+    reserve: int,
+    tokens_of: Callable[[str], int],
+    reasons: list[str],
+) -> set[str]:
+    """Hold back groups, one at a time, until the count, the reserve and the budget hold.
+
+    ``tool_search`` is the discovery tool when it is live (``None`` without one).
+    """
+    discovery = tool_search is not None
+    size = {g: sum(tokens_of(n) for n in m) for g, m in groups.items()}
+    # The discovery tool is sent only while something is held back: it counts then.
+    free_tokens = sum(tokens_of(n) for n in free if n != tool_search)
+    search_tokens = tokens_of(tool_search) if tool_search else 0
+
+    def count() -> int:
+        shown = len(free) - (1 if tool_search and not held else 0)
+        return shown + sum(len(m) for g, m in groups.items() if g not in held)
+
+    def tokens() -> int:
+        extra = search_tokens if held else 0
+        return free_tokens + extra + sum(size[g] for g in groups if g not in held)
+
+    def over_limit() -> bool:
+        return count() > limit
+
+    def over_reserve() -> bool:
+        # Room for the run's loads: best effort, never worth an eager group.
+        return bool(held) and count() + reserve > limit
+
+    def over_tokens() -> bool:
+        return discovery and tokens() > budget
+
+    while over_limit() or over_reserve() or over_tokens():
+        open_groups = [g for g in groups if g not in held]
+        eager = {g for g in open_groups if load_mode(registry, load_modes, g) == "eager"}
+        if not discovery:
+            # Without a discovery tool only the count limit holds groups back:
+            # eager groups last, then connected servers first, then the largest.
+            ranked = sorted(
+                open_groups,
+                key=lambda g: (
+                    g in eager,
+                    not registry.group(g).dynamic,
+                    -len(groups[g]),
+                    g,
+                ),
+            )
+        else:
+            candidates = [g for g in open_groups if g not in eager]
+            if not candidates and over_limit():
+                candidates = open_groups
+            ranked = sorted(candidates, key=lambda g: (-size[g], g))
+        if not ranked:
+            if over_limit() or over_tokens():
+                reasons.append("over the limits with nothing left to hold back")
+            break
+        chosen = ranked[0]
+        why = (
+            "tool count"
+            if over_limit()
+            else "room for loads under the tool count"
+            if over_reserve()
+            else "token budget"
+        )
+        held.add(chosen)
+        reasons.append(f"{chosen}: held back for the {why}")
+    return held

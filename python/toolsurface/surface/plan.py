@@ -1,0 +1,190 @@
+"""The plan of one request: the tools in order with their sources, and the catalogue block.
+
+:func:`list_tools` lays out the list (the name-sorted base, the discovery tool, then the
+loads in discovery order); :class:`RequestPlan` is what the surface returns, with the
+catalogue block beside the tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from toolsurface.models import Tool, copy_data
+from toolsurface.providers import render_tools
+from toolsurface.registry import ToolRegistry
+from toolsurface.surface.deferral import Decision, held_members
+from toolsurface.surface.limits import SurfaceLimits
+from toolsurface.surface.state import LoadedEntry, entry_tools
+
+__all__ = ["RequestPlan", "Source", "list_tools"]
+
+Source = Literal["base", "pinned", "loaded", "clip", "discovery"]
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """What to send: the tools in order with the source of each, and the catalogue block."""
+
+    tools: tuple[Tool, ...]
+    sources: tuple[Source, ...]
+    catalogue: str
+    held_back: tuple[str, ...]
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The advertised tool names, in order."""
+        return tuple(t.name for t in self.tools)
+
+    def definitions(self) -> list[dict[str, Any]]:
+        """Neutral definitions (name, description, input_schema): group data never leaves.
+
+        The schemas are copies: a host may edit its request (strict mode, say) without
+        changing the registered tool for every other session.
+        """
+        return [
+            {
+                "name": t.name,
+                "description": t.description,
+                "input_schema": _copy_out(t.input_schema),
+            }
+            for t in self.tools
+        ]
+
+    def render(self, provider: str) -> Any:
+        """The tools in a provider's request shape (copies); names it would refuse raise first."""
+        return _copy_out(render_tools(self.tools, provider))
+
+    def system_text(self, base: str = "") -> str:
+        """``base`` system text with the catalogue block after it (unchanged if none)."""
+        if not self.catalogue:
+            return base
+        return f"{base}\n\n{self.catalogue}" if base else self.catalogue
+
+
+def _copy_out(value: Any) -> Any:
+    """A copy of definitions for the host, so its edits never reach the registry.
+
+    Past pickle's depth (the stack may be deeper than at registration) a JSON round trip
+    reaches further.
+    """
+    try:
+        return copy_data(value)
+    except ValueError:
+        return json.loads(json.dumps(value))
+
+
+def list_tools(
+    d: Decision,
+    *,
+    registry: ToolRegistry,
+    limits: SurfaceLimits,
+    discovery_tool: str | None,
+    pinned: Collection[str],
+    entries: list[LoadedEntry],
+    user_message: str | None,
+    emit: Callable[[str, dict[str, Any]], None],
+) -> tuple[list[str], list[Source], list[str]]:
+    """The request's names, the source of each, and the reasons, under decision ``d``.
+
+    ``entries`` are the run's loads in discovery order; ``emit`` reports tools dropped over
+    the provider's limit.
+    """
+    reg = registry
+
+    def is_pinned(name: str) -> bool:
+        """Pinned by the run or marked ``always_load`` by the host: never clipped or dropped."""
+        return name in pinned or reg.get(name).always_load
+
+    held_tools = held_members(d)
+    base_names = [n for n in d.admitted if n not in held_tools]
+    show_discovery = d.discovery and bool(d.held)
+    if discovery_tool in base_names:
+        base_names.remove(discovery_tool)
+    if not d.members and not show_discovery:
+        # No group, so nothing held: the list the host would send without the library,
+        # in the host's own order.
+        position = {n: i for i, n in enumerate(reg.registration_order())}
+        base_names.sort(key=lambda n: position.get(n, len(position)))
+    limit = limits.max_advertised_tools
+    reasons = list(d.reasons)
+    room = None if limit is None else limit - (1 if show_discovery else 0)
+    if room is not None and len(base_names) > room:
+        base_names, dropped = _drop_over_limit(base_names, max(room, 0), is_pinned)
+        reasons.append(
+            f"over the provider's limit of {limit} tools with nothing to hold back: "
+            f"left off {', '.join(dropped)}"
+        )
+        emit("tools_dropped", {"names": dropped, "limit": limit})
+    sources: list[Source] = []
+    names: list[str] = []
+    clipped = _clip(reg, limits, base_names, user_message, is_pinned)
+    for n in base_names:
+        if n in clipped:
+            continue
+        names.append(n)
+        if is_pinned(n):
+            sources.append("pinned")
+        else:
+            sources.append("clip" if clipped else "base")
+    if show_discovery and discovery_tool:
+        names.append(discovery_tool)
+        sources.append("discovery")
+    listed = set(names)
+    loaded_names: list[tuple[str, LoadedEntry]] = []
+    for entry in entries:
+        for n in entry_tools(entry, d, reg.group_of):
+            if n not in listed:
+                listed.add(n)
+                loaded_names.append((n, entry))
+    if limit is not None and len(names) + len(loaded_names) > limit:
+        loaded_names = _fit_loads(loaded_names, limit - len(names))
+    for n, _ in loaded_names:
+        names.append(n)
+        sources.append("loaded")
+    return names, sources, reasons
+
+
+def _drop_over_limit(
+    base: list[str], room: int, is_pinned: Callable[[str], bool]
+) -> tuple[list[str], list[str]]:
+    """Keep ``room`` base tools, pinned ones first, in name order; and the rest."""
+    ranked = sorted(base, key=lambda n: not is_pinned(n))
+    keep = set(ranked[:room])
+    return [n for n in base if n in keep], [n for n in base if n not in keep]
+
+
+def _fit_loads(loaded: list[tuple[str, LoadedEntry]], room: int) -> list[tuple[str, LoadedEntry]]:
+    """Leave the least recently used loads off this request (they stay loaded)."""
+    if room <= 0:
+        return []
+    by_recency = sorted({id(e): e for _, e in loaded}.values(), key=lambda e: -e.last_use)
+    keep: set[str] = set()
+    total = 0
+    for entry in by_recency:
+        tools = [n for n, e in loaded if e is entry]
+        if total + len(tools) <= room:
+            keep.add(entry.key)
+            total += len(tools)
+    return [(n, e) for n, e in loaded if e.key in keep]
+
+
+def _clip(
+    registry: ToolRegistry,
+    limits: SurfaceLimits,
+    base: list[str],
+    message: str | None,
+    is_pinned: Callable[[str], bool],
+) -> set[str]:
+    """The opt-in per-message clip: names to leave off (never pinned ones)."""
+    k = limits.retrieval_top_k
+    if not k or message is None:
+        return set()
+    unpinned = [n for n in base if not is_pinned(n)]
+    if len(unpinned) <= k:
+        return set()
+    keep = {h.name for h in registry.search(message, k=k, admitted=unpinned)}
+    return {n for n in unpinned if n not in keep}

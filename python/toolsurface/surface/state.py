@@ -1,0 +1,122 @@
+"""The run's own state: what the model loaded, in discovery order, and when it last used it.
+
+A :class:`RunState` holds the loaded entries (a tool, or a whole group counted as one entry
+under the cap), a use clock and a discovery counter. It knows nothing of requests: the
+surface asks it to load, to note a use, and to evict at a safe point.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from toolsurface.surface.deferral import Decision, held_members
+
+__all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools"]
+
+LoadHow = Literal["search", "select", "group", "seed", "blind"]
+GroupOf = Callable[[str], "str | None"]
+
+
+@dataclass
+class LoadedEntry:
+    """A tool or a whole group the model loaded; a group counts as one entry under the cap."""
+
+    key: str
+    kind: Literal["tool", "group"]
+    name: str
+    how: LoadHow
+    order: int
+    last_use: int
+    called: bool = False
+
+
+def entry_tools(entry: LoadedEntry, d: Decision, group_of: GroupOf) -> list[str]:
+    """The admitted tools an entry brings: the tool itself, or its group's members."""
+    if entry.kind == "tool":
+        return [entry.name] if entry.name in d.admitted else []
+    return [n for n in d.admitted if group_of(n) == entry.name]
+
+
+@dataclass
+class RunState:
+    """Loaded entries by key (``"tool:NAME"``, ``"group:NAME"``), the clock and the order."""
+
+    loaded: dict[str, LoadedEntry] = field(default_factory=dict)
+    clock: int = 0
+    order: int = 0
+
+    def load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
+        """Load an entry (or refresh its last use); whether it is new."""
+        key = f"{kind}:{name}"
+        self.clock += 1
+        if key in self.loaded:
+            self.loaded[key].last_use = self.clock
+            return False
+        self.order += 1
+        self.loaded[key] = LoadedEntry(key, kind, name, how, self.order, self.clock)
+        return True
+
+    def note_use(self, name: str, group_of: GroupOf) -> None:
+        """A dispatch of ``name``: its entry's last use moves, a tool entry is marked called."""
+        self.clock += 1
+        for entry in self.loaded.values():
+            if (entry.kind == "tool" and entry.name == name) or (
+                entry.kind == "group" and group_of(name) == entry.name
+            ):
+                entry.last_use = self.clock
+                if entry.kind == "tool":
+                    entry.called = True
+
+    def entries(self) -> list[LoadedEntry]:
+        """The loaded entries in discovery order."""
+        return sorted(self.loaded.values(), key=lambda e: e.order)
+
+    def evict(
+        self,
+        *,
+        cap: int,
+        budget: float,
+        decide: Callable[[], Decision],
+        tokens_of: Callable[[str], int],
+        group_of: GroupOf,
+        on_evict: Callable[[LoadedEntry], None],
+    ) -> None:
+        """Unload the least recently used entries, only when over a limit.
+
+        Every eviction rewrites the tool list from the evicted entry on (and, where a
+        provider's cache reads the tools first, the system prompt and the conversation after
+        it), so evictions come seldom and trim deep: nothing is unloaded until the loads pass
+        the cap on entries or, with a window, push the definitions over the token budget;
+        then the least recently used go until half the cap, and half the budget's room for
+        loads, is left. ``decide`` is asked for the decision only under a token budget;
+        ``on_evict`` hears of each entry as it goes.
+        """
+        room = math.inf
+        held_tools: dict[str, list[str]] = {}
+        if not math.isinf(budget):
+            d = decide()
+            held = held_members(d)
+            room = budget - sum(tokens_of(n) for n in d.admitted if n not in held)
+            held_tools = {
+                key: [n for n in entry_tools(e, d, group_of) if n in held]
+                for key, e in self.loaded.items()
+            }
+
+        def loaded_tokens() -> int:
+            """Tokens of the loaded definitions that are not already in the base."""
+            names = {n for key in self.loaded for n in held_tools.get(key, ())}
+            return sum(tokens_of(n) for n in names)
+
+        over_cap = len(self.loaded) > cap
+        over_budget = loaded_tokens() > room
+        if not (over_cap or over_budget):
+            return
+        keep = max(1, cap // 2) if over_cap else cap
+        keep_tokens = room / 2 if over_budget else math.inf
+        while self.loaded and (len(self.loaded) > keep or loaded_tokens() > keep_tokens):
+            victim = min(self.loaded.values(), key=lambda e: (e.last_use, e.order))
+            del self.loaded[victim.key]
+            on_evict(victim)
