@@ -38,6 +38,7 @@ _log = logging.getLogger("toolsurface")
 DOCUMENT_FIELDS = ("name", "description", "search_hint", "parameters")
 _BY_ATTRIBUTE = attrgetter(*DOCUMENT_FIELDS)
 _BY_KEY = itemgetter(*DOCUMENT_FIELDS)
+_NAME_OF_HIT = itemgetter(0)  # SearchHit is a named tuple; its name is item 0
 
 #: Longest internal name (MCP's rule, which ``Tool`` enforces).
 _ALIAS_MAX = 128
@@ -166,6 +167,14 @@ class DocumentRetriever:
         """The engine the index searches with."""
         return self._state.registry.engine
 
+    def internal_names(self) -> dict[str, str]:
+        """Host name -> internal name, for the last catalogue's names that needed an alias.
+
+        For reading toolsurface's own log lines, which name a tool by its internal name.
+        """
+        back = self._state.host_names
+        return {} if back is None else {n: a for a, n in back.items() if a != n}
+
     def invalidate(self) -> None:
         """Forget which sequence the index was built from (not the index itself).
 
@@ -186,18 +195,15 @@ class DocumentRetriever:
         # The unchanged catalogue's whole check: one identity and one length.
         if documents is not state.source or len(documents) != state.length:
             state = self._refresh(documents)
-        if type(limit) is not int:
-            if isinstance(limit, bool) or not isinstance(limit, int):
-                raise TypeError(f"limit must be an int, got {type(limit).__name__}")
-            limit = int(limit)
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a string, got {type(query).__name__}")
+        if type(limit) is not int or type(query) is not str:
+            limit = _checked(query, limit)
         if limit <= 0:
             return []
-        hits = state.registry.search(query, min(limit, state.size))
+        size = state.size
+        hits = state.registry.search(query, limit if limit < size else size)
         back = state.host_names
         if back is None:
-            return [hit[0] for hit in hits]
+            return list(map(_NAME_OF_HIT, hits))
         return [back[hit[0]] for hit in hits]
 
     # -- the catalogue ---------------------------------------------------------------------
@@ -228,9 +234,16 @@ class DocumentRetriever:
         names: list[str] = []
         texts: list[tuple[str, str, str]] = []
         for i, row in enumerate(rows):
-            name, description, hint, parameters = (
-                _text(i, row[0], f, v) for f, v in zip(DOCUMENT_FIELDS, row)
-            )
+            name, description, hint, parameters = row
+            if not (
+                type(name) is str
+                and type(description) is str
+                and type(hint) is str
+                and type(parameters) is str
+            ):
+                name, description, hint, parameters = (
+                    _text(i, row[0], f, v) for f, v in zip(DOCUMENT_FIELDS, row)
+                )
             if row[0] is None:
                 kind = type(documents[i]).__name__
                 raise TypeError(
@@ -269,6 +282,15 @@ class DocumentRetriever:
         # Build the index now, under the lock, so no search pays for it (or races to).
         registry.search("", 0)
         return registry
+
+
+def _checked(query: object, limit: object) -> int:
+    """``limit`` as an int, after refusing a query that is not a string or a bad limit."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a string, got {type(query).__name__}")
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an int, got {type(limit).__name__}")
+    return int(limit)
 
 
 def _rows(documents: Sequence[Any]) -> list[Row]:
