@@ -20,9 +20,9 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from operator import attrgetter, itemgetter
+from operator import attrgetter, eq, itemgetter
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -218,15 +218,10 @@ class DocumentRetriever:
             state = self._state
             if documents is state.source and len(documents) == state.length:
                 return state  # another thread confirmed it while this one waited
-            rows = _rows(documents)
-            try:
-                same = rows == state.rows
-            except Exception:  # a field whose == raises: not a string, refused below
-                same = False
-            if same:
-                state = replace(state, source=documents, length=len(rows))
+            if _same_rows(documents, state.rows):
+                state = replace(state, source=documents, length=len(state.rows))
             else:
-                state = self._build(documents, rows)
+                state = self._build(documents, _rows(documents))
             self._state = state
             return state
 
@@ -263,19 +258,22 @@ class DocumentRetriever:
                     field="name",
                 )
         aliases = _aliases(names)
-        tools = []
-        for i, (name, (description, hint, parameters)) in enumerate(zip(names, texts)):
-            alias = aliases[name]
-            if alias != name and _loses_words(name, alias):
-                hint = f"{hint}\n{name}" if hint else name
-            tools.append(_tool(i, name, alias, description, hint, parameters))
+        for i, name in enumerate(names):
+            if aliases[name] != name and _loses_words(name):
+                description, hint, parameters = texts[i]
+                texts[i] = (description, f"{hint}\n{name}" if hint else name, parameters)
+        tools = (
+            _tool(i, name, aliases[name], *text) for i, (name, text) in enumerate(zip(names, texts))
+        )
+        # A generator: the registry builds each tool inside its bulk load, where the cyclic
+        # collector is paused (thousands of new containers, none of them garbage).
         registry = self._registry(tools)
         self._builds += 1
         identity = all(a == n for n, a in aliases.items())
         back = None if identity else {a: n for n, a in aliases.items()}
-        return _State(documents, len(rows), rows, registry, len(tools), back)
+        return _State(documents, len(rows), rows, registry, len(names), back)
 
-    def _registry(self, tools: list[Tool]) -> ToolRegistry:
+    def _registry(self, tools: Iterable[Tool]) -> ToolRegistry:
         registry = ToolRegistry(
             tools, engine=self._engine, lexicon=self._lexicon, settings=self._settings
         )
@@ -291,6 +289,31 @@ def _checked(query: object, limit: object) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise TypeError(f"limit must be an int, got {type(limit).__name__}")
     return int(limit)
+
+
+def _same_rows(documents: Sequence[Any], rows: list[Row]) -> bool:
+    """Whether ``documents``' field values equal ``rows``: the content fingerprint.
+
+    The values themselves are compared, not a hash of them, so no collision can hide a
+    change; equal strings that are the same objects (the common case) compare by identity.
+    Each document's values are compared and dropped at once, in C: no list of rows is
+    kept alive, so the check allocates nothing that lasts (nor wakes the cyclic collector).
+    """
+    if len(documents) != len(rows):
+        return False
+    try:
+        try:
+            return all(map(eq, map(_BY_ATTRIBUTE, documents), rows))
+        except AttributeError:
+            pass
+        try:
+            if all(type(d) is dict for d in documents):
+                return all(map(eq, map(_BY_KEY, documents), rows))
+        except KeyError:
+            pass
+        return all(map(eq, map(_row, documents), rows))
+    except Exception:  # a field whose == raises is no string: the build names it
+        return False
 
 
 def _rows(documents: Sequence[Any]) -> list[Row]:
@@ -380,8 +403,8 @@ def _aliases(names: list[str]) -> dict[str, str]:
     return out
 
 
-def _loses_words(name: str, alias: str) -> bool:
-    """Whether ``alias`` drops words of ``name``: non-ASCII letters or digits, or a cut."""
+def _loses_words(name: str) -> bool:
+    """Whether the alias of ``name`` drops words of it: non-ASCII letters or digits, or a cut."""
     if len(_NOT_NAME_CHARS.sub("_", name)) > _ALIAS_MAX:
         return True
     return any(not c.isascii() and c.isalnum() for c in name)
