@@ -16,8 +16,10 @@ joined by spaces. Measures, in one run:
     development queries: per query the median of ``--rounds`` timed calls of each,
     interleaved, then the median of the per-query ratios; the rankings are checked equal;
 (c) the cost of noticing an unchanged catalogue: ``rank(query, docs, 0)`` (the check and
-    nothing else) with the same sequence object, a new list of the same documents, and a
-    new list of equal copies (new document objects, new strings), at 700 and 1,636.
+    nothing else) with the same sequence object (median of 20 x ``--rounds`` calls), a new
+    list of the same documents, and a new list of equal copies (new document objects, new
+    strings; each a fresh list per call, the median of 4 x ``--rounds``), at 700 and 1,636;
+    and a new list checked again at once (``invalidate()`` first: warm caches).
 
 Beside them, in the same run: the floor (``ToolRegistry(tools)`` and its first search, the
 build the retriever cannot skip) and the wrapper a host wrote before (hash every document's
@@ -179,13 +181,14 @@ def checks(docs: list[Document], rounds: int) -> dict[str, float]:
     retriever = DocumentRetriever()
     retriever.rank("warm", docs, 1)
     same = median_seconds(lambda: retriever.rank("x", docs, 0), rounds * 20)
-    lists = [list(docs) for _ in range(rounds)]
+    # A fresh sequence for every timed call (made beforehand), as a host passes one.
+    lists = [list(docs) for _ in range(rounds * 4)]
     copies = [
         [
             Document(*(copy_str(f) for f in (d.name, d.description, d.search_hint, d.parameters)))
             for d in docs
         ]
-        for _ in range(rounds)
+        for _ in range(rounds * 4)
     ]
     new_list = statistics.median(
         median_seconds(lambda fresh=fresh: retriever.rank("x", fresh, 0), 1) for fresh in lists
@@ -193,8 +196,17 @@ def checks(docs: list[Document], rounds: int) -> dict[str, float]:
     new_copies = statistics.median(
         median_seconds(lambda fresh=fresh: retriever.rank("x", fresh, 0), 1) for fresh in copies
     )
+    # The same check on a list just read (warm caches): invalidate() forgets the object.
+    warm_list = lists[0]
+
+    def recheck() -> None:
+        retriever.invalidate()
+        retriever.rank("x", warm_list, 0)
+
+    warm = median_seconds(recheck, rounds * 20)
     assert retriever.builds == 1, "an unchanged catalogue was rebuilt"
     return {
+        "warm_new_list_us": warm * 1e6,
         "same_object_us": same * 1e6,
         "new_list_us": new_list * 1e6,
         "equal_copies_us": new_copies * 1e6,
@@ -249,7 +261,8 @@ def main() -> None:
     for n, c in out["checks_us"].items():
         print(
             f"check at {n}: same object {c['same_object_us']:.2f} us, new list "
-            f"{c['new_list_us']:.1f} us, equal copies {c['equal_copies_us']:.1f} us"
+            f"{c['new_list_us']:.1f} us (warm {c['warm_new_list_us']:.1f} us), "
+            f"equal copies {c['equal_copies_us']:.1f} us"
         )
 
 
