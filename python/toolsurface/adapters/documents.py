@@ -20,14 +20,21 @@ import hashlib
 import logging
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter, eq, itemgetter
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from toolsurface import DEFAULT_LEXICON, RetrievalSettings, Tool, ToolDefinitionError, ToolRegistry
+from toolsurface import (
+    DEFAULT_LEXICON,
+    RetrievalSettings,
+    SearchHit,
+    Tool,
+    ToolDefinitionError,
+    ToolRegistry,
+)
 from toolsurface.models import MAX_DESCRIPTION_CHARS, TOOL_NAME_PATTERN
 
 __all__ = ["DOCUMENT_FIELDS", "DocumentRetriever"]
@@ -80,6 +87,8 @@ class _State:
     size: int
     #: internal name -> host name, or ``None`` when every host name is its own internal name.
     host_names: dict[str, str] | None
+    #: ``registry.search``, bound once: the hot path makes no bound method per call.
+    search: Callable[[str, int], list[SearchHit]]
 
 
 class DocumentRetriever:
@@ -155,7 +164,7 @@ class DocumentRetriever:
         self._builds = 0
         # The empty catalogue, built now so a bad engine, lexicon or settings fails here.
         empty = self._registry([])
-        self._state = _State(None, 0, [], empty, 0, None)
+        self._state = _State(None, 0, [], empty, 0, None, empty.search)
 
     @property
     def builds(self) -> int:
@@ -200,7 +209,7 @@ class DocumentRetriever:
         if limit <= 0:
             return []
         size = state.size
-        hits = state.registry.search(query, limit if limit < size else size)
+        hits = state.search(query, limit if limit < size else size)
         back = state.host_names
         if back is None:
             return list(map(_NAME_OF_HIT, hits))
@@ -271,7 +280,7 @@ class DocumentRetriever:
         self._builds += 1
         identity = all(a == n for n, a in aliases.items())
         back = None if identity else {a: n for n, a in aliases.items()}
-        return _State(documents, len(rows), rows, registry, len(names), back)
+        return _State(documents, len(rows), rows, registry, len(names), back, registry.search)
 
     def _registry(self, tools: Iterable[Tool]) -> ToolRegistry:
         registry = ToolRegistry(
