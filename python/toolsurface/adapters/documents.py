@@ -135,11 +135,12 @@ class DocumentRetriever:
     becomes ``_`` (``ns:weird/name`` -> ``ns_weird_name``, whose terms are the name's
     ``ns``, ``weird``, ``name`` plus the joined ``nsweirdnam``: an alias is one identifier),
     the empty name ``_`` (no terms, as the name has none); an alias over 128 characters, or
-    one that another document's name or alias already is, is cut to 119 and ends with
-    ``_`` and 8 digits of a hash of the host's name, so aliases depend on the names, not
-    on the documents' order. A name whose words the alias cannot carry (letters or digits
-    outside ASCII, or a cut) is also appended to the document's hint, so it stays findable
-    by them. ``rank`` maps every alias back; the host never sees one.
+    one that another document's name or alias already is, keeps its first 119 characters
+    and ends with ``_`` and 8 digits of a hash of the host's name (one more term, a number),
+    so aliases depend on the set of names, not on the documents' order. A name whose words
+    the alias cannot carry (letters or digits outside ASCII, or a cut) is also appended to
+    the document's hint, so it stays findable by them. ``rank`` maps every alias back; the
+    host never sees one.
 
     **Duplicates.** Two documents of one name are a :class:`~toolsurface.ToolDefinitionError`
     naming both positions: ``rank`` answers with names, so the two could not be told apart.
