@@ -306,8 +306,8 @@ def _same_rows(documents: Sequence[Any], rows: list[Row]) -> bool:
 
     The values themselves are compared, not a hash of them, so no collision can hide a
     change; equal strings that are the same objects (the common case) compare by identity.
-    Each document's values are compared and dropped at once, in C: no list of rows is
-    kept alive, so the check allocates nothing that lasts (nor wakes the cyclic collector).
+    Each document's values are compared and dropped at once, in C, stopping at the first
+    difference: no list of rows is built for a catalogue that turns out unchanged.
     """
     if len(documents) != len(rows):
         return False
