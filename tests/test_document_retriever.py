@@ -1,0 +1,491 @@
+"""DocumentRetriever: protocore's ``rank(query, documents, limit)`` over a host's documents.
+
+Run on the live engine (CI runs the suite on each). The real-catalogue checks skip when
+the shared data is absent; the in-line ones always run.
+"""
+
+from __future__ import annotations
+
+import doctest
+import logging
+import threading
+import types
+from collections import namedtuple
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+import toolsurface.adapters.documents as documents_module
+from toolsurface import RetrievalSettings, Tool, ToolDefinitionError, ToolRegistry
+from toolsurface.adapters.documents import DocumentRetriever
+from toolsurface.models import FieldValues
+
+
+@dataclass(frozen=True)
+class Doc:
+    name: str
+    description: str = ""
+    search_hint: str = ""
+    parameters: str = ""
+
+
+DOCS = [
+    Doc("fs__read_file", "Read a file from disk.", "open cat", "path\nThe file to read"),
+    Doc("fs__write_file", "Write text to a file, replacing it.", "", "path\ncontent\nThe text"),
+    Doc("fs__list_dir", "List the entries of a directory.", "ls", "path\nThe directory"),
+    Doc("web__search", "Search the web for pages.", "google lookup", "query\nWhat to look for"),
+    Doc("web__fetch", "Fetch a URL and return its text.", "", "url\nThe page's address"),
+    Doc("git__commit", "Record staged changes in the repository.", "", "message\nWhy"),
+    Doc("git__log", "Show the commit history of a branch.", "history", "branch\nThe branch"),
+]
+QUERIES = [
+    "read the file at this path",
+    "write some text into a file",
+    "list the directory",
+    "google something",
+    "fetch this url",
+    "show the commit history",
+    "прочитай файл",
+    "найди в интернете",
+    "nothing matches zzzqqq",
+    "file",
+]
+
+
+def schema_of(parameters: str) -> dict[str, Any]:
+    """The real-schema equivalent of DOCS' parameters: "name\\ndescription" per property."""
+    lines = parameters.split("\n")
+    props: dict[str, Any] = {}
+    key = None
+    for line in lines:
+        if key is None or (line.islower() and " " not in line):
+            key = line
+            props[key] = {}
+        else:
+            props[key]["description"] = line
+    return {"type": "object", "properties": props}
+
+
+def equivalent_registry(docs: list[Doc], **options: Any) -> ToolRegistry:
+    tools = [
+        Tool(
+            name=d.name,
+            description=d.description,
+            search_hint=d.search_hint,
+            input_schema=schema_of(d.parameters),
+        )
+        for d in docs
+    ]
+    return ToolRegistry(tools, **options)
+
+
+def names(hits: list[Any]) -> list[str]:
+    return [h.name for h in hits]
+
+
+def test_docstring_example_runs() -> None:
+    result = doctest.testmod(documents_module)
+    assert result.attempted >= 4
+    assert result.failed == 0
+
+
+def test_schema_of_matches_the_parameters_text() -> None:
+    # The equivalence below rests on this helper writing each DOCS text back as a schema.
+    assert schema_of("path\nThe file to read") == {
+        "type": "object",
+        "properties": {"path": {"description": "The file to read"}},
+    }
+    assert list(schema_of("path\ncontent\nThe text")["properties"]) == ["path", "content"]
+
+
+@pytest.mark.parametrize("limit", [1, 3, 10])
+def test_ranking_equals_registry_search_over_equivalent_tools(limit: int) -> None:
+    retriever = DocumentRetriever()
+    registry = equivalent_registry(DOCS)
+    for query in QUERIES:
+        assert retriever.rank(query, DOCS, limit) == names(registry.search(query, limit)), query
+    # The queries do reach the documents (not a comparison of empty lists).
+    assert retriever.rank("read the file at this path", DOCS, 1) == ["fs__read_file"]
+    assert retriever.rank("прочитай файл", DOCS, 1) == ["fs__read_file"]
+
+
+def test_parameters_text_is_indexed_as_the_params_field() -> None:
+    # "zebra" only in the parameters: found, and scored as the equivalent tool whose one
+    # parameter is described by it (the params field's text is just the host's text).
+    docs = [Doc("a_tool", "Does a thing."), Doc("b_tool", "Does another.", "", "zebra")]
+    tools = [
+        Tool(name="a_tool", description="Does a thing."),
+        Tool(name="b_tool", description="Does another.", input_schema=schema_of("zebra")),
+    ]
+    assert DocumentRetriever().rank("zebra", docs, 5) == ["b_tool"]
+    hit = ToolRegistry(tools).search("zebra", 5, explain=True)[0]
+    assert hit.explanation is not None
+    assert {f for c in hit.explanation for f, v in c.fields.items() if v} == {"params"}
+
+
+def test_options_reach_the_registry() -> None:
+    assert DocumentRetriever(engine="pure").engine == "pure"
+    # No lexicon: a Russian request no longer reaches English descriptions.
+    assert DocumentRetriever(lexicon=None).rank("прочитай файл", DOCS, 3) == []
+    own = DocumentRetriever(lexicon=[("прочитай", "read")]).rank("прочитай", DOCS, 3)
+    assert own == ["fs__read_file"]
+    # Settings: the hint's weight alone, so only hint words score.
+    hint_only = RetrievalSettings(
+        weights=FieldValues(name=0.0, search_hint=1.0, summary=0.0, body=0.0, params=0.0)
+    )
+    retriever = DocumentRetriever(settings=hint_only)
+    registry = equivalent_registry(DOCS, settings=hint_only)
+    for query in QUERIES:
+        assert retriever.rank(query, DOCS, 5) == names(registry.search(query, 5)), query
+    assert retriever.rank("history of the file", DOCS, 5) == ["git__log"]
+
+
+def test_limit() -> None:
+    retriever = DocumentRetriever()
+    assert retriever.rank("file", DOCS, 0) == []
+    assert retriever.rank("file", DOCS, -3) == []
+    matching = retriever.rank("path", DOCS, 1_000_000)  # in the three fs tools' parameters
+    assert set(matching) == {"fs__read_file", "fs__write_file", "fs__list_dir"}
+    assert retriever.rank("path", DOCS, len(DOCS) + 1) == matching
+    assert retriever.rank("path", DOCS, 2) == matching[:2]
+    with pytest.raises(TypeError, match="limit"):
+        retriever.rank("file", DOCS, True)
+    with pytest.raises(TypeError, match="limit"):
+        retriever.rank("file", DOCS, 2.0)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="query"):
+        retriever.rank(b"file", DOCS, 2)  # type: ignore[arg-type]
+
+
+def test_empty_catalogue() -> None:
+    retriever = DocumentRetriever()
+    assert retriever.rank("file", [], 5) == []
+    assert retriever.rank("file", DOCS, 5)[0] == "fs__read_file"
+    assert retriever.rank("file", (), 5) == []
+
+
+# -- names ---------------------------------------------------------------------------------
+
+ODD_NAMES = [
+    "ns:weird/name",
+    "ns/weird:name",  # the same alias as the first once sanitised
+    "ns_weird_name",  # a valid name that alias would be
+    "with spaces in it",
+    "поиск файлов",
+    "отчёт",
+    "word " * 60,  # 300 characters
+    "",
+    ":",
+    "émigré",
+    "a\ud800b",  # a lone surrogate
+    "ok.name-1",
+]
+
+
+#: A word of its own for each odd name, to find it by.
+OWN_WORDS = "quokka axolotl narwhal pangolin okapi tapir wombat gecko lemur ibis yak mole".split()
+
+
+def odd_docs(order: list[str] = ODD_NAMES) -> list[Doc]:
+    return [Doc(n, f"Marker {OWN_WORDS[ODD_NAMES.index(n)]}.") for n in order]
+
+
+def test_odd_names_round_trip() -> None:
+    retriever = DocumentRetriever()
+    docs = odd_docs()
+    for word, name in zip(OWN_WORDS, ODD_NAMES):
+        assert retriever.rank(word, docs, 5) == [name]
+    everything = retriever.rank("marker", docs, 100)
+    assert sorted(everything) == sorted(ODD_NAMES)
+
+
+def test_odd_names_are_found_by_their_words() -> None:
+    retriever = DocumentRetriever()
+    docs = odd_docs()
+    top = retriever.rank("weird name", docs, 3)
+    assert set(top) == {"ns:weird/name", "ns/weird:name", "ns_weird_name"}
+    assert retriever.rank("spaces", docs, 5) == ["with spaces in it"]
+    assert retriever.rank("поиск", docs, 5) == ["поиск файлов"]  # Cyrillic: through the hint
+    assert retriever.rank("отчет", docs, 5) == ["отчёт"]
+    assert retriever.rank("emigre", docs, 5) == ["émigré"]
+    assert retriever.rank("word", docs, 5) == ["word " * 60]
+
+
+def test_alias_keeps_the_names_terms() -> None:
+    # The alias of a name that needs one searches for the same terms as the name, plus
+    # the joined form an identifier always has (checked through the public query_terms).
+    registry = ToolRegistry(lexicon=None)
+    retriever = DocumentRetriever(lexicon=None)
+    docs = [Doc("ns:weird/name"), Doc("get:user/by id"), Doc("valid_name")]
+    retriever.rank("x", docs, 1)
+    aliases = retriever.internal_names()
+    assert aliases == {"ns:weird/name": "ns_weird_name", "get:user/by id": "get_user_by_id"}
+    for name, alias in aliases.items():
+        original = {t for t, _ in registry.query_terms(name)}
+        assert original < {t for t, _ in registry.query_terms(alias)}, name
+    assert {t for t, _ in registry.query_terms("ns_weird_name")} == {
+        "ns",
+        "weird",
+        "name",
+        "nsweirdnam",
+    }
+
+
+def test_aliases_do_not_depend_on_order() -> None:
+    forward = DocumentRetriever()
+    backward = DocumentRetriever()
+    docs = odd_docs()
+    reverse = odd_docs(list(reversed(ODD_NAMES)))
+    for query in ["weird name", "marker", "word", "pangolin"]:
+        assert forward.rank(query, docs, 20) == backward.rank(query, reverse, 20), query
+
+
+def test_duplicate_names_are_refused_naming_both() -> None:
+    docs = [Doc("a"), Doc("b"), Doc("a", "again")]
+    with pytest.raises(ToolDefinitionError, match=r"documents 0 and 2 are both named 'a'"):
+        DocumentRetriever().rank("a", docs, 3)
+
+
+# -- documents of every kind -----------------------------------------------------------------
+
+Row = namedtuple("Row", ["name", "description", "search_hint", "parameters"])
+Short = namedtuple("Short", ["name", "description"])  # no hint, no parameters
+
+
+def test_document_kinds_rank_alike() -> None:
+    expected = [DocumentRetriever().rank(q, DOCS, 5) for q in QUERIES]
+    kinds: list[list[Any]] = [
+        [Row(d.name, d.description, d.search_hint, d.parameters) for d in DOCS],
+        [dict(d.__dict__) for d in DOCS],
+        [types.MappingProxyType(dict(d.__dict__)) for d in DOCS],
+        [types.SimpleNamespace(**d.__dict__) for d in DOCS],
+        [DOCS[0].__dict__, *DOCS[1:]],  # a mixed list
+    ]
+    for docs in kinds:
+        retriever = DocumentRetriever()
+        assert [retriever.rank(q, docs, 5) for q in QUERIES] == expected, type(docs[0])
+
+
+def test_missing_and_none_fields_are_empty_text() -> None:
+    expected = DocumentRetriever().rank("file", [Doc("a", "A file."), Doc("b", "Bee.")], 5)
+    retriever = DocumentRetriever()
+    assert retriever.rank("file", [Short("a", "A file."), Short("b", "Bee.")], 5) == expected
+    nones = [{"name": "a", "description": "A file.", "search_hint": None}, {"name": "b"}]
+    assert retriever.rank("file", nones, 5) == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("docs", "error", "message"),
+    [
+        ([Doc("a"), {"name": "b", "description": 3}], TypeError, r"document 1 \('b'\): field 'de"),
+        ([{"name": "a", "parameters": ["x"]}], TypeError, r"document 0 \('a'\): field 'param"),
+        ([Doc("a"), {"description": "no name"}], TypeError, r"document 1 \(a dict\): field 'name'"),
+        ([Doc("a"), Doc(7)], TypeError, r"document 1: field 'name' must be a string"),
+        ([object()], TypeError, r"document 0 \(a object\): field 'name' is missing"),
+    ],
+)
+def test_bad_documents_are_named(docs: list[Any], error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        DocumentRetriever().rank("q", docs, 3)
+
+
+def test_not_a_sequence_is_refused() -> None:
+    retriever = DocumentRetriever()
+    for bad in ["a string", iter(DOCS), {d.name: d for d in DOCS}]:
+        with pytest.raises(TypeError, match="documents must be a sequence"):
+            retriever.rank("q", bad, 3)  # type: ignore[arg-type]
+
+
+def test_oversized_and_unclean_text_is_indexed_not_refused(caplog: Any) -> None:
+    docs = [
+        Doc("long_hint", "Tool.", "hintword " * 600),  # 5,400 characters; Tool caps at 4,096
+        Doc("surrogate", "Read a \ud800 file."),
+    ]
+    retriever = DocumentRetriever()
+    with caplog.at_level(logging.WARNING, logger="toolsurface"):
+        assert retriever.rank("hintword", docs, 5) == ["long_hint"]
+    assert "document 0 ('long_hint'): search_hint of 5400 characters" in caplog.text
+    assert retriever.rank("file", docs, 5) == ["surrogate"]
+
+
+# -- keeping the index -----------------------------------------------------------------------
+
+
+class Counted:
+    """A document that counts reads of its fields (the per-document work of a check)."""
+
+    reads = 0
+
+    def __init__(self, doc: Doc) -> None:
+        self._doc = doc
+
+    def __getattr__(self, field: str) -> Any:
+        Counted.reads += 1
+        return getattr(self._doc, field)
+
+
+def test_same_sequence_costs_no_rebuild_and_no_reads() -> None:
+    docs = [Counted(d) for d in DOCS]
+    retriever = DocumentRetriever()
+    first = retriever.rank("file", docs, 5)
+    assert retriever.builds == 1
+    Counted.reads = 0
+    for _ in range(3):
+        assert retriever.rank("file", docs, 5) == first
+    assert retriever.builds == 1
+    assert Counted.reads == 0
+
+
+def test_equal_copy_costs_no_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
+    retriever = DocumentRetriever()
+    first = retriever.rank("file", DOCS, 5)
+    made: list[int] = []
+    real = documents_module.ToolRegistry
+    monkeypatch.setattr(
+        documents_module, "ToolRegistry", lambda *a, **k: made.append(1) or real(*a, **k)
+    )
+    copies = [list(DOCS), tuple(DOCS), [Doc(**d.__dict__) for d in DOCS], [vars(d) for d in DOCS]]
+    for docs in copies:
+        assert retriever.rank("file", docs, 5) == first
+    assert retriever.builds == 1
+    assert made == []
+
+
+def test_changed_document_rebuilds_with_new_results() -> None:
+    retriever = DocumentRetriever()
+    assert retriever.rank("weather", DOCS, 5) == []
+    changed = [*DOCS[:3], Doc("web__search", "Weather forecast for a city."), *DOCS[4:]]
+    assert retriever.rank("weather", changed, 5) == ["web__search"]
+    assert retriever.builds == 2
+    grown = [*changed, Doc("new__tool", "Weather radar.")]
+    assert set(retriever.rank("weather", grown, 5)) == {"web__search", "new__tool"}
+    assert retriever.builds == 3
+    assert retriever.rank("radar", grown[:-1], 5) == []  # removed again
+    assert retriever.builds == 4
+    renamed = [*DOCS[:-1], Doc("git:log", DOCS[-1].description)]
+    assert retriever.rank("commit history", renamed, 1) == ["git:log"]
+    assert retriever.builds == 5
+
+
+def test_in_place_change_at_the_same_length_needs_invalidate() -> None:
+    # The documented contract: the same list at the same length is not re-read.
+    docs = list(DOCS)
+    retriever = DocumentRetriever()
+    assert retriever.rank("weather", docs, 5) == []
+    docs[3] = Doc("web__search", "Weather forecast for a city.")
+    assert retriever.rank("weather", docs, 5) == []  # not noticed: same object, same length
+    retriever.invalidate()
+    assert retriever.rank("weather", docs, 5) == ["web__search"]
+    assert retriever.builds == 2
+    docs.append(Doc("new__tool", "Weather radar."))  # a new length is noticed by itself
+    assert set(retriever.rank("weather", docs, 5)) == {"web__search", "new__tool"}
+    retriever.invalidate()  # nothing changed since: compared, not rebuilt
+    retriever.rank("weather", docs, 5)
+    assert retriever.builds == 3
+
+
+def test_concurrent_rank_sees_whole_catalogues() -> None:
+    other = [Doc(d.name.replace("fs__", "disk__"), d.description, d.search_hint) for d in DOCS]
+    catalogues = [DOCS, other]
+    reference = DocumentRetriever()
+    expected = [{q: reference.rank(q, c, 5) for q in QUERIES} for c in catalogues]
+    retriever = DocumentRetriever()
+    failures: list[str] = []
+    start = threading.Barrier(4)
+
+    def work(worker: int) -> None:
+        start.wait()
+        for round_ in range(40):
+            which = (worker + round_) % 2
+            # New lists each time: every call goes through the check, half through rebuilds.
+            docs = list(catalogues[which])
+            for q in QUERIES[:4]:
+                got = retriever.rank(q, docs, 5)
+                if got != expected[which][q]:
+                    failures.append(f"worker {worker} round {round_} {q!r}: {got}")
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert retriever.builds >= 2
+
+
+# -- the real catalogue ----------------------------------------------------------------------
+
+
+def _walk(schema: Mapping[str, Any], depth: int, out: list[str]) -> None:
+    # The host's flattening: every property's name and description, nested ones too, in
+    # the order of the library's parameter walk (docs/analysis.md), one a line.
+    if depth > 8:
+        return
+    props = schema.get("properties")
+    if isinstance(props, Mapping):
+        for name, prop in props.items():
+            out.append(str(name))
+            if isinstance(prop, Mapping):
+                desc = prop.get("description")
+                if isinstance(desc, str) and desc:
+                    out.append(desc)
+                if "properties" in prop or "items" in prop:
+                    _walk(prop, depth + 1, out)
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        _walk(items, depth + 1, out)
+
+
+def _without_enums(value: Any, in_properties: bool = False) -> Any:
+    # Enum values are indexed with the body; a host's parameters text has none.
+    if isinstance(value, Mapping):
+        return {
+            k: _without_enums(v, k == "properties" and not in_properties)
+            for k, v in value.items()
+            if in_properties or k != "enum"
+        }
+    if isinstance(value, list):
+        return [_without_enums(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module")
+def real_pair(mcp_tools: list[Tool]) -> tuple[list[Row], ToolRegistry]:
+    docs = []
+    tools = []
+    for t in mcp_tools:
+        out: list[str] = []
+        _walk(t.input_schema, 0, out)
+        docs.append(Row(t.name, t.description, t.search_hint, "\n".join(out)))
+        tools.append(t.model_copy(update={"input_schema": _without_enums(t.input_schema)}))
+    return docs, ToolRegistry(tools)
+
+
+def test_real_catalogue_ranks_as_registry_search(
+    real_pair: tuple[list[Row], ToolRegistry], dev_queries: list[dict[str, Any]]
+) -> None:
+    docs, registry = real_pair
+    retriever = DocumentRetriever()
+    found = 0
+    for row in dev_queries:
+        got = retriever.rank(row["query"], docs, 10)
+        assert got == names(registry.search(row["query"], 10)), row["id"]
+        found += bool(set(got[:3]) & set(row["expected"]))
+    assert retriever.builds == 1
+    assert found / len(dev_queries) > 0.7  # the real queries reach their tools
+
+
+def test_real_catalogue_with_odd_names(
+    real_pair: tuple[list[Row], ToolRegistry], dev_queries: list[dict[str, Any]]
+) -> None:
+    # The same documents under names no provider takes ("server:tool"): the alias of
+    # "github:actions_get" is "github_actions_get", whose terms are those of
+    # "github__actions_get", so the rankings are the plain catalogue's, in host names.
+    docs, registry = real_pair
+    odd = [r._replace(name=r.name.replace("__", ":", 1)) for r in docs]
+    retriever = DocumentRetriever()
+    for row in dev_queries[:100]:
+        expected = [h.name.replace("__", ":", 1) for h in registry.search(row["query"], 5)]
+        assert retriever.rank(row["query"], odd, 5) == expected, row["id"]
+    assert len(retriever.internal_names()) == len(odd)
