@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import doctest
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -202,6 +202,60 @@ def test_blind_call_runs_and_is_loaded_for_the_next_call(demo: Host) -> None:
     assert fake.seen[1]["tools"][-1] == LIST_PRS
 
 
+def test_blind_call_failing_on_its_arguments_gets_the_tools_line(demo: Host) -> None:
+    ran: list[str] = []
+
+    @tool
+    def restart_service(service: str, force: bool = False) -> str:
+        """Restart a service of the cluster. Its open connections are dropped."""
+        ran.append(service)
+        return "restarted"
+
+    demo.registry.register(to_toolsurface(restart_service, group="ops"))
+    demo.registry.declare_group("ops", load="lazy")  # held back while ToolSearch exists
+    middleware = ToolSurfaceMiddleware([*demo.tools, restart_service], demo.surface)
+    fake = model(calls(("restart_service", {"force": True}), step=1), "Sorry.")
+    result = create_agent(fake, middleware=[middleware]).invoke({"messages": [("user", "x")]})
+    (failure,) = tool_messages(result)
+    assert failure.status == "error"
+    assert failure.text.endswith(
+        "It takes: restart_service(service*, force) — Restart a service of the cluster."
+    )
+    assert ran == []
+
+
+def test_group_rules_come_before_a_blind_call_runs(demo: Host) -> None:
+    demo.registry.undeclare_group("github")
+    demo.registry.declare_group(
+        "github", prefix="github__", dynamic=True, rules="Never merge without review."
+    )
+    args = {"owner": "acme", "repo": "api"}
+    fake = model(
+        calls((LIST_PRS, args), (LIST_PRS, args), step=1),
+        calls((LIST_PRS, args), step=2),
+        "Done.",
+    )
+    result = demo.agent(fake).invoke({"messages": [("user", QUERY)]})
+    first, second, third = tool_messages(result)
+    assert first.text.startswith(f"Not run yet: {LIST_PRS} belongs to the group github")
+    assert "Never merge without review." in first.text
+    assert first.response_metadata["toolsurface"] == {"not_run": "rules"}
+    assert second.text.startswith("Not run: this call was written before the rules")
+    assert third.text == f"{LIST_PRS} ran"  # after reading them, the call runs
+    assert demo.ran == [(LIST_PRS, args)]
+    assert LIST_PRS in fake.seen[1]["tools"]  # the whole group was loaded
+
+
+def test_the_end_of_a_turn_lets_the_surface_unload_over_its_cap() -> None:
+    host = Host(demo_catalogue(), limits=SurfaceLimits(max_loaded_entries=2))
+    fake = model(calls((TOOL_SEARCH_NAME, {"query": QUERY}), step=1), "Found three.")
+    host.agent(fake).invoke({"messages": [("user", QUERY)]})
+    assert sum(s == LIST_PRS for s in fake.seen[1]["tools"]) == 1
+    assert len([n for n in fake.seen[1]["tools"] if n.startswith("github__")]) == 3
+    # after_agent ended the turn: a safe point, so the loads went down to half the cap.
+    assert len(host.surface.loaded_entries()) == 1
+
+
 def test_threads_get_surfaces_of_their_own(demo: Host) -> None:
     made: list[str] = []
 
@@ -358,14 +412,17 @@ def test_docstring_examples_run() -> None:
     assert failed == 0
 
 
-def docs_example() -> str:
+def docs_example() -> tuple[str, str]:
     text = (ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
     section = text.split("\n## LangChain", 1)[1]
-    blocks: Iterator[str] = iter(re.findall(r"```python\n(.*?)```", section, re.S))
-    return next(blocks)
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    printed = re.findall(r"```text\n(.*?)```", section, re.S)[0]
+    return code, printed
 
 
-def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(docs_example(), "docs/tools.md", "exec"), {"__name__": "docs_example"})
-    out = capsys.readouterr().out
-    assert "github__list_pull_requests" in out
+def test_docs_example_runs_and_prints_what_the_docs_say(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, printed = docs_example()
+    exec(compile(code, "docs/tools.md", "exec"), {"__name__": "docs_example"})
+    assert capsys.readouterr().out == printed
