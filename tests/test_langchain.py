@@ -171,6 +171,26 @@ def test_system_prompt_carries_the_catalogue_block(demo: Host) -> None:
     assert fake.seen[0]["tools"] == list(plan.names)
 
 
+def test_a_system_message_of_content_blocks_keeps_them(demo: Host) -> None:
+    from langchain_core.messages import SystemMessage
+
+    base = SystemMessage(content=[{"type": "text", "text": SYSTEM, "cache_control": {"x": 1}}])
+    fake = model("Hello.")
+    middleware = ToolSurfaceMiddleware(demo.tools, demo.surface)
+    create_agent(fake, middleware=[middleware], system_prompt=base).invoke(
+        {"messages": [("user", "hi")]}
+    )
+    sent = fake.seen[0]["messages"][0]
+    assert sent.content[0] == base.content[0]
+    assert sent.content[1] == {"type": "text", "text": demo.surface.plan().catalogue}
+
+
+def test_a_factory_must_make_a_surface(demo: Host) -> None:
+    middleware = ToolSurfaceMiddleware(demo.tools, lambda thread_id: None)
+    with pytest.raises(TypeError, match="returned NoneType for thread 'x', not a ToolSurface"):
+        middleware.surface_for("x")
+
+
 def test_unknown_tool_is_refused_with_the_surfaces_text_and_nothing_runs(demo: Host) -> None:
     fake = model(calls(("github__list_pull_request", {"owner": "acme"}), step=1), "Sorry.")
     result = demo.agent(fake).invoke({"messages": [("user", QUERY)]})

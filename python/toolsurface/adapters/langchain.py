@@ -489,7 +489,10 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         wanted = ToolCall(name, call.get("args"), call.get("id") or "")
         with run.lock:
             verdict = run.verdicts.pop(wanted.id, None) if wanted.id else None
-            if verdict is None:  # a call another middleware added after the model answered
+            # A call another middleware added or renamed after the model answered (a human
+            # review, say), or one resumed in a process that never saw the message, is
+            # admitted alone.
+            if verdict is None or verdict.call.name != wanted.name:
                 verdict = run.surface.admit([wanted])[0]
         return verdict
 
