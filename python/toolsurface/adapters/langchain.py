@@ -50,10 +50,12 @@ from toolsurface.dispatch import ToolCall, Verdict
 __all__ = [
     "BigtoolRetriever",
     "ConvertedTools",
+    "IdPolicy",
     "LangChainAdapterError",
     "LangChainToolLike",
     "SurfaceSource",
     "ToolSurfaceMiddleware",
+    "as_base_tool",
     "convert_tools",
     "from_toolsurface",
     "register_langchain_tools",
