@@ -1,0 +1,448 @@
+"""The LangChain adapter: a create_agent agent over the surface, the converter, bigtool.
+
+Every agent here is real (langchain's create_agent, langgraph's tool node) and driven by a
+scripted fake chat model that records what each model call received: no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import doctest
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import pytest
+
+pytest.importorskip("langchain.agents", reason="needs the langchain extra: pip install langchain")
+pytest.importorskip("langgraph_bigtool", reason="needs langgraph-bigtool (the langchain extra)")
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool, tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
+
+import toolsurface.adapters.langchain as adapter
+from toolsurface import (
+    TOOL_SEARCH_NAME,
+    SurfaceLimits,
+    Tool,
+    ToolDefinitionError,
+    ToolRegistry,
+    ToolSurface,
+    tool_search_tool,
+)
+from toolsurface.adapters.langchain import (
+    BigtoolRetriever,
+    LangChainAdapterError,
+    ToolSurfaceMiddleware,
+    convert_tools,
+    from_toolsurface,
+    register_langchain_tools,
+    to_toolsurface,
+)
+from toolsurface.catalogue import demo_catalogue
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEM = "You are an engineering assistant."
+QUERY = "покажи открытые пулреквесты"
+LIST_PRS = "github__list_pull_requests"
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """A fake chat model that binds tools and records what each call was sent."""
+
+    seen: list[dict[str, Any]] = Field(default_factory=list)
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> Any:
+        system = messages[0].text if messages and messages[0].type == "system" else None
+        names = [t["function"]["name"] for t in kwargs.get("tools") or ()]
+        self.seen.append({"tools": names, "system": system, "messages": list(messages)})
+        return super()._generate(messages, *args, **kwargs)
+
+
+def calls(*pairs: tuple[str, dict[str, Any]], step: int = 0) -> AIMessage:
+    """An AI message asking for tool calls, with ids unique to the step."""
+    return AIMessage(
+        content="",
+        tool_calls=[
+            {"name": n, "args": a, "id": f"call_{step}_{i}", "type": "tool_call"}
+            for i, (n, a) in enumerate(pairs)
+        ],
+    )
+
+
+def model(*script: AIMessage | str) -> ScriptedModel:
+    return ScriptedModel(messages=iter(script))
+
+
+class Host:
+    """A registry over a catalogue, a recording stub LangChain tool per entry, the surface."""
+
+    def __init__(self, catalogue: list[Tool], **surface: Any) -> None:
+        self.registry = ToolRegistry()
+        self.registry.register_many(catalogue)
+        for prefix in sorted({t.name.split("__")[0] for t in catalogue if "__" in t.name}):
+            self.registry.declare_group(prefix, prefix=f"{prefix}__", dynamic=True)
+        self.registry.register(tool_search_tool())
+        self.ran: list[tuple[str, dict[str, Any]]] = []
+        self.tools = [from_toolsurface(t, self._stub(t.name)) for t in catalogue]
+        self.surface = ToolSurface(self.registry, provider="openai", **surface)
+
+    def _stub(self, name: str) -> Callable[..., str]:
+        def run(**arguments: Any) -> str:
+            self.ran.append((name, arguments))
+            return f"{name} ran"
+
+        return run
+
+    def agent(self, fake: ScriptedModel, **kwargs: Any) -> Any:
+        middleware = ToolSurfaceMiddleware(self.tools, self.surface)
+        return create_agent(fake, middleware=[middleware], system_prompt=SYSTEM, **kwargs)
+
+
+@pytest.fixture
+def demo() -> Host:
+    return Host(demo_catalogue())
+
+
+def tool_messages(result: dict[str, Any]) -> list[ToolMessage]:
+    return [m for m in result["messages"] if isinstance(m, ToolMessage)]
+
+
+def search_then_call(host: Host, run: Callable[[Any], dict[str, Any]]) -> None:
+    fake = model(
+        calls((TOOL_SEARCH_NAME, {"query": QUERY}), step=1),
+        calls((LIST_PRS, {"owner": "acme", "repo": "api"}), step=2),
+        "Открыты два пулреквеста.",
+    )
+    result = run(host.agent(fake))
+    first, second, third = fake.seen
+    # Before the search the PR tool is held back: the model sees ToolSearch, not it.
+    assert TOOL_SEARCH_NAME in first["tools"]
+    assert LIST_PRS not in first["tools"]
+    assert "github" in first["system"]  # the catalogue names the held-back group
+    search = tool_messages(result)[0]
+    assert search.name == TOOL_SEARCH_NAME
+    assert search.text.startswith("Loaded, callable from your next step:")
+    assert f"- {LIST_PRS}(" in search.text
+    # The load reaches the next model call, appended after the unchanged list.
+    assert LIST_PRS in second["tools"]
+    assert second["tools"][: len(first["tools"])] == first["tools"]
+    assert second["system"] == first["system"]  # the catalogue block is byte-stable
+    assert host.ran == [(LIST_PRS, {"owner": "acme", "repo": "api"})]
+    assert tool_messages(result)[1].text == f"{LIST_PRS} ran"
+    assert third["tools"] == second["tools"]
+    assert result["messages"][-1].text == "Открыты два пулреквеста."
+
+
+def test_demo_agent_searches_in_russian_then_calls_the_loaded_tool(demo: Host) -> None:
+    search_then_call(demo, lambda agent: agent.invoke({"messages": [("user", QUERY)]}))
+
+
+def test_demo_agent_async(demo: Host) -> None:
+    search_then_call(
+        demo, lambda agent: asyncio.run(agent.ainvoke({"messages": [("user", QUERY)]}))
+    )
+
+
+@pytest.mark.slow
+def test_real_catalogue_agent(mcp_tools: list[Tool]) -> None:
+    host = Host(mcp_tools)
+    search_then_call(host, lambda agent: agent.invoke({"messages": [("user", QUERY)]}))
+    assert len(host.registry) == 1636  # 1,635 real tools and ToolSearch
+    plan = host.surface.plan()
+    assert len(plan.names) < 128  # under OpenAI's tool limit, unlike all 1,635
+
+
+def test_system_prompt_carries_the_catalogue_block(demo: Host) -> None:
+    fake = model("Hello.")
+    demo.agent(fake).invoke({"messages": [("user", "hi")]})
+    plan = demo.surface.plan()
+    assert plan.catalogue
+    assert fake.seen[0]["system"] == plan.system_text(SYSTEM)
+    assert fake.seen[0]["tools"] == list(plan.names)
+
+
+def test_a_system_message_of_content_blocks_keeps_them(demo: Host) -> None:
+    from langchain_core.messages import SystemMessage
+
+    base = SystemMessage(content=[{"type": "text", "text": SYSTEM, "cache_control": {"x": 1}}])
+    fake = model("Hello.")
+    middleware = ToolSurfaceMiddleware(demo.tools, demo.surface)
+    create_agent(fake, middleware=[middleware], system_prompt=base).invoke(
+        {"messages": [("user", "hi")]}
+    )
+    sent = fake.seen[0]["messages"][0]
+    assert sent.content[0] == base.content[0]
+    assert sent.content[1] == {"type": "text", "text": demo.surface.plan().catalogue}
+
+
+def test_a_factory_must_make_a_surface(demo: Host) -> None:
+    middleware = ToolSurfaceMiddleware(demo.tools, lambda thread_id: None)
+    with pytest.raises(TypeError, match="returned NoneType for thread 'x', not a ToolSurface"):
+        middleware.surface_for("x")
+
+
+def test_unknown_tool_is_refused_with_the_surfaces_text_and_nothing_runs(demo: Host) -> None:
+    fake = model(calls(("github__list_pull_request", {"owner": "acme"}), step=1), "Sorry.")
+    result = demo.agent(fake).invoke({"messages": [("user", QUERY)]})
+    (refusal,) = tool_messages(result)
+    assert refusal.status == "error"
+    assert refusal.text.startswith(
+        "Unknown tool 'github__list_pull_request': no such tool is available to you."
+    )
+    assert LIST_PRS in refusal.text  # the nearest admitted name
+    assert refusal.response_metadata["toolsurface"] == {"not_run": "unknown"}
+    assert demo.ran == []
+
+
+def test_calls_past_the_cap_do_not_run() -> None:
+    host = Host(demo_catalogue(), limits=SurfaceLimits(max_tool_calls_per_turn=2))
+    args = {"owner": "acme", "repo": "api"}
+    fake = model(calls(*[(LIST_PRS, args)] * 3, step=1), "Done.")
+    result = host.agent(fake).invoke({"messages": [("user", QUERY)]})
+    texts = [m.text for m in tool_messages(result)]
+    assert len(host.ran) == 2
+    assert texts[2].startswith("Not run: this message asked for 3 tool calls")
+
+
+def test_blind_call_runs_and_is_loaded_for_the_next_call(demo: Host) -> None:
+    fake = model(calls((LIST_PRS, {"owner": "acme", "repo": "api"}), step=1), "Done.")
+    demo.agent(fake).invoke({"messages": [("user", QUERY)]})
+    assert demo.ran == [(LIST_PRS, {"owner": "acme", "repo": "api"})]
+    assert LIST_PRS not in fake.seen[0]["tools"]
+    assert fake.seen[1]["tools"][-1] == LIST_PRS
+
+
+def test_blind_call_failing_on_its_arguments_gets_the_tools_line(demo: Host) -> None:
+    ran: list[str] = []
+
+    @tool
+    def restart_service(service: str, force: bool = False) -> str:
+        """Restart a service of the cluster. Its open connections are dropped."""
+        ran.append(service)
+        return "restarted"
+
+    demo.registry.register(to_toolsurface(restart_service, group="ops"))
+    demo.registry.declare_group("ops", load="lazy")  # held back while ToolSearch exists
+    middleware = ToolSurfaceMiddleware([*demo.tools, restart_service], demo.surface)
+    fake = model(calls(("restart_service", {"force": True}), step=1), "Sorry.")
+    result = create_agent(fake, middleware=[middleware]).invoke({"messages": [("user", "x")]})
+    (failure,) = tool_messages(result)
+    assert failure.status == "error"
+    assert failure.text.endswith(
+        "It takes: restart_service(service*, force) — Restart a service of the cluster."
+    )
+    assert ran == []
+
+
+def test_group_rules_come_before_a_blind_call_runs(demo: Host) -> None:
+    demo.registry.undeclare_group("github")
+    demo.registry.declare_group(
+        "github", prefix="github__", dynamic=True, rules="Never merge without review."
+    )
+    args = {"owner": "acme", "repo": "api"}
+    fake = model(
+        calls((LIST_PRS, args), (LIST_PRS, args), step=1),
+        calls((LIST_PRS, args), step=2),
+        "Done.",
+    )
+    result = demo.agent(fake).invoke({"messages": [("user", QUERY)]})
+    first, second, third = tool_messages(result)
+    assert first.text.startswith(f"Not run yet: {LIST_PRS} belongs to the group github")
+    assert "Never merge without review." in first.text
+    assert first.response_metadata["toolsurface"] == {"not_run": "rules"}
+    assert second.text.startswith("Not run: this call was written before the rules")
+    assert third.text == f"{LIST_PRS} ran"  # after reading them, the call runs
+    assert demo.ran == [(LIST_PRS, args)]
+    assert LIST_PRS in fake.seen[1]["tools"]  # the whole group was loaded
+
+
+def test_the_end_of_a_turn_lets_the_surface_unload_over_its_cap() -> None:
+    host = Host(demo_catalogue(), limits=SurfaceLimits(max_loaded_entries=2))
+    fake = model(calls((TOOL_SEARCH_NAME, {"query": QUERY}), step=1), "Found three.")
+    host.agent(fake).invoke({"messages": [("user", QUERY)]})
+    assert sum(s == LIST_PRS for s in fake.seen[1]["tools"]) == 1
+    assert len([n for n in fake.seen[1]["tools"] if n.startswith("github__")]) == 3
+    # after_agent ended the turn: a safe point, so the loads went down to half the cap.
+    assert len(host.surface.loaded_entries()) == 1
+
+
+def test_threads_get_surfaces_of_their_own(demo: Host) -> None:
+    made: list[str] = []
+
+    def factory(thread_id: str) -> ToolSurface:
+        made.append(thread_id)
+        return ToolSurface(demo.registry, provider="openai", session_id=thread_id)
+
+    middleware = ToolSurfaceMiddleware(demo.tools, factory)
+    fake = model(calls((TOOL_SEARCH_NAME, {"query": QUERY}), step=1), "a", "b")
+    agent = create_agent(fake, middleware=[middleware], checkpointer=InMemorySaver())
+    agent.invoke({"messages": [("user", QUERY)]}, {"configurable": {"thread_id": "t1"}})
+    agent.invoke({"messages": [("user", "hi")]}, {"configurable": {"thread_id": "t2"}})
+    assert made == ["t1", "t2"]
+    assert LIST_PRS in middleware.surface_for("t1").last_plan_names()
+    assert LIST_PRS not in fake.seen[2]["tools"]  # thread t2 loaded nothing
+    assert middleware.forget("t2")
+
+
+def test_middleware_refuses_a_surface_tool_it_cannot_run(demo: Host) -> None:
+    with pytest.raises(LangChainAdapterError, match=r"admits 231 tools with no LangChain tool"):
+        ToolSurfaceMiddleware(demo.tools[:5], demo.surface)
+    # A tool registered after the agent was built fails the plan, naming it.
+    middleware = ToolSurfaceMiddleware(demo.tools, demo.surface)
+    demo.registry.register(Tool(name="late_tool", description="Registered late."))
+    agent = create_agent(model("hi"), middleware=[middleware])
+    with pytest.raises(LangChainAdapterError, match="advertises 'late_tool', but no LangChain"):
+        agent.invoke({"messages": [("user", "hi")]})
+
+
+def test_middleware_owns_tool_search(demo: Host) -> None:
+    own = from_toolsurface(tool_search_tool(), lambda **kw: "")
+    with pytest.raises(LangChainAdapterError, match="provides that tool itself"):
+        ToolSurfaceMiddleware([own], demo.surface)
+
+
+# -- the converter ------------------------------------------------------------------------------
+
+
+def test_converter_keeps_the_model_facing_schema_and_a_name_map() -> None:
+    @tool
+    def create_issue(
+        title: str, body: str = "", *, tool_call_id: Annotated[str, InjectedToolCallId]
+    ) -> str:
+        """Create a GitHub issue. The body is Markdown."""
+        return tool_call_id
+
+    def plain(city: str) -> str:
+        """Get the weather for a city."""
+        return city
+
+    converted = convert_tools([create_issue, plain], group=lambda t: t.name.split("_")[0])
+    issue, weather = converted.tools
+    assert issue.name == "create_issue"
+    assert issue.description == "Create a GitHub issue. The body is Markdown."
+    assert sorted(issue.input_schema["properties"]) == ["body", "title"]  # injected id left out
+    assert issue.input_schema["required"] == ["title"]
+    assert issue.group == "create"
+    assert weather.name == "plain" and weather.input_schema["required"] == ["city"]
+    assert converted["create_issue"] is create_issue
+    assert isinstance(converted["plain"], BaseTool)
+    with pytest.raises(KeyError, match="no LangChain tool named 'nope'"):
+        converted["nope"]
+
+
+def test_converter_names_the_tool_at_fault() -> None:
+    bad = StructuredTool.from_function(lambda: "", name="list open PRs", description="x")
+    with pytest.raises(ToolDefinitionError, match="LangChain tool 'list open PRs': name"):
+        to_toolsurface(bad)
+
+    def undocumented(x: int) -> int:
+        return x
+
+    with pytest.raises(LangChainAdapterError, match=r"'undocumented' \(item 1\)"):
+        convert_tools([bad.model_copy(update={"name": "ok"}), undocumented])
+    with pytest.raises(TypeError, match=r"item 0\), got int"):
+        convert_tools([3])  # type: ignore[list-item]
+    twice = from_toolsurface(Tool(name="a"), lambda: "")
+    with pytest.raises(LangChainAdapterError, match="two LangChain tools are named 'a'"):
+        convert_tools([twice, twice])
+
+
+def test_register_langchain_tools_makes_them_searchable() -> None:
+    registry = ToolRegistry()
+    stubs = [from_toolsurface(t, lambda **kw: "") for t in demo_catalogue()]
+    converted = register_langchain_tools(registry, stubs)
+    assert len(registry) == len(converted) == len(stubs)
+    assert registry.search(QUERY, k=1)[0].name == LIST_PRS
+
+
+# -- langgraph-bigtool --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def bigtool_registry() -> dict[str, BaseTool]:
+    return {f"id-{i}": from_toolsurface(t, lambda **kw: "") for i, t in enumerate(demo_catalogue())}
+
+
+def test_bigtool_retriever_ranks_the_right_tool_first(bigtool_registry: dict[str, Any]) -> None:
+    retriever = BigtoolRetriever(bigtool_registry)
+    (pr_id,) = [i for i, t in bigtool_registry.items() if t.name == LIST_PRS]
+    found = retriever.function(QUERY)
+    assert len(found) == 2
+    assert found[0] == pr_id
+    assert asyncio.run(retriever.coroutine(QUERY)) == found
+    assert retriever.function.__name__ == "retrieve_tools"
+
+
+def test_bigtool_retriever_honours_the_admitted_ids(bigtool_registry: dict[str, Any]) -> None:
+    (pr_id,) = [i for i, t in bigtool_registry.items() if t.name == LIST_PRS]
+    no_pr = BigtoolRetriever(bigtool_registry, admitted=lambda i: i != pr_id, limit=5)
+    assert pr_id not in no_pr.function(QUERY)
+    only = BigtoolRetriever(bigtool_registry, admitted={pr_id})
+    assert only.function(QUERY) == [pr_id]
+
+    def broken(tool_id: str) -> bool:
+        raise RuntimeError("policy store down")
+
+    assert BigtoolRetriever(bigtool_registry, admitted=broken).function(QUERY) == []
+    with pytest.raises(ValueError, match="limit must be a positive int"):
+        BigtoolRetriever(bigtool_registry, limit=0)
+    same = {"a": bigtool_registry["id-0"], "b": bigtool_registry["id-0"]}
+    with pytest.raises(LangChainAdapterError, match="tool ids 'a' and 'b' both hold"):
+        BigtoolRetriever(same)
+
+
+def test_bigtool_agent_binds_what_the_retriever_found(bigtool_registry: dict[str, Any]) -> None:
+    # langgraph-bigtool 0.0.3 routes a call of a retrieved tool through
+    # ToolNode.inject_tool_args, which langgraph-prebuilt 1.x no longer has: the run
+    # stops there whatever the retriever. So the script ends at the model call that
+    # receives the retrieved tools, the part this adapter provides.
+    from langgraph_bigtool import create_agent as create_bigtool_agent
+
+    retriever = BigtoolRetriever(bigtool_registry)
+    fake = model(calls(("retrieve_tools", {"query": QUERY}), step=1), "Found it.")
+    builder = create_bigtool_agent(
+        fake,
+        bigtool_registry,
+        retrieve_tools_function=retriever.function,
+        retrieve_tools_coroutine=retriever.coroutine,
+    )
+    result = builder.compile().invoke({"messages": [("user", QUERY)]})
+    assert fake.seen[0]["tools"] == ["retrieve_tools"]
+    assert fake.seen[1]["tools"][:2] == ["retrieve_tools", LIST_PRS]
+    assert result["selected_tool_ids"] == retriever.function(QUERY)
+    assert LIST_PRS in tool_messages(result)[0].text
+
+
+# -- the examples ------------------------------------------------------------------------------
+
+
+def test_docstring_examples_run() -> None:
+    failed, attempted = doctest.testmod(adapter, optionflags=doctest.ELLIPSIS)
+    assert attempted > 0
+    assert failed == 0
+
+
+def docs_example() -> tuple[str, str]:
+    text = (ROOT / "docs" / "tools.md").read_text(encoding="utf-8")
+    section = text.split("\n## LangChain", 1)[1]
+    code = re.findall(r"```python\n(.*?)```", section, re.S)[0]
+    printed = re.findall(r"```text\n(.*?)```", section, re.S)[0]
+    return code, printed
+
+
+def test_docs_example_runs_and_prints_what_the_docs_say(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, printed = docs_example()
+    exec(compile(code, "docs/tools.md", "exec"), {"__name__": "docs_example"})
+    assert capsys.readouterr().out == printed
