@@ -6,21 +6,24 @@ model reads; they share these helpers, so none of them depends on another for th
 
 from __future__ import annotations
 
-import difflib
-import re
+import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from toolsurface.models import Tool
+from toolsurface.near_names import NearNames
 from toolsurface.retrieval.fields import split_description
 
-__all__ = ["LINE_MAX_CHARS", "nearest_names", "safe_text", "tool_line"]
+__all__ = ["LINE_MAX_CHARS", "near_index", "nearest_names", "safe_text", "tool_line"]
 
 #: A tool's line (name, parameters, first sentence) is cut to this many characters.
 LINE_MAX_CHARS = 300
 #: Control, format (zero-width, bidi), surrogate, private-use and line/paragraph separators.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
-_WORD_SPLIT = re.compile(r"[_\-.\s]+|(?<=[a-z0-9])(?=[A-Z])")
+# The near-name indexes of the last few admitted sets (a registry's runs share a few).
+_NEAR_CACHE: list[tuple[Sequence[str], NearNames]] = []
+_NEAR_CACHE_SIZE = 4
+_NEAR_LOCK = threading.Lock()
 
 
 def safe_text(text: str, limit: int = LINE_MAX_CHARS) -> str:
@@ -48,27 +51,30 @@ def tool_line(tool: Tool) -> str:
     return safe_text(line)
 
 
-def _words(name: str) -> list[str]:
-    return [w.lower() for w in _WORD_SPLIT.split(name) if w]
+def near_index(names: Sequence[str]) -> NearNames:
+    """The near-name index of ``names``, built once per distinct set and kept.
+
+    Callers pass the run's admitted tuple, the same object while the decision holds, so the
+    common case is one identity check; an equal sequence (a new list of the same names)
+    costs a comparison, and only a new set of names builds an index.
+    """
+    with _NEAR_LOCK:
+        for held, index in _NEAR_CACHE:
+            if held is names or held == names:
+                return index
+    index = NearNames(names)
+    with _NEAR_LOCK:
+        _NEAR_CACHE.insert(0, (names, index))
+        del _NEAR_CACHE[_NEAR_CACHE_SIZE:]
+    return index
 
 
-def nearest_names(asked: str, candidates: Iterable[str], n: int = 3) -> list[str]:
-    """Up to ``n`` candidates close to ``asked``: a case change or one word away first."""
-    asked_folded = asked.casefold()
-    asked_words = _words(asked)
-    scored: list[tuple[int, float, str]] = []
-    for name in candidates:
-        if name == asked:
-            continue
-        if name.casefold() == asked_folded:
-            scored.append((0, 0.0, name))
-            continue
-        words = _words(name)
-        diff = len(set(words) ^ set(asked_words))
-        ratio = difflib.SequenceMatcher(None, asked_folded, name.casefold()).ratio()
-        if words and asked_words and diff <= 2 and len(set(words) & set(asked_words)) >= 1:
-            scored.append((1, -ratio, name))
-        elif ratio >= 0.6:
-            scored.append((2, -ratio, name))
-    scored.sort()
-    return [name for _, _, name in scored[:n]]
+def nearest_names(asked: str, candidates: Sequence[str], n: int = 3) -> list[str]:
+    """Up to ``n`` candidates close to ``asked``: a case change or one word away first.
+
+    Bounded whatever ``asked`` is (see :mod:`toolsurface.near_names`).
+
+    >>> nearest_names("github__list_isues", ("github__list_issues", "slack__post"))
+    ['github__list_issues']
+    """
+    return near_index(candidates).nearest(asked, n)

@@ -26,6 +26,7 @@ from toolsurface.rules import render_rules
 
 __all__ = [
     "ARGUMENT_ERRORS",
+    "NEAR_NAMES_PER_MESSAGE",
     "Admission",
     "Admitted",
     "Effect",
@@ -162,9 +163,15 @@ class _Surface(Protocol):
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]: ...
 
 
-def _unknown(call: ToolCall, admitted: Sequence[str]) -> Verdict:
+#: Distinct unknown names of one message that get near names; the rest get the plain
+#: refusal. A model that invents more than this in one message is not helped by more
+#: suggestions, and the host's cost of one message stays bounded.
+NEAR_NAMES_PER_MESSAGE = 16
+
+
+def _unknown(call: ToolCall, admitted: Sequence[str], suggest: bool = True) -> Verdict:
     asked = call.name if isinstance(call.name, str) else ""
-    near = nearest_names(asked, admitted)
+    near = nearest_names(asked, admitted) if suggest else []
     text = f"Unknown tool {safe_text(asked, 128)!r}: no such tool is available to you."
     if near:
         text += f" Closest: {', '.join(near)}."
@@ -186,6 +193,7 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
     # Groups whose rules this message handed out: the model wrote its other calls before it
     # saw them, so the rules count as given only from the next message on.
     ruled_now: set[str] = set()
+    unknown: set[str] = set()
     for i, call in enumerate(calls):
         if cap and i >= cap:
             capped += 1
@@ -201,7 +209,9 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
             continue
         name = call.name
         if not isinstance(name, str) or name not in admitted_set:
-            verdicts.append(_unknown(call, admitted))
+            unknown.add(name if isinstance(name, str) else "")
+            suggest = len(unknown) <= NEAR_NAMES_PER_MESSAGE
+            verdicts.append(_unknown(call, run.admitted, suggest))
             continue
         blind = name not in run.advertised
         group = run.group_of(name)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolsurface._text import nearest_names, safe_text, tool_line
+from toolsurface.dispatch import NEAR_NAMES_PER_MESSAGE
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.limits import SurfaceLimits
@@ -58,6 +59,7 @@ def answer_tool_search(
     how: LoadHow = "search"
     if request.names or request.groups:
         how = "select" if request.names else "group"
+        unknown = 0
         for name in request.names:
             if name in admitted:
                 if name in advertised:
@@ -66,7 +68,8 @@ def answer_tool_search(
                     load("tool", name, "select")
                     loaded.append(name)
             else:
-                near = nearest_names(name, sorted(admitted))
+                unknown += 1
+                near = nearest_names(name, d.admitted) if unknown <= NEAR_NAMES_PER_MESSAGE else []
                 hint = f" Nearest: {', '.join(near)}." if near else ""
                 lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
         room = room_for_loads() if request.groups else None
