@@ -83,3 +83,17 @@ def test_a_call_reaches_calendar_events() -> None:
     )
     found = {h.name for h in only_calls.search("созвон", k=2)}
     assert found == {"calls__start", "calendar__create_event"}
+
+
+def test_a_hosts_own_lexicon_gets_the_forms_and_can_opt_out() -> None:
+    tools = [
+        Tool(name="archive_repo", description="Archive a repository."),
+        Tool(name="delete_repo", description="Delete a repository."),
+    ]
+    lexicon = [("архивировать", "archive")]
+    registry = ToolRegistry(tools, lexicon=lexicon)
+    for query in ("архивируй", "архивирую", "заархивируй", "архивируйте репозиторий"):
+        assert [h.name for h in registry.search(query, k=1)] == ["archive_repo"], query
+    plain = ToolRegistry(tools, lexicon=lexicon, word_forms=False)
+    assert plain.search("архивирую", k=1) == []
+    assert plain.search("архивировать", k=1)[0].name == "archive_repo"

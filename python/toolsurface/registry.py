@@ -30,6 +30,7 @@ from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
+from toolsurface.retrieval.morphology import with_forms
 from toolsurface.retrieval.resources import default_lexicon_entries
 
 __all__ = [
@@ -76,7 +77,8 @@ class ToolRegistry:
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
-    bundled one by default, ``None`` for none, or a host's own ``(source, targets)`` pairs.
+    bundled one by default, ``None`` for none, or a host's own ``(source, targets)`` pairs
+    (with their Russian word forms, ``retrieval/morphology.py``, unless ``word_forms=False``).
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class ToolRegistry:
         settings: RetrievalSettings | None = None,
         retrievers: Sequence[IToolRetriever] = (),
         fusion: FusionSettings | None = None,
+        word_forms: bool = True,
     ) -> None:
         self._backend: Backend = backend(engine)
         self._tool_fields = self._backend.fields
@@ -96,7 +99,8 @@ class ToolRegistry:
         elif lexicon is None:
             self._lexicon = None
         else:
-            self._lexicon = self._backend.lexicon(list(lexicon))
+            entries = with_forms(lexicon, self._backend.tokens) if word_forms else list(lexicon)
+            self._lexicon = self._backend.lexicon(entries)
         self.settings = settings or RetrievalSettings()
         self.retrievers: list[IToolRetriever] = list(retrievers)
         self.fusion = _check_fusion(fusion) if fusion is not None else FusionSettings()
