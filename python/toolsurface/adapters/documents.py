@@ -27,15 +27,15 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from toolsurface import (
-    DEFAULT_LEXICON,
+from toolsurface.errors import ToolDefinitionError
+from toolsurface.models import (
+    MAX_DESCRIPTION_CHARS,
+    TOOL_NAME_PATTERN,
     RetrievalSettings,
     SearchHit,
     Tool,
-    ToolDefinitionError,
-    ToolRegistry,
 )
-from toolsurface.models import MAX_DESCRIPTION_CHARS, TOOL_NAME_PATTERN
+from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 
 __all__ = ["DOCUMENT_FIELDS", "DocumentRetriever"]
 
