@@ -6,6 +6,7 @@ engine with a pure-Python twin that gives the same results.
 
 from toolsurface._engine import engine
 from toolsurface._version import __version__
+from toolsurface.dispatch import ToolCall, Verdict
 from toolsurface.errors import (
     CatalogueFormatError,
     DuplicateToolError,
@@ -44,6 +45,7 @@ __all__ = [
     "SurfaceLimits",
     "TermContribution",
     "Tool",
+    "ToolCall",
     "ToolDefinitionError",
     "ToolGroup",
     "ToolRegistry",
@@ -51,6 +53,7 @@ __all__ = [
     "ToolSurface",
     "ToolsurfaceError",
     "UnknownToolError",
+    "Verdict",
     "__version__",
     "engine",
     "tool_line",
