@@ -218,6 +218,10 @@ def _loads(text: str, where: str) -> Any:
             f"{where}: JSON nested too deeply to read; a tool's schema is refused past "
             "a few hundred levels anyway"
         ) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:  # a number past Python's digit limit for int conversion
+        raise CatalogueFormatError(f"{where}: a number json cannot read ({exc})") from None
 
 
 def _items(data: Any, fmt: str, source: str) -> list[tuple[str, Any]]:

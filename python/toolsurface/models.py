@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolsurface._engine import native_module
 from toolsurface.errors import ToolDefinitionError
+from toolsurface.json_check import json_problem
 from toolsurface.retrieval.fields import FIELD_NAMES
 
 __all__ = [
@@ -114,9 +115,20 @@ def copy_data(value: Any) -> Any:
 
 
 def _copy_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A private copy of a tool's schema, so that later changes to the host's dict miss it."""
-    copied: dict[str, Any] = copy_data(schema)
-    return copied
+    """A private copy of a tool's schema, so that later changes to the host's dict miss it.
+
+    Refused (``ValueError`` naming the path) unless it can be sent as standard JSON: the
+    native copy checks that on its way and declines what fails; the rest is walked here.
+    """
+    if _NATIVE_COPY is not None and type(schema) is dict:
+        copied: dict[str, Any] | None = _NATIVE_COPY(schema)
+        if copied is not None:
+            return copied
+    problem = json_problem(schema)
+    if problem is not None:
+        raise ValueError(f"cannot be sent as JSON: {problem}")
+    plain: dict[str, Any] = copy_data(schema)
+    return plain
 
 
 def tool_from_mapping(data: Any, *, where: str = "") -> Tool:
