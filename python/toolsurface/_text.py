@@ -27,15 +27,20 @@ _NEAR_LOCK = threading.Lock()
 
 
 def safe_text(text: str, limit: int = LINE_MAX_CHARS) -> str:
-    """Text fit for the model: control, zero-width and bidi characters gone, length capped."""
+    """Text fit for the model: control, zero-width and bidi characters gone, length capped.
+
+    Only the start is read: white space folds at most to half, so ``4 * limit`` characters
+    give ``limit`` of output unless the rest is mostly dropped characters, and the cost stays
+    bounded whatever a model wrote.
+    """
     kept = []
-    for ch in text:
+    for ch in text[: 4 * limit + 4]:
         if ch in "\t\n\r":
             kept.append(" ")
         elif unicodedata.category(ch) not in _UNSAFE_CATEGORIES:
             kept.append(ch)
     cleaned = " ".join("".join(kept).split())
-    if len(cleaned) > limit:
+    if len(cleaned) > limit or len(text) > 4 * limit + 4:
         cleaned = cleaned[: limit - 1].rstrip() + "…"
     return cleaned
 

@@ -140,6 +140,8 @@ class Admission:
     group_of: Callable[[str], str | None]
     rules_of: Callable[[str], str | None]
     tool: Callable[[str], Tool]
+    #: ``admitted`` as a set, when the caller keeps one (else made per message).
+    admitted_set: Collection[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -185,8 +187,8 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
     effects, which the surface applies in order (see ToolSurface.admit).
     """
     cap = run.cap
-    admitted = list(run.admitted)
-    admitted_set = set(admitted)
+    admitted = run.admitted
+    admitted_set = run.admitted_set if run.admitted_set is not None else frozenset(admitted)
     verdicts: list[Verdict] = []
     effects: list[Effect] = []
     capped = 0

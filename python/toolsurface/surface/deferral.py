@@ -9,6 +9,7 @@ run's own loads never reopen it, and the groups held back earlier in a run are a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ class Decision:
     members: dict[str, tuple[str, ...]]
     discovery: bool
     reasons: tuple[str, ...]
+
+    @functools.cached_property
+    def admitted_set(self) -> frozenset[str]:
+        """``admitted`` as a set, made once per decision (admission tests every call)."""
+        return frozenset(self.admitted)
 
 
 def held_members(d: Decision) -> set[str]:

@@ -7,6 +7,7 @@ catalogue block beside the tools.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -34,10 +35,15 @@ class RequestPlan:
     held_back: tuple[str, ...]
     reasons: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def names(self) -> tuple[str, ...]:
-        """The advertised tool names, in order."""
+        """The advertised tool names, in order (made once per plan)."""
         return tuple(t.name for t in self.tools)
+
+    @functools.cached_property
+    def name_set(self) -> frozenset[str]:
+        """The advertised tool names as a set: admission tests every call against it."""
+        return frozenset(self.names)
 
     def definitions(self) -> list[dict[str, Any]]:
         """Neutral definitions (name, description, input_schema): group data never leaves.

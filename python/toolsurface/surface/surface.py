@@ -505,9 +505,11 @@ class ToolSurface:
         ['github__list_issues']
         """
         reg = self.registry
+        decision = self._decide()
         run = Admission(
-            admitted=[n for n in reg.names() if self.admits(n)],
-            advertised=set(self.last_plan_names()),
+            admitted=decision.admitted,
+            admitted_set=decision.admitted_set,
+            advertised=self._last_plan.name_set if self._last_plan else frozenset(),
             rules_given=frozenset(self._rules.given),
             cap=self.limits.max_tool_calls_per_turn,
             mark=self.mark,
