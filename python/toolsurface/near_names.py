@@ -101,7 +101,9 @@ class NearNames:
         # letter wrong, missing or extra meets its vocabulary word through one of them.
         deletions: dict[str, list[str]] = {}
         for w in postings:
-            if TYPO_MIN_CHARS <= len(w) <= TYPO_MAX_CHARS:
+            # Words with digits (ids, versions) are matched exactly: a "typo" there is
+            # another thing, and they would make up most of a large vocabulary.
+            if TYPO_MIN_CHARS <= len(w) <= TYPO_MAX_CHARS and w.isalpha():
                 for variant in _deletions(w):
                     deletions.setdefault(variant, []).append(w)
         self._deletions = deletions
