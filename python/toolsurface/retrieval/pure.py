@@ -48,6 +48,32 @@ def check_settings(
         raise ValueError(f"expansion_weight {expansion_weight!r} must be finite and >= 0")
 
 
+def field_parts(
+    tf: Sequence[int],
+    lens: Sequence[int],
+    w: Sequence[float],
+    b: Sequence[float],
+    avglen: Sequence[float],
+) -> list[float]:
+    """BM25F's per-field part of one term in one tool (docs/analysis.md §5), 0 where absent.
+
+    ``(w_f * tf_f) / ((1 - b_f) + b_f * len_f / avglen_f)``; their sum in field order is the
+    term's pseudo-frequency. The one place the pure engine writes the formula: the table
+    and ``explain`` both call it (the native engine's twin is ``scoring::bm25f``).
+    """
+    return [
+        (w[f] * float(tf[f])) / ((1.0 - b[f]) + b[f] * (float(lens[f]) / avglen[f]))
+        if tf[f] > 0
+        else 0.0
+        for f in range(N_FIELDS)
+    ]
+
+
+def saturated(s: float, k1: float) -> float:
+    """The saturation ``s / (k1 + s)`` of a pseudo-frequency."""
+    return s / (k1 + s)
+
+
 class PureLexicon:
     """Query expansion entries, keys and targets analysed by the engine's own analyser."""
 
@@ -193,17 +219,10 @@ class PureIndex:
         avg = self.avglen
         table = {}
         for term, (docs, counts) in self.postings.items():
-            sats = []
-            for doc, tf in zip(docs, counts):
-                lens = self.lengths[doc]
-                s = 0.0
-                for f in range(N_FIELDS):
-                    if tf[f] > 0:
-                        s += (w[f] * float(tf[f])) / (
-                            (1.0 - b[f]) + b[f] * (float(lens[f]) / avg[f])
-                        )
-                sats.append(s / (k1 + s))
-            table[term] = sats
+            table[term] = [
+                saturated(sum(field_parts(tf, self.lengths[doc], w, b, avg)), k1)
+                for doc, tf in zip(docs, counts)
+            ]
         with self._lock:
             self._tables[key] = table
             while len(self._tables) > SETTINGS_CACHE:
@@ -321,14 +340,8 @@ class PureIndex:
             if posting is None or doc not in posting[0]:
                 continue
             tf = posting[1][posting[0].index(doc)]
-            parts = [0.0] * N_FIELDS
-            s = 0.0
-            for f in range(N_FIELDS):
-                if tf[f] > 0:
-                    parts[f] = (weights[f] * float(tf[f])) / (
-                        (1.0 - b[f]) + b[f] * (float(lens[f]) / self.avglen[f])
-                    )
-                    s += parts[f]
-            total = (weight * self.idf[term]) * (s / (k1 + s))
+            parts = field_parts(tf, lens, weights, b, self.avglen)
+            s = sum(parts)
+            total = (weight * self.idf[term]) * saturated(s, k1)
             out.append((term, weight, [total * (p / s) if p > 0.0 else 0.0 for p in parts]))
         return out
