@@ -98,3 +98,12 @@ def test_a_repeated_name_is_answered_from_memory() -> None:
     assert ("github__list_isues", 3) in near._memo
     first.append("mutated")
     assert "mutated" not in near.nearest("github__list_isues")
+
+
+def test_the_kept_index_follows_a_changed_list() -> None:
+    from toolsurface._text import nearest_names as kept_nearest
+
+    names = ["alpha__read_file", "beta__send_mail"]
+    assert kept_nearest("alpha__read_fil", names) == ["alpha__read_file"]
+    names[0] = "gamma__read_file"  # the caller's list changes after the call
+    assert kept_nearest("gamma__read_fil", names) == ["gamma__read_file"]

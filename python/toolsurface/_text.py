@@ -21,7 +21,7 @@ LINE_MAX_CHARS = 300
 #: Control, format (zero-width, bidi), surrogate, private-use and line/paragraph separators.
 _UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 # The near-name indexes of the last few admitted sets (a registry's runs share a few).
-_NEAR_CACHE: list[tuple[Sequence[str], NearNames]] = []
+_NEAR_CACHE: list[tuple[tuple[str, ...], NearNames]] = []
 _NEAR_CACHE_SIZE = 4
 _NEAR_LOCK = threading.Lock()
 
@@ -65,11 +65,17 @@ def near_index(names: Sequence[str]) -> NearNames:
     """
     with _NEAR_LOCK:
         for held, index in _NEAR_CACHE:
-            if held is names or held == names:
+            if held is names:
                 return index
-    index = NearNames(names)
+    # Kept as a tuple: a caller's list may change after this call.
+    frozen = names if isinstance(names, tuple) else tuple(names)
     with _NEAR_LOCK:
-        _NEAR_CACHE.insert(0, (names, index))
+        for held, index in _NEAR_CACHE:
+            if held == frozen:
+                return index
+    index = NearNames(frozen)
+    with _NEAR_LOCK:
+        _NEAR_CACHE.insert(0, (frozen, index))
         del _NEAR_CACHE[_NEAR_CACHE_SIZE:]
     return index
 
