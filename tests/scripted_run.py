@@ -27,7 +27,7 @@ from toolsurface.dispatch import ToolCall
 # Each step: what the fake model does after reading the request.
 STEPS: list[list[Any]] = [
     [("call", "read_file", {"url": "README"})],
-    [("call", "Mcp_github_list_issues", {})],  # misspelt: one case change away
+    [("call", "Mcp_Github_list_isues", {})],  # misspelt: one letter away
     [("search", {"select": "Mcp_Github_create_issue"})],
     [("call", "slack__send", {"wrong": 1}), ("fail", "slack__send")],  # blind, bad arguments
     [("call", "read_file", {"url": str(i)}) for i in range(200)],  # a runaway message

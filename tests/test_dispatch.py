@@ -71,11 +71,16 @@ def _surface(reg: ToolRegistry, **kw: Any) -> ToolSurface:
 
 def test_unknown_tool_suggests_only_admitted_names(reg: ToolRegistry) -> None:
     surface = _surface(reg)
-    (v,) = surface.admit([ToolCall("Mcp_github_list_issues")])
+    (v,) = surface.admit([ToolCall("Mcp_github_list_issue")])
     assert v.action == "refuse" and v.never_ran and v.not_run == "unknown"
     assert v.message.endswith("Closest: Mcp_Github_list_issues, Mcp_Github_create_issue.")
     (blocked,) = surface.admit([ToolCall("Mcp_Github_delete_repo")])
     assert blocked.not_run == "unknown"
+    (other_case,) = surface.admit([ToolCall("mcp_github_delete_repo")])  # no case match either
+    assert (
+        other_case.not_run == "unknown"
+        and "delete_repo" not in other_case.message.split("Closest")[-1]
+    )
     (near_blocked,) = surface.admit([ToolCall("Mcp_Github_delete_repos")])
     assert "delete_repo" not in near_blocked.message.split("Closest")[-1]
 
@@ -192,11 +197,22 @@ def test_catalogue_names_the_mark_and_carries_surface_rules(engine_name: str) ->
     assert surface.rules_given() == ["browser"]
 
 
-def test_mark_is_stable_per_session_and_differs_between_sessions(reg: ToolRegistry) -> None:
-    a1 = ToolSurface(reg, session_id="a").mark
-    assert a1 == ToolSurface(reg, session_id="a").mark
-    assert a1 != ToolSurface(reg, session_id="b").mark
+def test_a_session_scoped_mark_differs_between_sessions(reg: ToolRegistry) -> None:
+    a1 = ToolSurface(reg, session_id="a", mark_scope="session").mark
+    assert a1 == ToolSurface(reg, session_id="a", mark_scope="session").mark
+    assert a1 != ToolSurface(reg, session_id="b", mark_scope="session").mark
     assert len(a1) == 12
+
+
+def test_the_default_mark_is_the_same_for_every_session_and_moves_with_the_rules(
+    reg: ToolRegistry,
+) -> None:
+    key = b"k" * 16
+    a, b = (ToolSurface(reg, session_id=s, mark_key=key).mark for s in ("a", "b"))
+    assert a == b and len(a) == 12
+    assert ToolSurface(reg, session_id="a", mark_key=b"j" * 16).mark != a  # keyed
+    reg.declare_group("browser", prefix="browser__", dynamic=True, rules="Other rules.")
+    assert ToolSurface(reg, session_id="a", mark_key=key).mark != a
 
 
 def test_a_result_mimicking_rules_is_not_rules(reg: ToolRegistry) -> None:

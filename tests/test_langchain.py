@@ -223,6 +223,14 @@ def test_blind_call_runs_and_is_loaded_for_the_next_call(demo: Host) -> None:
     assert fake.seen[1]["tools"][-1] == LIST_PRS
 
 
+def test_a_call_in_the_wrong_case_runs_the_exact_tool(demo: Host) -> None:
+    fake = model(calls((LIST_PRS.upper(), {"owner": "acme", "repo": "api"}), step=1), "Done.")
+    result = demo.agent(fake).invoke({"messages": [("user", QUERY)]})
+    assert demo.ran == [(LIST_PRS, {"owner": "acme", "repo": "api"})]
+    assert tool_messages(result)[0].text == f"{LIST_PRS} ran"
+    assert fake.seen[1]["tools"][-1] == LIST_PRS  # loaded under its exact name
+
+
 def test_blind_call_failing_on_its_arguments_gets_the_tools_line(demo: Host) -> None:
     ran: list[str] = []
 

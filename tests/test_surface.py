@@ -369,7 +369,7 @@ def test_free_text_search_lists_and_loads(reg: ToolRegistry) -> None:
 def test_select_names_win_and_unknown_gets_nearest(reg: ToolRegistry) -> None:
     surface = ToolSurface(reg)
     surface.plan()
-    result = surface.tool_search({"query": "deploy", "select": "gh__create_issue, GH__List_Issues"})
+    result = surface.tool_search({"query": "deploy", "select": "gh__create_issue, gh__list_isues"})
     assert result.loaded == ("gh__create_issue",)
     assert "Nearest: gh__list_issues" in result.text
 
@@ -459,7 +459,7 @@ def test_eviction_only_at_safe_points_least_recently_used(reg: ToolRegistry) -> 
     assert surface.discovered_tool_names() == ["gh__list_issues", "gh__list_pull_requests"]
 
 
-def test_loads_over_the_token_budget_are_unloaded_at_a_safe_point(reg: ToolRegistry) -> None:
+def test_select_loads_what_fits_under_the_token_budget(reg: ToolRegistry) -> None:
     def estimator(tool: Tool) -> int:
         return 100
 
@@ -469,12 +469,35 @@ def test_loads_over_the_token_budget_are_unloaded_at_a_safe_point(reg: ToolRegis
     room = 800 - 100 * len(base.names)
     names = [n for n in reg.names() if n not in base.names and n != "ToolSearch"]
     assert 0 < room < 100 * len(names)
-    surface.tool_search({"select": names})
-    assert surface.discovered_tool_names() == names  # never mid-turn
-    surface.end_turn()
+    result = surface.tool_search({"select": names})
+    fit = room // 100
+    assert surface.discovered_tool_names() == names[:fit]
+    assert f"Tool {names[fit]!r} was not loaded: it takes about 100 tokens and only 0" in (
+        result.text
+    )
+    assert 100 * len(surface.plan().names) <= 800
+
+
+def test_loads_over_the_token_budget_are_unloaded_at_a_safe_point(reg: ToolRegistry) -> None:
+    def estimator(tool: Tool) -> int:
+        return 100
+
+    limits = SurfaceLimits(window_tokens=3_200, tool_definitions_ratio=0.25)
+    surface = ToolSurface(reg, limits=limits, estimator=estimator)
+    base = surface.plan()
+    room = 800 - 100 * len(base.names)
+    names = [n for n in reg.names() if n not in base.names and n != "ToolSearch"]
+    for name in names[: room // 100]:
+        surface.tool_search({"select": [name]})
+    loaded = surface.discovered_tool_names()
+    assert len(loaded) == room // 100 >= 2
+    reg.register(_tool("zz_new_base_tool", "A new tool on the base list."))
+    surface.plan()
+    assert surface.discovered_tool_names() == loaded  # never mid-turn
+    surface.end_turn()  # the base grew: the loads no longer fit, trim to half the room left
     kept = surface.discovered_tool_names()
-    assert 0 < 100 * len(kept) <= room / 2
-    assert kept == names[-len(kept) :]  # the most recently loaded stay
+    assert 100 * len(kept) <= (room - 100) / 2
+    assert kept == loaded[len(loaded) - len(kept) :]  # the most recently loaded stay
 
 
 def test_clip_is_opt_in_and_counts_only_retrieved(reg: ToolRegistry) -> None:

@@ -14,6 +14,8 @@ in order. So this module needs nothing of the surface.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -22,6 +24,7 @@ from pydantic import ValidationError
 
 from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.models import Tool
+from toolsurface.name_case import CaseIndex, ambiguous_text
 from toolsurface.rules import render_rules
 
 __all__ = [
@@ -50,7 +53,7 @@ ARGUMENT_ERRORS: tuple[type[BaseException], ...] = (
     KeyError,
 )
 Action = Literal["run", "refuse", "rules"]
-NotRun = Literal["", "unknown", "capped", "rules"]
+NotRun = Literal["", "unknown", "ambiguous", "capped", "rules"]
 
 
 @dataclass(frozen=True)
@@ -64,13 +67,19 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The surface's answer to a call: run it, or return ``message`` as its result."""
+    """The surface's answer to a call: run it, or return ``message`` as its result.
+
+    ``call`` is the call to run: when the model wrote an admitted name in another case (and
+    only one name matches that way) it carries the exact name, and ``asked_name`` what the
+    model wrote; the id and arguments are the model's.
+    """
 
     call: ToolCall
     action: Action
     message: str = ""
     blind: bool = False
     not_run: NotRun = ""
+    asked_name: str = ""
 
     @property
     def runs(self) -> bool:
@@ -142,6 +151,11 @@ class Admission:
     tool: Callable[[str], Tool]
     #: ``admitted`` as a set, when the caller keeps one (else made per message).
     admitted_set: Collection[str] | None = None
+    #: ``admitted`` by case-folded name, when the caller keeps one (else made on a miss).
+    case_index: CaseIndex | None = None
+    #: What loading ``names`` would add to the next request's definitions, in tokens, and
+    #: the room the token budget leaves (``None``: no budget, every load fits).
+    load_cost: Callable[[Sequence[str]], tuple[int, float]] | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +210,8 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
     # saw them, so the rules count as given only from the next message on.
     ruled_now: set[str] = set()
     unknown: set[str] = set()
+    case_index = run.case_index
+    budget = _LoadBudget(run.load_cost)
     for i, call in enumerate(calls):
         if cap and i >= cap:
             capped += 1
@@ -209,33 +225,94 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
                 )
             )
             continue
-        name = call.name
-        if not isinstance(name, str) or name not in admitted_set:
-            unknown.add(name if isinstance(name, str) else "")
+        asked = ""
+        if isinstance(call.name, str) and call.name not in admitted_set:
+            if case_index is None:
+                case_index = CaseIndex(admitted)
+            same = case_index.match(call.name)
+            if len(same) > 1:
+                text = ambiguous_text("tool", safe_text(call.name, 128), same)
+                verdicts.append(Verdict(call, "refuse", text, not_run="ambiguous"))
+                continue
+            if same:
+                asked = call.name
+                call = dataclasses.replace(call, name=same[0])
+                effects.append(Emit("tool_name_case_fixed", {"asked": asked, "name": same[0]}))
+        if not isinstance(call.name, str) or call.name not in admitted_set:
+            unknown.add(call.name if isinstance(call.name, str) else "")
             suggest = len(unknown) <= NEAR_NAMES_PER_MESSAGE
             verdicts.append(_unknown(call, run.admitted, suggest))
             continue
-        blind = name not in run.advertised
-        group = run.group_of(name)
-        rules = run.rules_of(group) if group is not None else None
-        if blind and group is not None and rules and group in ruled_now:
-            verdicts.append(_after_rules(call, group))
-            continue
-        if blind and group is not None and rules and group not in run.rules_given:
-            ruled_now.add(group)
-            effects += [LoadGroup(group), GiveRules(group)]
-            verdicts.append(_rules_first(run, call, group, rules, admitted))
-            continue
-        if blind:
-            effects.append(Emit("tool_unadvertised_call", {"name": name, "id": call.id}))
-            effects.append(LoadTool(name))
-        effects.append(NoteUse(name))
-        verdicts.append(Verdict(call, "run", blind=blind))
+        verdict = _admit_known(run, call, ruled_now, budget, effects)
+        verdicts.append(dataclasses.replace(verdict, asked_name=asked) if asked else verdict)
     if capped:
         effects.append(
             Emit("tool_calls_capped", {"refused": capped, "cap": cap, "asked": len(calls)})
         )
     return Admitted(verdicts, effects)
+
+
+class _LoadBudget:
+    """The token room for one message's loads: asked of the run once, then spent locally.
+
+    Admission applies nothing, so the loads of earlier calls in the message are not in the
+    run yet; their cost is kept here instead.
+    """
+
+    def __init__(self, load_cost: Callable[[Sequence[str]], tuple[int, float]] | None) -> None:
+        self._load_cost = load_cost
+        self._spent = 0
+
+    def take(self, names: Sequence[str]) -> tuple[bool, int, float]:
+        """Whether ``names`` fit (spending their cost if so), their cost and the room left."""
+        if self._load_cost is None:
+            return True, 0, math.inf
+        cost, room = self._load_cost(names)
+        room -= self._spent
+        if cost > room:
+            return False, cost, max(room, 0.0)
+        self._spent += cost
+        return True, cost, room - cost
+
+
+def _admit_known(
+    run: Admission,
+    call: ToolCall,
+    ruled_now: set[str],
+    budget: _LoadBudget,
+    effects: list[Effect],
+) -> Verdict:
+    """The verdict for a call of an admitted tool; its effects are appended to ``effects``."""
+    name = call.name
+    blind = name not in run.advertised
+    group = run.group_of(name)
+    rules = run.rules_of(group) if group is not None else None
+    if blind and group is not None and rules and group in ruled_now:
+        return _after_rules(call, group)
+    if blind and group is not None and rules and group not in run.rules_given:
+        ruled_now.add(group)
+        members = [n for n in run.admitted if run.group_of(n) == group]
+        fits, cost, room = budget.take(members)
+        if fits:
+            effects.append(LoadGroup(group))
+        else:
+            effects.append(Emit("tool_group_not_loaded", _over_budget(group, cost, room)))
+        effects.append(GiveRules(group))
+        return _rules_first(run, call, group, rules, members, None if fits else room)
+    if blind:
+        effects.append(Emit("tool_unadvertised_call", {"name": name, "id": call.id}))
+        fits, cost, room = budget.take([name])
+        if fits:
+            effects.append(LoadTool(name))
+        else:
+            effects.append(Emit("tool_not_loaded", _over_budget(name, cost, room)))
+    effects.append(NoteUse(name))
+    return Verdict(call, "run", blind=blind)
+
+
+def _over_budget(name: str, cost: int, room: float) -> dict[str, Any]:
+    """An event's data for a load the token budget had no room for."""
+    return {"name": name, "tokens": cost, "room": int(room), "why": "token budget"}
 
 
 def admit_calls(surface: _Surface, calls: Sequence[ToolCall]) -> list[Verdict]:
@@ -248,18 +325,29 @@ def admit_calls(surface: _Surface, calls: Sequence[ToolCall]) -> list[Verdict]:
 
 
 def _rules_first(
-    run: Admission, call: ToolCall, group: str, rules: str, admitted: Sequence[str]
+    run: Admission,
+    call: ToolCall,
+    group: str,
+    rules: str,
+    members: Sequence[str],
+    room: float | None,
 ) -> Verdict:
     """Give the group's rules, name its other tools and the called tool's line.
 
-    The caller adds the effects: the whole group loaded, its rules given.
+    The caller adds the effects: the whole group loaded (``room`` is ``None``), or not for
+    lack of room under the token budget (``room`` is what is left), and its rules given.
     """
-    members = [n for n in admitted if run.group_of(n) == group]
     others = [n for n in members if n != call.name]
     tool = run.tool(call.name)
+    where = (
+        "The whole group is now in your tool list"
+        if room is None
+        else f"The group does not fit in your tool list (about {int(room)} tokens are free), "
+        "so it was not loaded"
+    )
     lines = [
         f"Not run yet: {call.name} belongs to the group {group}, whose rules come first. "
-        f"The whole group is now in your tool list; call {call.name} again after reading them.",
+        f"{where}; call {call.name} again after reading them.",
         render_rules(group, rules, run.mark),
     ]
     if others:

@@ -21,10 +21,16 @@ LoadMode = Literal["eager", "auto", "lazy"]
 GROUP_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 #: Rules longer than this are refused at declaration.
 MAX_RULES_CHARS = 8_000
+#: A group's description is one line of at most this many characters.
+MAX_DESCRIPTION_CHARS = 200
 
 
 class ToolGroup(BaseModel):
-    """A declared group: its name, how tools join it, whether the host writes it, load mode."""
+    """A declared group: its name, how tools join it, whether the host writes it, load mode.
+
+    ``rules`` go to the model with the group's tools; ``description`` is the one line the
+    catalogue and ToolSearch show for the group.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -33,6 +39,7 @@ class ToolGroup(BaseModel):
     dynamic: bool = False
     load: LoadMode = "auto"
     rules: str | None = Field(default=None, max_length=MAX_RULES_CHARS)
+    description: str | None = None
 
     @field_validator("name")
     @classmethod
@@ -40,6 +47,17 @@ class ToolGroup(BaseModel):
         if not GROUP_NAME_PATTERN.fullmatch(value):
             raise ValueError("must be 1 to 64 letters, digits, '_', '-' or '.'")
         return value
+
+    @field_validator("description")
+    @classmethod
+    def _check_description(cls, value: str | None) -> str | None:
+        """One line: runs of whitespace (newlines included) become one space."""
+        if value is None:
+            return None
+        line = " ".join(value.split())
+        if len(line) > MAX_DESCRIPTION_CHARS:
+            raise ValueError(f"must be one line of at most {MAX_DESCRIPTION_CHARS} characters")
+        return line or None
 
     @field_validator("rules")
     @classmethod

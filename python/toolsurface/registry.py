@@ -256,10 +256,12 @@ class ToolRegistry:
         dynamic: bool = False,
         load: LoadMode = "auto",
         rules: str | None = None,
+        description: str | None = None,
     ) -> ToolGroup:
         """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
 
-        ``dynamic=True`` marks membership the host does not write (an MCP server's tools).
+        ``dynamic=True`` marks membership the host does not write (an MCP server's tools);
+        ``description`` is one line the catalogue and ToolSearch show for the group.
         The catalogue generation does not move: groups shape what is held back, not what
         is registered.
 
@@ -275,7 +277,14 @@ class ToolRegistry:
         ('auto', 1)
         """
         try:
-            group = ToolGroup(name=name, prefix=prefix, dynamic=dynamic, load=load, rules=rules)
+            group = ToolGroup(
+                name=name,
+                prefix=prefix,
+                dynamic=dynamic,
+                load=load,
+                rules=rules,
+                description=description,
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])

@@ -3,27 +3,38 @@
 Rules reach the model inside text the library writes (the catalogue, a ToolSearch result,
 a blind call's answer). A tool result or a description can print anything, including a
 heading that looks like rules; so genuine rules end their heading with the run's mark, an
-HMAC of the session id under a key that never leaves the process, and the catalogue says
-that anything claiming to be rules without the mark is content.
+HMAC under a key that never reaches the model, and the catalogue says that anything claiming
+to be rules without the mark is content.
+
+The mark is keyed on the registry's rules by default (:func:`catalogue_mark`), so every
+session over the same registry sends the same system prompt and a provider's prompt cache
+serves a new session's first request; or on the session id (:func:`mark_for`), so a mark a
+model repeats in one session is worth nothing in another. docs/tools.md weighs the two.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from toolsurface._text import safe_text
 
 __all__ = [
     "MARK_CHARS",
     "RULES_MAX_CHARS",
+    "MarkScope",
     "RulesLedger",
+    "catalogue_mark",
+    "check_mark_settings",
     "mark_for",
     "mark_notice",
     "render_rules",
+    "run_mark",
 ]
 
 #: Hex characters of the mark shown to the model.
@@ -33,6 +44,8 @@ RULES_MAX_CHARS = 4_000
 _PROCESS_KEY = secrets.token_bytes(32)
 
 RulesOf = Callable[[str], "str | None"]
+#: What a run's mark is keyed on: the registry's rules, or the session id.
+MarkScope = Literal["catalogue", "session"]
 #: What the catalogue's rules were settled for: the admitted tools and the held groups.
 Basis = tuple[tuple[str, ...], frozenset[str]]
 
@@ -47,6 +60,41 @@ def mark_for(session_id: str, key: bytes | None = None) -> str:
     secret = _PROCESS_KEY if key is None else key
     digest = hmac.new(secret, session_id.encode("utf-8"), hashlib.sha256).hexdigest()
     return digest[:MARK_CHARS]
+
+
+def catalogue_mark(rules: Iterable[tuple[str, str]], key: bytes | None = None) -> str:
+    """A mark keyed on the groups' rules, not the session: the same for every session.
+
+    ``rules`` are (group, rules) pairs, in any order. The same key and rules give the same
+    mark in every session (in every process, with the host's own ``key``); without the key
+    it cannot be computed, so a tool result cannot print it unless the model repeats it.
+
+    >>> key = b"a host secret of 16+ bytes"
+    >>> catalogue_mark([("fs", "Paths are relative.")], key) == catalogue_mark(
+    ...     [("fs", "Paths are relative.")], key)
+    True
+    >>> catalogue_mark([("fs", "Paths are relative.")], key) == catalogue_mark(
+    ...     [("fs", "Paths are absolute.")], key)
+    False
+    """
+    material = json.dumps(sorted(rules), ensure_ascii=False, separators=(",", ":"))
+    return mark_for("catalogue\x00" + material, key)
+
+
+def run_mark(
+    scope: MarkScope, session_id: str, rules: Iterable[tuple[str, str]], key: bytes | None
+) -> str:
+    """A run's mark under ``scope``: :func:`catalogue_mark` of ``rules``, or the session's."""
+    return mark_for(session_id, key) if scope == "session" else catalogue_mark(rules, key)
+
+
+def check_mark_settings(key: bytes | None, scope: str) -> bytes | None:
+    """``key`` after checking it and ``scope``: a key is a secret of at least 16 bytes."""
+    if key is not None and len(key) < 16:
+        raise ValueError("mark_key must be at least 16 bytes of secret")
+    if scope not in ("catalogue", "session"):
+        raise ValueError(f"mark_scope must be 'catalogue' or 'session', got {scope!r}")
+    return key
 
 
 def mark_notice(mark: str) -> str:

@@ -8,15 +8,16 @@ Version history:
 
 - 1: ``discovered`` (names with their last use), ``groups`` (groups held whole),
   ``held_back``, ``rules_given``, ``mark``, ``session_id``. No called marks.
-- 2 (current): ``loaded`` rows (kind, name, how, order, last use, called), the clock and
-  order counters, ``catalogue_rules``.
+- 2 (current): ``loaded`` rows (kind, name, how, order, last use, called, and for a group
+  the members called, ``called_tools``, which may be absent), the clock and order
+  counters, ``catalogue_rules``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
@@ -32,6 +33,8 @@ __all__ = [
 ]
 
 SNAPSHOT_VERSION = 2
+#: A group row lists at most this many called members.
+MAX_CALLED_TOOLS = 4_096
 
 
 class SnapshotError(ToolsurfaceError, ValueError):
@@ -49,6 +52,10 @@ class LoadedRow(BaseModel):
     order: int = Field(ge=0)
     last_use: int = Field(ge=0)
     called: bool
+    #: A group row's members the model called, in the order of their first call.
+    called_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
+        default_factory=list, max_length=MAX_CALLED_TOOLS
+    )
 
 
 class SurfaceSnapshot(BaseModel):
@@ -97,6 +104,10 @@ def _rows_problem(snap: SurfaceSnapshot) -> str:
             return f"{at}.order': {row.order} is above the order counter {snap.order}"
         if row.last_use > snap.clock:
             return f"{at}.last_use': {row.last_use} is above the clock {snap.clock}"
+        if row.called_tools and row.kind != "group":
+            return f"{at}.called_tools': only a group row lists called members"
+        if len(set(row.called_tools)) != len(row.called_tools):
+            return f"{at}.called_tools': a name is listed twice"
         names[(row.kind, row.name)] = i
         orders[row.order] = i
     return ""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from toolsurface.groups import LoadMode
+from toolsurface.name_case import CaseIndex
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
@@ -40,6 +41,11 @@ class Decision:
         """``admitted`` as a set, made once per decision (admission tests every call)."""
         return frozenset(self.admitted)
 
+    @functools.cached_property
+    def case_index(self) -> CaseIndex:
+        """``admitted`` by case-folded name, made on the first name in another case."""
+        return CaseIndex(self.admitted)
+
 
 def held_members(d: Decision) -> set[str]:
     """The tools of the groups the decision holds back."""
@@ -64,11 +70,14 @@ def decide(
     floor: Collection[str],
     last: Decision | None,
     tokens: Callable[[str], int],
+    rules_tokens: Callable[[str], int] = lambda _: 0,
 ) -> Decision:
     """The decision for ``admitted`` under ``limits``; ``last`` stands if nothing it saw moved.
 
     ``floor`` are the groups held back earlier in the run (they stay held while they exist);
-    ``tokens`` estimates a tool's definition by name.
+    ``tokens`` estimates a tool's definition by name, ``rules_tokens`` a group's rules
+    section (the catalogue carries it while the group is on the surface, so it weighs with
+    the group's definitions).
     """
     reg = registry
     discovery = bool(discovery_tool) and discovery_tool in admitted
@@ -113,6 +122,7 @@ def decide(
             budget,
             limits.load_reserve if discovery else 0,
             tokens,
+            rules_tokens,
             reasons,
         )
     if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
@@ -137,16 +147,21 @@ def _hold_for_limits(
     budget: float,
     reserve: int,
     tokens_of: Callable[[str], int],
+    rules_tokens: Callable[[str], int],
     reasons: list[str],
 ) -> set[str]:
     """Hold back groups, one at a time, until the count, the reserve and the budget hold.
 
-    ``tool_search`` is the discovery tool when it is live (``None`` without one).
+    ``tool_search`` is the discovery tool when it is live (``None`` without one). A group's
+    size is its definitions and its rules section; the rules of a group shown only through
+    its free (pinned, always-load) tools count with the free tools.
     """
     discovery = tool_search is not None
-    size = {g: sum(tokens_of(n) for n in m) for g, m in groups.items()}
+    size = {g: rules_tokens(g) + sum(tokens_of(n) for n in m) for g, m in groups.items()}
     # The discovery tool is sent only while something is held back: it counts then.
+    free_groups = {registry.group_of(n) for n in free} - set(groups) - {None}
     free_tokens = sum(tokens_of(n) for n in free if n != tool_search)
+    free_tokens += sum(rules_tokens(g) for g in free_groups if g is not None)
     search_tokens = tokens_of(tool_search) if tool_search else 0
 
     def count() -> int:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Event"]
+__all__ = ["Event", "report"]
+
+_log = logging.getLogger("toolsurface.surface")
 
 
 @dataclass(frozen=True)
@@ -14,3 +19,13 @@ class Event:
 
     kind: str
     data: dict[str, Any]
+
+
+def report(on_event: Callable[[Event], None] | None, kind: str, data: dict[str, Any]) -> None:
+    """Log an event and hand it to the host's callback; a failing callback is only logged."""
+    _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
+    if on_event is not None:
+        try:
+            on_event(Event(kind, data))
+        except Exception:
+            _log.exception("toolsurface: the host's event callback failed on %s", kind)

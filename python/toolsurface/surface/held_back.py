@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from toolsurface._text import safe_text
 from toolsurface.registry import ToolRegistry
 from toolsurface.rules import mark_notice, render_rules
 from toolsurface.surface.deferral import Decision
@@ -28,14 +29,16 @@ class HeldGroup:
     members: tuple[str, ...]
     prefix: str | None
     dynamic: bool
+    description: str | None = None
 
 
 def _line(group: HeldGroup) -> str:
     n = len(group.members)
     prefix = group.prefix
+    about = f" ({safe_text(group.description, 200)})" if group.description else ""
     if prefix and n > NAMES_LISTED_UP_TO and all(m.startswith(prefix) for m in group.members):
-        return f"- {group.name}: {n} tools, every name starts with {prefix!r}"
-    return f"- {group.name}: {', '.join(group.members)}"
+        return f"- {group.name}{about}: {n} tools, every name starts with {prefix!r}"
+    return f"- {group.name}{about}: {', '.join(group.members)}"
 
 
 def render_catalogue(
@@ -111,7 +114,9 @@ def catalogue_block(
     """
     reg = registry
     held_view = [
-        HeldGroup(g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic)
+        HeldGroup(
+            g, d.members[g], reg.group(g).prefix, reg.group(g).dynamic, reg.group(g).description
+        )
         for g in sorted(d.held)
     ]
     groups = {reg.group_of(n) for n in d.admitted}

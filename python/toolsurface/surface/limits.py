@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from toolsurface.models import Tool
 
-__all__ = ["DeferralMode", "SurfaceLimits", "estimate_tokens"]
+__all__ = ["DeferralMode", "SurfaceLimits", "estimate_text_tokens", "estimate_tokens"]
 
 DeferralMode = Literal["auto", "off"]
 
@@ -29,6 +29,11 @@ def estimate_tokens(tool: Tool) -> int:
     }
     size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     return max(1, math.ceil(size / 4))
+
+
+def estimate_text_tokens(text: str) -> int:
+    """The same estimate for plain text the library writes (a group's rules section)."""
+    return max(1, math.ceil(len(text.encode("utf-8", "replace")) / 4))
 
 
 class SurfaceLimits(BaseModel):

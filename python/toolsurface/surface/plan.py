@@ -110,9 +110,9 @@ def list_tools(
     show_discovery = d.discovery and bool(d.held)
     if discovery_tool in base_names:
         base_names.remove(discovery_tool)
-    if not d.members and not show_discovery:
-        # No group, so nothing held: the list the host would send without the library,
-        # in the host's own order.
+    if not d.held:
+        # Nothing held back (groups declared or not): the list the host would send without
+        # the library, in the host's own order, so adopting groups costs no cache miss.
         position = {n: i for i, n in enumerate(reg.registration_order())}
         base_names.sort(key=lambda n: position.get(n, len(position)))
     limit = limits.max_advertised_tools

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.dispatch import NEAR_NAMES_PER_MESSAGE
+from toolsurface.name_case import CaseIndex, ambiguous_text
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.limits import SurfaceLimits
@@ -43,70 +44,77 @@ def answer_tool_search(
     room_for_loads: Callable[[], int | None],
     load: Callable[[Literal["tool", "group"], str, LoadHow], bool],
     give_rules: Callable[[Sequence[str]], list[str]],
+    load_cost: LoadCost | None = None,
+    describe_group: Callable[[str], str | None] = lambda _: None,
 ) -> ToolSearchResult:
     """Answer a (non-empty) ToolSearch request under decision ``d``.
 
     ``advertised`` are the names of the request planned last; ``room_for_loads`` is asked
     only for a group load (it may plan a request); ``load`` loads an entry (and reports it),
-    ``give_rules`` returns the rules sections not given yet and marks them given. The calls
-    come in the order the answer is written, so loads and events keep their order.
+    ``give_rules`` returns the rules sections not given yet and marks them given;
+    ``load_cost`` prices a load under the token budget (``None``: no budget);
+    ``describe_group`` gives a group's one-line description. The calls come in the order the
+    answer is written, so loads and events keep their order.
     """
-    admitted = set(d.admitted)
     lines: list[str] = []
     loaded: list[str] = []
     already: list[str] = []
     groups_loaded: list[str] = []
+    fits = _Room(load_cost, lines)
     how: LoadHow = "search"
     if request.names or request.groups:
         how = "select" if request.names else "group"
-        unknown = 0
-        for name in request.names:
-            if name in admitted:
-                if name in advertised:
-                    already.append(name)
-                else:
-                    load("tool", name, "select")
-                    loaded.append(name)
-            else:
-                unknown += 1
-                near = nearest_names(name, d.admitted) if unknown <= NEAR_NAMES_PER_MESSAGE else []
-                hint = f" Nearest: {', '.join(near)}." if near else ""
-                lines.append(f"Unknown tool {safe_text(name, 128)!r}.{hint}")
+        _select(request.names, d, advertised, load, fits, loaded, already, lines)
         room = room_for_loads() if request.groups else None
-        for group in request.groups:
+        group_index: CaseIndex | None = None
+        for asked in request.groups:
+            group = asked
             members = [n for n in d.admitted if registry.group_of(n) == group]
             if not members:
-                known = sorted(d.held)
-                hint = f" Held-back groups: {', '.join(known)}." if known else ""
-                lines.append(f"Unknown group {safe_text(group, 64)!r}.{hint}")
+                if group_index is None:
+                    group_index = CaseIndex(sorted(_groups_of(registry, d.admitted)))
+                same = group_index.match(asked)
+                if len(same) > 1:
+                    lines.append(ambiguous_text("group", safe_text(asked, 64), same))
+                    continue
+                if same:
+                    group = same[0]
+                    members = [n for n in d.admitted if registry.group_of(n) == group]
+            if not members:
+                lines.append(_unknown_group(asked, d, describe_group))
                 continue
             new = [n for n in members if n not in advertised]
             if room is not None and len(new) > room:
                 # Loading it would be a promise the next request cannot keep.
                 lines.append(
-                    f"Group {safe_text(group, 64)!r} was not loaded: it has {len(new)} "
-                    f"tools and only {max(room, 0)} fit in your tool list. Search with "
-                    "query, or select the tools you need by name."
+                    f"Group {group!r} was not loaded: it has {len(new)} tools and only "
+                    f"{max(room, 0)} fit in your tool list. Search with query, or select the "
+                    "tools you need by name."
                 )
+                continue
+            if not fits.take(members, f"Group {group!r}"):
                 continue
             load("group", group, "group")
             groups_loaded.append(group)
             for n in members:
                 (already if n in advertised else loaded).append(n)
     else:
-        hits = registry.search(request.query, k=limits.search_results, admitted=admitted)
+        hits = registry.search(request.query, k=limits.search_results, admitted=d.admitted_set)
         if not hits:
             lines.append(f"No tool matches {safe_text(request.query, 120)!r}.")
-        to_load = [h.name for h in hits if h.name not in advertised]
-        to_load = to_load[: limits.search_loads]
-        for name in to_load:
-            load("tool", name, "search")
-            loaded.append(name)
+        # Best first: each hit that fits under the token budget is loaded, up to the cap.
+        for hit in hits:
+            if hit.name in advertised or len(loaded) >= limits.search_loads:
+                continue
+            if fits.take([hit.name], f"Tool {hit.name!r}", quiet=True):
+                load("tool", hit.name, "search")
+                loaded.append(hit.name)
         already = [h.name for h in hits if h.name in advertised]
         others = [h.name for h in hits if h.name not in advertised and h.name not in loaded]
         if others:
             lines.append("Other matches (load them with select):")
             lines.extend(f"- {tool_line(registry.get(n))}" for n in others)
+        fits.say_skipped()
     rule_groups = [g for g in (registry.group_of(n) for n in loaded) if g is not None]
     lines.extend(give_rules(rule_groups))
     text = _result_text(registry, loaded, already, lines, request.notes)
@@ -122,6 +130,95 @@ def answer_tool_search(
             "groups": list(groups_loaded),
         },
     )
+
+
+#: What loading names would add to the next request, in tokens, and the room left.
+LoadCost = Callable[[Sequence[str]], tuple[int, float]]
+
+
+class _Room:
+    """The token budget's room for this answer's loads, and what it said about them."""
+
+    def __init__(self, load_cost: LoadCost | None, lines: list[str]) -> None:
+        self._load_cost = load_cost
+        self._lines = lines
+        self._skipped: list[str] = []
+        self._left = 0.0
+
+    def take(self, names: Sequence[str], what: str, *, quiet: bool = False) -> bool:
+        """Whether ``names`` fit; if not, say so (or, ``quiet``, keep it for one line)."""
+        if self._load_cost is None:
+            return True
+        cost, room = self._load_cost(names)
+        if cost <= room:
+            return True
+        self._left = max(room, 0.0)
+        if quiet:
+            self._skipped.append(names[0])
+        else:
+            self._lines.append(
+                f"{what} was not loaded: it takes about {cost} tokens and only "
+                f"{int(self._left)} are free in your tool list. Select fewer or smaller tools."
+            )
+        return False
+
+    def say_skipped(self) -> None:
+        """One line for the search hits left unloaded for lack of room."""
+        if self._skipped:
+            self._lines.append(
+                f"Not loaded for lack of room (about {int(self._left)} tokens are free in your "
+                f"tool list): {', '.join(self._skipped)}."
+            )
+
+
+def _select(
+    names: Sequence[str],
+    d: Decision,
+    advertised: Collection[str],
+    load: Callable[[Literal["tool", "group"], str, LoadHow], bool],
+    fits: _Room,
+    loaded: list[str],
+    already: list[str],
+    lines: list[str],
+) -> None:
+    """Load the selected names (in any case, when one name matches) that fit."""
+    unknown = 0
+    for asked in names:
+        name = asked
+        if name not in d.admitted_set:
+            same = d.case_index.match(asked)
+            if len(same) > 1:
+                lines.append(ambiguous_text("tool", safe_text(asked, 128), same))
+                continue
+            if same:
+                name = same[0]
+        if name in d.admitted_set:
+            if name in advertised or name in already:
+                if name not in already:
+                    already.append(name)
+            elif name not in loaded and fits.take([name], f"Tool {name!r}"):
+                load("tool", name, "select")
+                loaded.append(name)
+            continue
+        unknown += 1
+        near = nearest_names(asked, d.admitted) if unknown <= NEAR_NAMES_PER_MESSAGE else []
+        hint = f" Nearest: {', '.join(near)}." if near else ""
+        lines.append(f"Unknown tool {safe_text(asked, 128)!r}.{hint}")
+
+
+def _groups_of(registry: ToolRegistry, admitted: Sequence[str]) -> set[str]:
+    """The groups with an admitted member."""
+    return {g for g in (registry.group_of(n) for n in admitted) if g is not None}
+
+
+def _unknown_group(asked: str, d: Decision, describe: Callable[[str], str | None]) -> str:
+    """The answer to an unknown group: the held-back groups, each with its description."""
+    held = []
+    for g in sorted(d.held):
+        about = describe(g)
+        held.append(f"{g} ({about})" if about else g)
+    hint = f" Held-back groups: {'; '.join(held)}." if held else ""
+    return f"Unknown group {safe_text(asked, 64)!r}.{hint}"
 
 
 def _result_text(

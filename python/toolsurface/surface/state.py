@@ -22,7 +22,11 @@ GroupOf = Callable[[str], "str | None"]
 
 @dataclass
 class LoadedEntry:
-    """A tool or a whole group the model loaded; a group counts as one entry under the cap."""
+    """A tool or a whole group the model loaded; a group counts as one entry under the cap.
+
+    ``called`` says a tool entry was called; ``called_tools`` are a group entry's members
+    the model called, in the order of their first call.
+    """
 
     key: str
     kind: Literal["tool", "group"]
@@ -31,6 +35,7 @@ class LoadedEntry:
     order: int
     last_use: int
     called: bool = False
+    called_tools: list[str] = field(default_factory=list)
 
 
 def entry_tools(entry: LoadedEntry, d: Decision, group_of: GroupOf) -> list[str]:
@@ -60,15 +65,27 @@ class RunState:
         return True
 
     def note_use(self, name: str, group_of: GroupOf) -> None:
-        """A dispatch of ``name``: its entry's last use moves, a tool entry is marked called."""
+        """A dispatch of ``name``: its entry's last use moves, and it counts as called."""
         self.clock += 1
+        group = group_of(name)
         for entry in self.loaded.values():
-            if (entry.kind == "tool" and entry.name == name) or (
-                entry.kind == "group" and group_of(name) == entry.name
-            ):
+            if entry.kind == "tool" and entry.name == name:
                 entry.last_use = self.clock
-                if entry.kind == "tool":
-                    entry.called = True
+                entry.called = True
+            elif entry.kind == "group" and group == entry.name:
+                entry.last_use = self.clock
+                if name not in entry.called_tools:
+                    entry.called_tools.append(name)
+
+    def called_tools(self) -> list[str]:
+        """Loaded tools the model called, tool entries and group members, in discovery order."""
+        out: dict[str, None] = {}
+        for entry in self.entries():
+            if entry.kind == "tool" and entry.called:
+                out[entry.name] = None
+            elif entry.kind == "group":
+                out.update(dict.fromkeys(entry.called_tools))
+        return list(out)
 
     def entries(self) -> list[LoadedEntry]:
         """The loaded entries in discovery order."""

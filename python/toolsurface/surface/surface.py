@@ -10,8 +10,8 @@ load changes only the end of the request and a provider's prompt cache keeps the
 
 from __future__ import annotations
 
-import json
 import logging
+import math
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
@@ -31,16 +31,18 @@ from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
-from toolsurface.rules import RulesLedger, mark_for
-from toolsurface.snapshot import LoadedRow, SurfaceSnapshot, parse_snapshot
+from toolsurface.rules import MarkScope, RulesLedger, check_mark_settings, run_mark
+from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
+from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, decide
-from toolsurface.surface.events import Event
+from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
+from toolsurface.surface.resume import resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult, answer_tool_search
-from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
 
 __all__ = [
@@ -78,6 +80,7 @@ class ToolSurface:
         session_id: str | None = None,
         provider: str | None = None,
         mark_key: bytes | None = None,
+        mark_scope: MarkScope = "catalogue",
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
@@ -92,7 +95,6 @@ class ToolSurface:
         self.discovery_tool = discovery_tool
         self.load_modes: dict[str, LoadMode] = dict(load_modes or {})
         self.pinned = _names(pinned, "pinned")
-        self.estimator = estimator
         self.on_event = on_event
         self._policy: Policy = _check_policy(policy)
         self._allowlist = _names_or_none(allowlist, "allowlist")
@@ -100,16 +102,31 @@ class ToolSurface:
         self._decision: Decision | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
-        self._tokens: dict[str, tuple[Tool, int]] = {}
+        self.estimator = estimator
+        self._costs = TokenCosts(registry.get, estimator)
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
-        if mark_key is not None and len(mark_key) < 16:
-            raise ValueError("mark_key must be at least 16 bytes of secret")
-        self.mark = mark_for(self.session_id, mark_key)
+        self._mark_key = check_mark_settings(mark_key, mark_scope)
+        self.mark_scope: MarkScope = mark_scope
+        self._mark: str | None = None
         self._rules = RulesLedger()
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
+
+    @property
+    def mark(self) -> str:
+        """The run's rules mark, made at its first use and kept for the run.
+
+        With ``mark_scope="catalogue"`` (the default) it is keyed on the registry's group
+        rules, so sessions over the same registry send the same system prompt; with
+        ``"session"``, on the session id. Either way under ``mark_key`` (or a per-process
+        key without one), which never reaches the model.
+        """
+        if self._mark is None:
+            rules = ((g.name, g.rules) for g in self.registry.groups().values() if g.rules)
+            self._mark = run_mark(self.mark_scope, self.session_id, rules, self._mark_key)
+        return self._mark
 
     # -- inputs from the host --------------------------------------------------------------
 
@@ -170,25 +187,12 @@ class ToolSurface:
         """
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
-        return SurfaceSnapshot(
+        return snapshot_of(
+            self._run,
+            self._rules,
+            held_floor=self._held_floor,
             session_id=self.session_id,
             mark=self.mark,
-            clock=self._run.clock,
-            order=self._run.order,
-            loaded=[
-                LoadedRow(
-                    kind=e.kind,
-                    name=e.name,
-                    how=e.how,
-                    order=e.order,
-                    last_use=e.last_use,
-                    called=e.called,
-                )
-                for e in self.loaded_entries()
-            ],
-            held_back=sorted(self._held_floor),
-            rules_given=sorted(self._rules.given),
-            catalogue_rules=None if self._rules.catalogue is None else list(self._rules.catalogue),
         )
 
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
@@ -218,38 +222,16 @@ class ToolSurface:
         (['github'], ('fs__read_file', 'ToolSearch', 'github__create_issue'))
         """
         snap = parse_snapshot(snapshot)
-        kept: list[LoadedRow] = []
-        dropped: list[str] = []
-        groups = {self.registry.group_of(n) for n in self.registry.names()}
-        for row in snap.loaded:
-            exists = row.name in self.registry if row.kind == "tool" else row.name in groups
-            if exists:
-                kept.append(row)
-            else:
-                dropped.append(row.name)
-        for name in dropped:
-            _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
+        state = resumed(snap, self.registry)
         self.session_id = snap.session_id
-        self.mark = snap.mark
-        loaded = {
-            f"{r.kind}:{r.name}": LoadedEntry(
-                f"{r.kind}:{r.name}", r.kind, r.name, r.how, r.order, r.last_use, r.called
-            )
-            for r in kept
-        }
-        self._run = RunState(loaded, snap.clock, snap.order)
-        self._held_floor = frozenset(snap.held_back)
+        self._mark = snap.mark
+        self._run, self._rules = state.run, state.rules
+        self._held_floor = state.held_floor
         self._decision = None
-        self._rules = RulesLedger(
-            given=set(snap.rules_given),
-            catalogue=None if snap.catalogue_rules is None else tuple(snap.catalogue_rules),
-            basis=None,
-            reset=snap.catalogue_rules is None,
-        )
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
-        return dropped
+        return state.dropped
 
     def seed(
         self, *, discovered_tools: Sequence[str] = (), loaded_tool_groups: Sequence[str] = ()
@@ -284,13 +266,10 @@ class ToolSurface:
         return tuple(n for n in self.registry.names() if self.admits(n))
 
     def _tokens_of(self, name: str) -> int:
-        tool = self.registry.get(name)
-        cached = self._tokens.get(name)
-        if cached is not None and cached[0] is tool:
-            return cached[1]
-        tokens = int(self.estimator(tool))
-        self._tokens[name] = (tool, tokens)
-        return tokens
+        return self._costs.of_tool(name)
+
+    def _rules_tokens(self, group: str) -> int:
+        return self._costs.of_rules(group, self.rules_of(group), self.mark)
 
     def _decide(self) -> Decision:
         reg = self.registry
@@ -309,6 +288,7 @@ class ToolSurface:
             floor=self._held_floor,
             last=self._decision,
             tokens=self._tokens_of,
+            rules_tokens=self._rules_tokens,
         )
         self._held_floor = decision.held
         self._decision = decision
@@ -405,6 +385,13 @@ class ToolSurface:
         except KeyError:
             return None
 
+    def description_of(self, group: str) -> str | None:
+        """A group's one-line description, or ``None`` (also for a group that is gone)."""
+        try:
+            return self.registry.group(group).description
+        except KeyError:
+            return None
+
     # -- discovery ----------------------------------------------------------------------------
 
     def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
@@ -436,12 +423,13 @@ class ToolSurface:
         return [e.name for e in self.loaded_entries() if e.kind == "tool"]
 
     def called_discovered_tool_names(self) -> list[str]:
-        """Discovered tools the model actually called (or seeded ones), in discovery order.
+        """Loaded tools the model actually called (or seeded ones), in discovery order.
 
-        What a host should carry into the session's next run, rather than every near-miss a
-        search loaded.
+        A tool called from a loaded group counts, after the group's earlier entries. What a
+        host should carry into the session's next run, rather than every near-miss a search
+        loaded.
         """
-        return [e.name for e in self.loaded_entries() if e.kind == "tool" and e.called]
+        return self._run.called_tools()
 
     def loaded_tool_group_names(self) -> list[str]:
         """Groups the run holds whole, in discovery order."""
@@ -463,6 +451,23 @@ class ToolSurface:
         plan = self._last_plan or self.plan()
         fixed = sum(1 for src in plan.sources if src != "loaded")
         return limit - fixed
+
+    def _load_cost_or_none(self) -> Callable[[Sequence[str]], tuple[int, float]] | None:
+        """The pricing of loads under the token budget, or ``None`` without a budget."""
+        return None if math.isinf(self.limits.token_budget) else self._load_cost
+
+    def _load_cost(self, names: Sequence[str]) -> tuple[int, float]:
+        """What loading ``names`` adds to the next request (its tools and loads), and room."""
+        d = self._decide()
+        listed = set((self._last_plan or self.plan()).names)
+        for entry in self._run.entries():
+            listed.update(entry_tools(entry, d, self.registry.group_of))
+        return self._costs.of_load(
+            names,
+            listed=listed,
+            rules_tokens=(self._rules_tokens(g) for g in self._rules.catalogue or ()),
+            budget=self.limits.token_budget,
+        )
 
     def _advertised(self) -> frozenset[str]:
         return frozenset(self._last_plan.names) if self._last_plan else frozenset()
@@ -516,6 +521,8 @@ class ToolSurface:
             group_of=reg.group_of,
             rules_of=self.rules_of,
             tool=reg.get,
+            case_index=decision.case_index,
+            load_cost=self._load_cost_or_none(),
         )
         done = admit(run, calls)
         for effect in done.effects:
@@ -579,16 +586,12 @@ class ToolSurface:
             room_for_loads=self._room_for_loads,
             load=self._load,
             give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
+            load_cost=self._load_cost_or_none(),
+            describe_group=self.description_of,
         )
 
     # -- events ------------------------------------------------------------------------------
 
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Report an event to the host's callback and to ``logging``."""
-        event = Event(kind, data)
-        _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
-        if self.on_event is not None:
-            try:
-                self.on_event(event)
-            except Exception:
-                _log.exception("toolsurface: the host's event callback failed on %s", kind)
+        report(self.on_event, kind, data)

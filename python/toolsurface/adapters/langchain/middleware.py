@@ -8,6 +8,7 @@ admission, and refused calls are answered with the surface's text instead of run
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -273,7 +274,7 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             # A call another middleware added or renamed after the model answered (a human
             # review, say), or one resumed in a process that never saw the message, is
             # admitted alone.
-            if verdict is None or verdict.call.name != wanted.name:
+            if verdict is None or (verdict.asked_name or verdict.call.name) != wanted.name:
                 verdict = run.surface.admit([wanted])[0]
         return verdict
 
@@ -317,6 +318,15 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return result.model_copy(update={"content": text})
         return result
 
+    def _exact(self, request: ToolCallRequest, verdict: Verdict) -> ToolCallRequest:
+        """The request as admission corrected it: a name in another case runs the exact tool."""
+        if not verdict.asked_name:
+            return request
+        exact = verdict.call.name
+        call = request.tool_call.copy()
+        call["name"] = exact
+        return dataclasses.replace(request.override(tool_call=call), tool=self._by_name.get(exact))
+
     def _tool_run(self, request: ToolCallRequest) -> _Run:
         runtime = getattr(request, "runtime", None)
         config = getattr(runtime, "config", None)
@@ -333,9 +343,9 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         verdict = self._verdict(run, call)
         if not verdict.runs:
             return self._refusal(call, verdict)
-        if call["name"] == self.discovery_tool:
+        if verdict.call.name == self.discovery_tool:
             return self._search(run, call)
-        return self._after_run(run, verdict, handler(request))
+        return self._after_run(run, verdict, handler(self._exact(request, verdict)))
 
     async def awrap_tool_call(
         self,
@@ -348,9 +358,9 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         verdict = self._verdict(run, call)
         if not verdict.runs:
             return self._refusal(call, verdict)
-        if call["name"] == self.discovery_tool:
+        if verdict.call.name == self.discovery_tool:
             return self._search(run, call)
-        return self._after_run(run, verdict, await handler(request))
+        return self._after_run(run, verdict, await handler(self._exact(request, verdict)))
 
     # -- turn boundaries ------------------------------------------------------------------
 

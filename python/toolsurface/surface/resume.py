@@ -1,0 +1,88 @@
+"""A run's state as a snapshot, and back: what ``ToolSurface.snapshot``/``restore`` move.
+
+:func:`snapshot_of` writes the run's loads, its held-back floor and its rules ledger into a
+:class:`~toolsurface.snapshot.SurfaceSnapshot`; :func:`resumed` reads a validated one back
+into new state objects over the live registry, dropping what no longer exists.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from toolsurface.registry import ToolRegistry
+from toolsurface.rules import RulesLedger
+from toolsurface.snapshot import LoadedRow, SurfaceSnapshot
+from toolsurface.surface.state import LoadedEntry, RunState
+
+__all__ = ["Resumed", "resumed", "snapshot_of"]
+
+_log = logging.getLogger("toolsurface.surface")
+
+
+def snapshot_of(
+    run: RunState,
+    rules: RulesLedger,
+    *,
+    held_floor: frozenset[str],
+    session_id: str,
+    mark: str,
+) -> SurfaceSnapshot:
+    """The snapshot of a run's state: loads in discovery order, floor and rules sorted."""
+    return SurfaceSnapshot(
+        session_id=session_id,
+        mark=mark,
+        clock=run.clock,
+        order=run.order,
+        loaded=[
+            LoadedRow(
+                kind=e.kind,
+                name=e.name,
+                how=e.how,
+                order=e.order,
+                last_use=e.last_use,
+                called=e.called,
+                called_tools=list(e.called_tools),
+            )
+            for e in run.entries()
+        ],
+        held_back=sorted(held_floor),
+        rules_given=sorted(rules.given),
+        catalogue_rules=None if rules.catalogue is None else list(rules.catalogue),
+    )
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A snapshot's state over the live registry, and the loaded names it had to drop."""
+
+    run: RunState
+    rules: RulesLedger
+    held_floor: frozenset[str]
+    dropped: list[str]
+
+
+def resumed(snap: SurfaceSnapshot, registry: ToolRegistry) -> Resumed:
+    """The state ``snap`` describes; a loaded tool or group that is gone is dropped (logged)."""
+    groups = {registry.group_of(n) for n in registry.names()}
+    loaded: dict[str, LoadedEntry] = {}
+    dropped: list[str] = []
+    for r in snap.loaded:
+        exists = r.name in registry if r.kind == "tool" else r.name in groups
+        if not exists:
+            dropped.append(r.name)
+            _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", r.name)
+            continue
+        key = f"{r.kind}:{r.name}"
+        called_tools = [n for n in r.called_tools if n in registry]
+        loaded[key] = LoadedEntry(
+            key, r.kind, r.name, r.how, r.order, r.last_use, r.called, called_tools
+        )
+    rules = RulesLedger(
+        given=set(snap.rules_given),
+        catalogue=None if snap.catalogue_rules is None else tuple(snap.catalogue_rules),
+        basis=None,
+        reset=snap.catalogue_rules is None,
+    )
+    run = RunState(loaded, snap.clock, snap.order)
+    return Resumed(run, rules, frozenset(snap.held_back), dropped)
