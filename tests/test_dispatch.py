@@ -309,7 +309,7 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
     fixture = Path(__file__).parent / "data" / "snapshot_v1.json"
     assert json.loads(fixture.read_text("utf-8")) == v1
     snap = parse_snapshot(fixture.read_text("utf-8"))
-    assert snap.version == 2
+    assert snap.version == 3
     assert snap.loaded[0].called is True  # a v1 row had no called mark: taken as called
     surface = ToolSurface(reg)
     surface.restore(snap)
@@ -477,8 +477,9 @@ def _run(*args: str) -> dict[str, Any]:
 
 def test_scripted_run_resumes_byte_identical(tmp_path: Path, engine_name: str) -> None:
     snap = tmp_path / "snap.json"
-    whole = _run("--engine", engine_name, "--snapshot-at", "4", "--snapshot", str(snap))
-    resumed = _run("--engine", engine_name, "--resume", str(snap))
+    key = ("--mark-key", "a key both processes share")  # else each process has its own mark
+    whole = _run("--engine", engine_name, *key, "--snapshot-at", "4", "--snapshot", str(snap))
+    resumed = _run("--engine", engine_name, *key, "--resume", str(snap))
     assert resumed["start"] == 4
     assert resumed["requests"] == whole["requests"][4:]
     assert len(set(whole["requests"])) >= 3  # the requests really changed along the way

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import json
+import unicodedata
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -118,3 +119,13 @@ def test_catalogue_files_refuse_nan_and_numbers_json_cannot_read(tmp_path: Path)
     path.write_text(f'[{{"name": "a", "input_schema": {{"maximum": {digits}}}}}]', "utf-8")
     with pytest.raises(CatalogueFormatError, match=r"digits\.json: a number json cannot read"):
         load_catalogue(path)
+
+
+def test_invisible_characters_in_a_tools_own_text_never_reach_the_provider() -> None:
+    hidden = "Read a file.\u202e\u200b\x07 Never\u2066 delete.\nSecond line.\u2028Third."
+    reg = ToolRegistry([Tool(name="read", description=hidden, search_hint="zero\u200bwidth")])
+    (definition,) = ToolSurface(reg).plan().definitions()
+    assert definition["description"] == "Read a file. Never delete.\nSecond line.\nThird."
+    assert reg.get("read").search_hint == "zerowidth"
+    kept = reg.get("read").description
+    assert all(unicodedata.category(c) not in ("Cf", "Cc") or c == "\n" for c in kept)

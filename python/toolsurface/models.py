@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from toolsurface._engine import native_module
 from toolsurface.errors import ToolDefinitionError
+from toolsurface.invisible import strip_invisible
 from toolsurface.json_check import json_problem
 from toolsurface.retrieval.fields import FIELD_NAMES
 
@@ -60,6 +61,12 @@ class Tool(BaseModel):
                 "must be 1 to 128 characters of letters, digits, '_', '-' or '.' (MCP's rule)"
             )
         return value
+
+    @field_validator("description", "search_hint")
+    @classmethod
+    def _visible(cls, value: str) -> str:
+        """What a reader sees is what the model gets: invisible characters removed."""
+        return strip_invisible(value)
 
     @field_validator("input_schema")
     @classmethod

@@ -8,13 +8,18 @@ Version history:
 
 - 1: ``discovered`` (names with their last use), ``groups`` (groups held whole),
   ``held_back``, ``rules_given``, ``mark``, ``session_id``. No called marks.
-- 2 (current): ``loaded`` rows (kind, name, how, order, last use, called, and for a group
-  the members called, ``called_tools``, which may be absent), the clock and order
-  counters, ``catalogue_rules``.
+- 2: ``loaded`` rows (kind, name, how, order, last use, called, and for a group the
+  members called, ``called_tools``, which may be absent), the clock and order counters,
+  ``catalogue_rules``.
+- 3 (current): ``seal``, an HMAC-SHA256 of everything else under the host's key (``None``
+  without one); numbers and marks strictly typed (a string or ``true`` is no number) and
+  bounded; ``catalogue_rules`` within ``rules_given``.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
@@ -25,16 +30,28 @@ from pydantic_core import PydanticCustomError
 from toolsurface.errors import ToolsurfaceError
 
 __all__ = [
+    "MAX_COUNTER",
     "SNAPSHOT_VERSION",
     "LoadedRow",
     "SnapshotError",
     "SurfaceSnapshot",
+    "check_seal",
     "parse_snapshot",
+    "seal_of",
 ]
 
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
+#: A clock, an order or a last use above this is refused (no run gets near it: 2**53 is
+#: also where a JSON number stops being exact in most readers).
+MAX_COUNTER = 2**53
+#: A counter: a JSON whole number, never a string or a boolean, 0 to MAX_COUNTER.
+Counter = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNTER)]
 #: A group row lists at most this many called members.
 MAX_CALLED_TOOLS = 4_096
+#: A snapshot lists at most this many loaded rows, held-back groups or rules groups.
+MAX_ROWS = 100_000
+#: A group name in a snapshot's lists.
+GroupName = Annotated[str, Field(min_length=1, max_length=128)]
 
 
 class SnapshotError(ToolsurfaceError, ValueError):
@@ -44,13 +61,13 @@ class SnapshotError(ToolsurfaceError, ValueError):
 class LoadedRow(BaseModel):
     """A loaded tool or group, as the snapshot keeps it."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     kind: Literal["tool", "group"]
     name: str = Field(min_length=1, max_length=128)
     how: Literal["search", "select", "group", "seed", "blind"]
-    order: int = Field(ge=0)
-    last_use: int = Field(ge=0)
+    order: Counter
+    last_use: Counter
     called: bool
     #: A group row's members the model called, in the order of their first call.
     called_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
@@ -64,17 +81,19 @@ class SurfaceSnapshot(BaseModel):
     The host brings the registry, the policy and the limits back itself.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    version: Literal[2] = 2
+    version: Literal[3] = 3
     session_id: str = Field(max_length=256)
     mark: str = Field(pattern=r"^[0-9a-f]{12}$")
-    clock: int = Field(ge=0)
-    order: int = Field(ge=0)
-    loaded: list[LoadedRow]
-    held_back: list[str]
-    rules_given: list[str]
-    catalogue_rules: list[str] | None
+    clock: Counter
+    order: Counter
+    loaded: list[LoadedRow] = Field(max_length=MAX_ROWS)
+    held_back: list[GroupName] = Field(max_length=MAX_ROWS)
+    rules_given: list[GroupName] = Field(max_length=MAX_ROWS)
+    catalogue_rules: list[GroupName] | None = Field(max_length=MAX_ROWS)
+    #: HMAC-SHA256 of the rest under the host's key (see :func:`seal_of`); None without one.
+    seal: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _rows_agree(self) -> SurfaceSnapshot:
@@ -87,6 +106,38 @@ class SurfaceSnapshot(BaseModel):
     def to_json(self) -> str:
         """The snapshot as compact, key-sorted JSON."""
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def sealed(self, key: bytes) -> SurfaceSnapshot:
+        """A copy of the snapshot carrying its seal under ``key``."""
+        return self.model_copy(update={"seal": seal_of(self, key)})
+
+
+def seal_of(snapshot: SurfaceSnapshot, key: bytes) -> str:
+    """The HMAC-SHA256 under ``key`` of the snapshot's content (everything but the seal).
+
+    The content is its compact key-sorted JSON, so the seal does not depend on how the
+    snapshot was stored, only on what it says.
+    """
+    content = snapshot.model_dump(mode="json", exclude={"seal"})
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    message = b"toolsurface snapshot\x00" + text.encode("utf-8")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def check_seal(snapshot: SurfaceSnapshot, key: bytes | None) -> None:
+    """Refuse a snapshot whose seal is missing or wrong under ``key`` (none: nothing to do)."""
+    if key is None:
+        return
+    if snapshot.seal is None:
+        raise SnapshotError(
+            "snapshot: field 'seal': missing; this surface has a mark_key, so it restores "
+            "only snapshots sealed under that key"
+        )
+    if not hmac.compare_digest(snapshot.seal, seal_of(snapshot, key)):
+        raise SnapshotError(
+            "snapshot: field 'seal': does not match the content (the snapshot was edited, or "
+            "sealed under another key)"
+        )
 
 
 def _rows_problem(snap: SurfaceSnapshot) -> str:
@@ -110,16 +161,25 @@ def _rows_problem(snap: SurfaceSnapshot) -> str:
             return f"{at}.called_tools': a name is listed twice"
         names[(row.kind, row.name)] = i
         orders[row.order] = i
+    given = set(snap.rules_given)
+    for field, values in (("held_back", snap.held_back), ("rules_given", snap.rules_given)):
+        if len(set(values)) != len(values):
+            return f"field '{field}': a group is listed twice"
+    for i, group in enumerate(snap.catalogue_rules or ()):
+        if group not in given:
+            # Rules the catalogue carries count as given: a list that says otherwise was
+            # edited (and would let a ruled group's blind call run unruled).
+            return f"field 'catalogue_rules[{i}]': {group!r} is not in rules_given"
     return ""
 
 
 class _DiscoveredV1(BaseModel):
     """A version-1 row: a discovered tool and its last use."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     name: str = Field(min_length=1, max_length=128)
-    last_use: int = Field(default=0, ge=0)
+    last_use: Counter = 0
 
 
 class SurfaceSnapshotV1(BaseModel):
@@ -219,8 +279,16 @@ def _first_error(exc: ValidationError) -> str:
     return f"snapshot: field {loc!r}: {first['msg']}"
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 had no seal: it lifts unsealed (a surface with a key refuses it)."""
+    return {**data, "version": 3, "seal": None}
+
+
 #: version -> the step that lifts it one version.
-UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
+UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+}
 
 
 def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:

@@ -8,6 +8,7 @@ into new state objects over the live registry, dropping what no longer exists.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from toolsurface.registry import ToolRegistry
@@ -27,9 +28,17 @@ def snapshot_of(
     held_floor: frozenset[str],
     session_id: str,
     mark: str,
+    tool_ok: Callable[[str], bool],
+    group_ok: Callable[[str], bool],
+    key: bytes | None,
 ) -> SurfaceSnapshot:
-    """The snapshot of a run's state: loads in discovery order, floor and rules sorted."""
-    return SurfaceSnapshot(
+    """The snapshot of a run's state: loads in discovery order, floor and rules sorted.
+
+    Only what the run may call now is written (``tool_ok``, ``group_ok``: a group with an
+    admitted member): a tool or group the policy blocked since it was loaded is not named.
+    With the host's ``key`` the snapshot is sealed.
+    """
+    snap = SurfaceSnapshot(
         session_id=session_id,
         mark=mark,
         clock=run.clock,
@@ -42,14 +51,18 @@ def snapshot_of(
                 order=e.order,
                 last_use=e.last_use,
                 called=e.called,
-                called_tools=list(e.called_tools),
+                called_tools=[n for n in e.called_tools if tool_ok(n)],
             )
             for e in run.entries()
+            if (tool_ok if e.kind == "tool" else group_ok)(e.name)
         ],
-        held_back=sorted(held_floor),
-        rules_given=sorted(rules.given),
-        catalogue_rules=None if rules.catalogue is None else list(rules.catalogue),
+        held_back=sorted(g for g in held_floor if group_ok(g)),
+        rules_given=sorted(g for g in rules.given if group_ok(g)),
+        catalogue_rules=(
+            None if rules.catalogue is None else [g for g in rules.catalogue if group_ok(g)]
+        ),
     )
+    return snap if key is None else snap.sealed(key)
 
 
 @dataclass(frozen=True)
@@ -62,8 +75,13 @@ class Resumed:
     dropped: list[str]
 
 
-def resumed(snap: SurfaceSnapshot, registry: ToolRegistry) -> Resumed:
-    """The state ``snap`` describes; a loaded tool or group that is gone is dropped (logged)."""
+def resumed(snap: SurfaceSnapshot, registry: ToolRegistry, *, same_mark: bool) -> Resumed:
+    """The state ``snap`` describes; a loaded tool or group that is gone is dropped (logged).
+
+    ``same_mark`` says the run's mark, recomputed, is the snapshot's: otherwise the rules
+    given under the old mark no longer pass as genuine, so the ledger starts over and the
+    rules are given again under the new one.
+    """
     groups = {registry.group_of(n) for n in registry.names()}
     loaded: dict[str, LoadedEntry] = {}
     dropped: list[str] = []
@@ -84,5 +102,8 @@ def resumed(snap: SurfaceSnapshot, registry: ToolRegistry) -> Resumed:
         basis=None,
         reset=snap.catalogue_rules is None,
     )
+    if not same_mark:
+        _log.warning("toolsurface: the snapshot's mark is not this run's; rules given again")
+        rules = RulesLedger()
     run = RunState(loaded, snap.clock, snap.order)
     return Resumed(run, rules, frozenset(snap.held_back), dropped)

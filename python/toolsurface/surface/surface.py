@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
+from toolsurface._text import safe_text
 from toolsurface.dispatch import (
     Admission,
     GiveRules,
@@ -32,9 +33,9 @@ from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
 from toolsurface.rules import MarkScope, RulesLedger, check_mark_settings, run_mark
-from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
+from toolsurface.snapshot import SnapshotError, SurfaceSnapshot, check_seal, parse_snapshot
 from toolsurface.surface.costs import TokenCosts
-from toolsurface.surface.deferral import Decision, decide
+from toolsurface.surface.deferral import Decision, DecisionKey, decide
 from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
@@ -100,15 +101,18 @@ class ToolSurface:
         self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
         self._decision: Decision | None = None
+        self._groups_for: tuple[DecisionKey, frozenset[str]] | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
         self.estimator = estimator
         self._costs = TokenCosts(registry.get, estimator)
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
+        self._session_given = session_id is not None
         self._mark_key = check_mark_settings(mark_key, mark_scope)
         self.mark_scope: MarkScope = mark_scope
         self._mark: str | None = None
+        self._mark_for = -1  # the groups version the mark was made for
         self._rules = RulesLedger()
         self._started = False
         self._seed_tools: list[str] = []
@@ -116,17 +120,25 @@ class ToolSurface:
 
     @property
     def mark(self) -> str:
-        """The run's rules mark, made at its first use and kept for the run.
+        """The run's rules mark, under ``mark_key`` (or a per-process key without one).
 
         With ``mark_scope="catalogue"`` (the default) it is keyed on the registry's group
-        rules, so sessions over the same registry send the same system prompt; with
-        ``"session"``, on the session id. Either way under ``mark_key`` (or a per-process
-        key without one), which never reaches the model.
+        rules, so sessions over the same registry send the same system prompt; when the
+        rules change, so does the mark, and the rules are given again under it (the ledger
+        starts over, as after a compaction). With ``"session"`` it is keyed on the session
+        id and fixed for the run.
         """
-        if self._mark is None:
-            rules = ((g.name, g.rules) for g in self.registry.groups().values() if g.rules)
-            self._mark = run_mark(self.mark_scope, self.session_id, rules, self._mark_key)
+        version = self.registry.groups_version
+        if self._mark is None or (self.mark_scope == "catalogue" and self._mark_for != version):
+            mark = self._fresh_mark(self.session_id)
+            if self._mark is not None and mark != self._mark:
+                self._rules.compacted()
+            self._mark, self._mark_for = mark, version
         return self._mark
+
+    def _fresh_mark(self, session_id: str) -> str:
+        rules = ((g.name, g.rules) for g in self.registry.groups().values() if g.rules)
+        return run_mark(self.mark_scope, session_id, rules, self._mark_key)
 
     # -- inputs from the host --------------------------------------------------------------
 
@@ -187,12 +199,17 @@ class ToolSurface:
         """
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
+        d = self._decide()
+        groups = self._admitted_groups(d)
         return snapshot_of(
             self._run,
             self._rules,
             held_floor=self._held_floor,
             session_id=self.session_id,
             mark=self.mark,
+            tool_ok=d.admitted_set.__contains__,
+            group_ok=groups.__contains__,
+            key=self._mark_key,
         )
 
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
@@ -222,9 +239,17 @@ class ToolSurface:
         (['github'], ('fs__read_file', 'ToolSearch', 'github__create_issue'))
         """
         snap = parse_snapshot(snapshot)
-        state = resumed(snap, self.registry)
+        check_seal(snap, self._mark_key)
+        if self._session_given and snap.session_id != self.session_id:
+            raise SnapshotError(
+                f"snapshot: field 'session_id': {safe_text(snap.session_id, 64)!r} is another "
+                f"session's (this surface is session {safe_text(self.session_id, 64)!r})"
+            )
+        version = self.registry.groups_version
+        mark = self._fresh_mark(snap.session_id)
+        state = resumed(snap, self.registry, same_mark=mark == snap.mark)
         self.session_id = snap.session_id
-        self._mark = snap.mark
+        self._mark, self._mark_for = mark, version
         self._run, self._rules = state.run, state.rules
         self._held_floor = state.held_floor
         self._decision = None
@@ -339,7 +364,7 @@ class ToolSurface:
             user_message=user_message,
             emit=self.emit,
         )
-        with_rules = self._rules.settle(
+        settled = self._rules.settle(
             (d.admitted, d.held),
             shown=lambda: (
                 {reg.group_of(n) for n in names}
@@ -348,6 +373,10 @@ class ToolSurface:
             on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
             rules_of=self.rules_of,
         )
+        # Rebuilt from the live policy on every plan: a group the run may no longer call
+        # (blocked since, or named by a restored snapshot) has no rules in the block.
+        allowed = self._admitted_groups(d)
+        with_rules = [g for g in settled if g in allowed]
         catalogue = catalogue_block(
             d,
             registry=reg,
@@ -415,8 +444,18 @@ class ToolSurface:
         )
 
     def loaded_entries(self) -> list[LoadedEntry]:
-        """What the run has loaded, in discovery order."""
-        return self._run.entries()
+        """What the run has loaded and may call now, in discovery order.
+
+        A tool or group the policy blocked since it was loaded is kept (a policy that
+        relaxes again brings it back) but never listed.
+        """
+        d = self._decide()
+        groups = self._admitted_groups(d)
+        return [
+            e
+            for e in self._run.entries()
+            if (e.name in d.admitted_set if e.kind == "tool" else e.name in groups)
+        ]
 
     def discovered_tool_names(self) -> list[str]:
         """Single tools the run loaded, in discovery order."""
@@ -429,15 +468,24 @@ class ToolSurface:
         host should carry into the session's next run, rather than every near-miss a search
         loaded.
         """
-        return self._run.called_tools()
+        admitted = self._decide().admitted_set
+        return [n for n in self._run.called_tools() if n in admitted]
 
     def loaded_tool_group_names(self) -> list[str]:
         """Groups the run holds whole, in discovery order."""
         return [e.name for e in self.loaded_entries() if e.kind == "group"]
 
     def rules_given(self) -> list[str]:
-        """Groups whose rules the model has been given in this run."""
-        return sorted(self._rules.given)
+        """Groups whose rules the model has been given in this run (and may still call)."""
+        groups = self._admitted_groups(self._decide())
+        return sorted(g for g in self._rules.given if g in groups)
+
+    def _admitted_groups(self, d: Decision) -> frozenset[str]:
+        """The groups with a tool the run may call under decision ``d`` (kept per decision)."""
+        if self._groups_for is None or self._groups_for[0] != d.key:
+            found = {self.registry.group_of(n) for n in d.admitted}
+            self._groups_for = (d.key, frozenset(g for g in found if g is not None))
+        return self._groups_for[1]
 
     def held_back_groups(self) -> list[str]:
         """The groups currently held back."""
