@@ -77,7 +77,7 @@ def test_json_lines(tmp_path: Path) -> None:
         ("{not json", "not JSON"),
         ('{"servers": []}', "without a 'tools' list"),
         ("[1, 2]", "item 0 is not a tool definition"),
-        ('"tools"', "a JSON str"),
+        ('"tools"', "a JSON string"),
         ('{"a": 1}\n{"name": "ok"}', "line 1: not a tool definition"),
         ('{"name": "ok"}\n{broken', "line 2: not JSON"),
         ('{"tools": [{"name": "ok"}, {"name": "bad name"}]}', "tools[1]): field 'name'"),
@@ -202,3 +202,48 @@ def test_the_tool_list_is_found_as_the_format_was() -> None:
     mixed = {"tools": "see below", "functionDeclarations": [{"name": "b", "parameters": {}}]}
     fmt, tools = parse_catalogue(json.dumps(mixed))
     assert fmt == "gemini" and [t.name for t in tools] == ["b"]
+
+
+_DIGITS = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "f.json: JSON nested too deeply"),
+        (f'[{{"name": "a", "x": {_DIGITS}}}]', "f.json: an integer of more than"),
+        (f'{{"name": "a"}}\n{{"name": "b", "x": {_DIGITS}}}', "f.json line 2: an integer"),
+        ('[{"name": "a", "x": NaN}]', "f.json: NaN is not JSON (JSON has no NaN or infinity) at"),
+        ('{"name": "a"}\n{"name": "b", "x": -Infinity}', "f.json line 2: -Infinity is not JSON"),
+        ("Infinity", "f.json: Infinity is not JSON"),
+        ("null", "f.json: a JSON null; expected"),
+        ("5", "f.json: a JSON number; expected"),
+        ('{"tools": 5}', "f.json: a JSON object without a 'tools' list; expected"),
+        ('[{"name": "a"}, 5]', "f.json item 1: a tool must be a JSON object, got number"),
+    ],
+)
+def test_unreadable_json_is_the_catalogue_error_naming_the_place(text: str, fragment: str) -> None:
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue(text, source="f.json")
+    assert fragment in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (
+            b'[{"name": "a", "description": "\xff"}]',
+            "not UTF-8 text (invalid start byte at byte 31)",
+        ),
+        (f'[{{"name": "a", "x": {_DIGITS}}}]'.encode(), "an integer of more than"),
+        (b'[{"name": "a", "x": NaN}]', "NaN is not JSON"),
+        (b"[" * 100_000, "JSON nested too deeply"),
+        (b'"tools"', "a JSON string; expected"),
+    ],
+)
+def test_catalogue_files_name_themselves(tmp_path: Path, data: bytes, fragment: str) -> None:
+    path = tmp_path / "cat.json"
+    path.write_bytes(data)
+    with pytest.raises(CatalogueFormatError) as err:
+        load_catalogue(path)
+    assert str(err.value).startswith(f"{path}:") and fragment in str(err.value)

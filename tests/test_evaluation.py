@@ -68,6 +68,28 @@ def test_query_files_with_a_bom_bad_bytes_or_nothing(tmp_path: Path) -> None:
         load_queries(deep)
 
 
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        (
+            '{"query": "a", "expected": ["x"], "id": ' + "9" * 5000 + "}",
+            "q.jsonl line 1: an integer",
+        ),
+        ('[{"query": "a", "expected": [' + "9" * 5000 + "]}]", "q.jsonl: an integer of more than"),
+        ('{"query": "a", "expected": ["x"]}\n{"query": NaN}', "q.jsonl line 2: NaN is not JSON"),
+        ('[{"query": "a", "expected": ["x"], "w": Infinity}]', "q.jsonl: Infinity is not JSON"),
+    ],
+)
+def test_query_files_json_cannot_read_name_the_place(
+    tmp_path: Path, text: str, fragment: str
+) -> None:
+    path = tmp_path / "q.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogueFormatError) as err:
+        load_queries(path)
+    assert fragment in str(err.value)
+
+
 def test_an_expected_name_not_in_the_catalogue_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "q.jsonl"
     rows = [

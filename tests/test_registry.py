@@ -355,6 +355,18 @@ def test_search_many_matches_search(registry: ToolRegistry) -> None:
     assert many == [registry.search(q, k=3) for q in queries]
 
 
+def test_search_many_across_many_chunks_matches_search(registry: ToolRegistry) -> None:
+    # Past the native core's chunk (256 hits between letting the GIL go) many times over,
+    # on both paths, with the collector paused meanwhile and as it was afterwards.
+    queries = ["send message", "покажи пулреквесты", "read file", "zzzz", "issue"] * 120
+    one = {q: registry.search(q, k=10) for q in set(queries)}
+    names = registry.names()
+    assert gc.isenabled()
+    assert registry.search_many(queries, k=10) == [one[q] for q in queries]
+    assert registry.search_many(queries, k=10, admitted=names) == [one[q] for q in queries]
+    assert gc.isenabled()
+
+
 def test_search_many_refuses_a_lone_string_and_names_a_bad_query(registry: ToolRegistry) -> None:
     with pytest.raises(TypeError, match="not a single string"):
         registry.search_many("github")

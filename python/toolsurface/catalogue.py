@@ -15,6 +15,7 @@ from typing import Any
 
 from toolsurface._gcpause import gc_paused
 from toolsurface.errors import CatalogueFormatError, ToolDefinitionError
+from toolsurface.json_check import JsonTextError, json_type, loads
 from toolsurface.models import Tool, tool_from_mapping
 
 __all__ = [
@@ -112,9 +113,7 @@ def _item_shape(item: Mapping[str, Any]) -> str:
 def tool_from_any(item: Any, *, where: str) -> Tool:
     """One tool from an item of any known shape; errors name the item and the field."""
     if not isinstance(item, Mapping):
-        raise CatalogueFormatError(
-            f"{where}: a tool must be a JSON object, got {type(item).__name__}"
-        )
+        raise CatalogueFormatError(f"{where}: a tool must be a JSON object, got {json_type(item)}")
     shape = _item_shape(item)
     if shape == "openai-chat":
         fn = item["function"]
@@ -206,22 +205,21 @@ def detect_format(data: Any) -> str:
         if not shape:
             raise CatalogueFormatError(f"item 0 is not a tool definition; {_EXPECTED}")
         return shape
-    raise CatalogueFormatError(f"a JSON {type(data).__name__}; {_EXPECTED}")
+    raise CatalogueFormatError(f"a JSON {json_type(data)}; {_EXPECTED}")
 
 
 def _loads(text: str, where: str) -> Any:
-    """``json.loads``, with nesting too deep for the parser reported as the file's fault."""
+    """Standard JSON (``json_check.loads``): what it cannot read is the file's fault, named.
+
+    Nesting too deep for the parser, an integer past Python's digit limit, ``NaN`` or an
+    infinity (which Python's json accepts, and nothing else does) are a
+    :class:`CatalogueFormatError` naming ``where``; a syntax error stays a
+    ``json.JSONDecodeError`` for the caller to place.
+    """
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise CatalogueFormatError(
-            f"{where}: JSON nested too deeply to read; a tool's schema is refused past "
-            "a few hundred levels anyway"
-        ) from None
-    except json.JSONDecodeError:
-        raise
-    except ValueError as exc:  # a number past Python's digit limit for int conversion
-        raise CatalogueFormatError(f"{where}: a number json cannot read ({exc})") from None
+        return loads(text)
+    except JsonTextError as exc:
+        raise CatalogueFormatError(f"{where}: {exc}") from None
 
 
 def _items(data: Any, fmt: str, source: str) -> list[tuple[str, Any]]:
@@ -289,8 +287,10 @@ def _parse_catalogue(text: str, source: str) -> tuple[str, list[Tool]]:
     except json.JSONDecodeError as whole_error:
         lines = stripped.splitlines()
         try:
-            json.loads(lines[0])
-        except (json.JSONDecodeError, RecursionError):
+            loads(lines[0])
+        except JsonTextError:
+            pass  # a JSON line that is not standard JSON: the line's own read names it
+        except json.JSONDecodeError:
             # Not JSON Lines either: the document's own error says where it broke.
             raise CatalogueFormatError(
                 f"{source}: not JSON ({whole_error.msg} at line {whole_error.lineno} "

@@ -18,6 +18,7 @@ from typing import Any
 
 from toolsurface._text import nearest_names
 from toolsurface.errors import CatalogueFormatError
+from toolsurface.json_check import JsonTextError, loads
 
 __all__ = [
     "CUTOFFS",
@@ -103,25 +104,26 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
         ) from None
     rows: list[tuple[str, Any]] = []
     stripped = text.lstrip()
-    try:
-        if stripped.startswith("["):
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise CatalogueFormatError(
-                    f"{p}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-                ) from None
-            rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
-        else:
-            for lineno, line in enumerate(text.splitlines(), 1):
-                if line.strip():
-                    where = f"{p} line {lineno}"
-                    try:
-                        rows.append((where, json.loads(line)))
-                    except json.JSONDecodeError as exc:
-                        raise CatalogueFormatError(f"{where}: not JSON ({exc.msg})") from None
-    except RecursionError:
-        raise CatalogueFormatError(f"{p}: JSON nested too deeply to read") from None
+    if stripped.startswith("["):
+        try:
+            data = loads(text)
+        except json.JSONDecodeError as exc:
+            raise CatalogueFormatError(
+                f"{p}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+            ) from None
+        except JsonTextError as exc:  # too deep, a number json cannot read, NaN
+            raise CatalogueFormatError(f"{p}: {exc}") from None
+        rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
+    else:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                where = f"{p} line {lineno}"
+                try:
+                    rows.append((where, loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise CatalogueFormatError(f"{where}: not JSON ({exc.msg})") from None
+                except JsonTextError as exc:
+                    raise CatalogueFormatError(f"{where}: {exc}") from None
     if not rows:
         raise CatalogueFormatError(f"{p}: no queries (an empty file or an empty list)")
     out = []
@@ -179,8 +181,8 @@ def check_expected(queries: Sequence[EvalQuery], known: Collection[str]) -> None
 def load_aliases(catalogue: str | Path) -> dict[str, frozenset[str]]:
     """For records with ``original_name`` (BFCL): each name -> the names sharing its original."""
     try:
-        data = json.loads(Path(catalogue).read_text(encoding="utf-8").lstrip("\ufeff"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        data = loads(Path(catalogue).read_text(encoding="utf-8").lstrip("\ufeff"))
+    except ValueError:  # syntax, not UTF-8, or what json_check.loads refuses
         return {}  # not one JSON list (JSON Lines, say): no BFCL records, so no aliases
     if not isinstance(data, list):
         return {}

@@ -484,18 +484,18 @@ class ToolRegistry:
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
-        if admitted is None:
-            return self._searcher(built, chosen).search_many(prepared, k)
-        allowed = built.filter_for(admitted) if admitted is not None else None
-        weights, b, k1, ew = scoring_args(chosen)
-        results = built.index.search_many(prepared, k, weights, b, k1, ew, self._lexicon, allowed)
-        return [
-            [
-                SearchHit(built.names[i], s, rank, fb)
-                for rank, (i, s) in enumerate(zip(ids, scores), 1)
+        # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
+        # any chunk the native core converts between letting it go (benches/gil.py).
+        with gc_paused():
+            if admitted is None:
+                return self._searcher(built, chosen).search_many(prepared, k)
+            allowed = built.filter_for(admitted)
+            weights, b, k1, ew = scoring_args(chosen)
+            found = built.index.search_many(prepared, k, weights, b, k1, ew, self._lexicon, allowed)
+            return [
+                [SearchHit(built.names[i], s, r, fb) for r, (i, s) in enumerate(zip(ids, ss), 1)]
+                for ids, ss, fb in found
             ]
-            for ids, scores, fb in results
-        ]
 
     def query_terms(
         self, query: str, settings: RetrievalSettings | None = None

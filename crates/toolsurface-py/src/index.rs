@@ -5,12 +5,13 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyString, PyTuple, PyType};
+use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
 
 use crate::analyzer::PyAnalyzer;
 use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
+use crate::batch::list_in_chunks;
 use crate::errors::guard;
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
@@ -164,12 +165,13 @@ impl PyIndex {
         })
     }
 
-    /// `search` for each query, in parallel, detached from the interpreter.
+    /// `search` for each query, in parallel, detached from the interpreter; the results are
+    /// made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
     #[pyo3(signature = (queries, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]
     #[allow(clippy::too_many_arguments)]
-    fn search_many(
+    fn search_many<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         queries: Vec<String>,
         k: &Bound<'_, PyInt>,
         weights: Vec<f64>,
@@ -178,19 +180,23 @@ impl PyIndex {
         expansion_weight: f64,
         lexicon: Option<PyRef<'_, PyLexicon>>,
         allowed: Option<PyRef<'_, PyFilter>>,
-    ) -> PyResult<Vec<Hits>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
         let index = Arc::clone(&self.inner);
         let k = int_arg(k)?;
-        py.detach(move || {
+        let rs = py.detach(move || {
             guard(move || {
                 let s = settings(&weights, &b, k1, expansion_weight)?;
                 let k = check_k(k)?;
-                let rs =
-                    index.search_many(&queries, k, &s, lexicon.as_deref(), allowed.as_deref())?;
-                Ok(rs.into_iter().map(hits).collect())
+                index.search_many(&queries, k, &s, lexicon.as_deref(), allowed.as_deref())
             })
-        })
+        })?;
+        list_in_chunks(
+            py,
+            rs,
+            |r| r.docs.len(),
+            |r| Ok(hits(r).into_pyobject(py)?.into_any()),
+        )
     }
 
     /// A [`PySearcher`] over this index: `names` (one per document, in id order) and

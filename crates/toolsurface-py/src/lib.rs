@@ -6,7 +6,8 @@
 //! The typed stub is `python/toolsurface/_native.pyi`.
 //!
 //! One concept a module: `errors.rs` (panics and core errors as Python exceptions),
-//! `args.rs` (argument conversion), `consts.rs` (the core's constants), the classes
+//! `args.rs` (argument conversion), `batch.rs` (a batch's results
+//! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
 //! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs` and `searcher.rs`, and the functions
 //! `schema.rs` (`tool_fields`, with `json.rs`), `copy.rs` (`copy_json`) and `sort.rs`
 //! (`sort_by_name`).
@@ -19,6 +20,7 @@
 
 mod analyzer;
 mod args;
+mod batch;
 mod consts;
 mod copy;
 mod errors;

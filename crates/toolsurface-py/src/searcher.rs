@@ -14,6 +14,7 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 use toolsurface_core as core;
 
 use crate::args::{check_k, int_arg, settings};
+use crate::batch::list_in_chunks;
 use crate::errors::guard;
 
 /// A search bound to one index, one settings value and one lexicon, whose hits come back
@@ -227,13 +228,14 @@ impl PySearcher {
         self.to_hits(py, r)
     }
 
-    /// `search` for each query, in parallel, detached from the interpreter.
+    /// `search` for each query, in parallel, detached from the interpreter; the hits are
+    /// made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
     fn search_many<'py>(
         &self,
         py: Python<'py>,
         queries: Vec<String>,
         k: &Bound<'_, PyInt>,
-    ) -> PyResult<Vec<Bound<'py, PyList>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
         let index = Arc::clone(&self.index);
         let lexicon = self.lexicon.clone();
@@ -244,6 +246,11 @@ impl PySearcher {
                 index.search_many(&queries, k, &settings, lexicon.as_deref(), None)
             })
         })?;
-        rs.into_iter().map(|r| self.to_hits(py, r)).collect()
+        list_in_chunks(
+            py,
+            rs,
+            |r| r.docs.len(),
+            |r| Ok(self.to_hits(py, r)?.into_any()),
+        )
     }
 }

@@ -10,16 +10,22 @@ parsing; the one-line form of a tool, ``safe_text`` and the near names live in
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolsurface._text import LINE_MAX_CHARS, nearest_names, safe_text, tool_line
+from toolsurface.json_check import INT_MAX_BITS, JsonTextError, json_type, loads
 from toolsurface.models import Tool
 
 __all__ = [
+    "ARGUMENTS_MAX_CHARS",
+    "ARGUMENTS_MAX_DEPTH",
+    "ARGUMENTS_MAX_INT_DIGITS",
     "LINE_MAX_CHARS",
+    "SELECT_MAX_ITEMS",
     "TOOL_SEARCH_NAME",
     "ToolSearchRequest",
     "nearest_names",
@@ -38,6 +44,17 @@ _QUERY_MAX = 1_000
 _KEYS = ("query", "select", "group")
 #: At most this many unknown keys are named.
 _UNKNOWN_SHOWN = 5
+#: Arguments sent as JSON text longer than this (characters, or bytes) are refused unread;
+#: so is a ``query``, ``group`` or ``select`` string this long, and a ``select`` list whose
+#: strings add up past it, however the arguments came.
+ARGUMENTS_MAX_CHARS = 65_536
+#: JSON text nesting arrays and objects deeper than this is refused before it is parsed
+#: (ToolSearch's own arguments are two levels deep).
+ARGUMENTS_MAX_DEPTH = 32
+#: JSON text holding an integer of more digits than this is refused (2**64 has 20).
+ARGUMENTS_MAX_INT_DIGITS = 20
+#: A ``select`` list of more items than this is refused before any item is read.
+SELECT_MAX_ITEMS = 1_024
 
 REFUSAL = (
     "ToolSearch needs one of: query (a description of the job, e.g. "
@@ -113,51 +130,89 @@ def refusal_text(notes: Iterable[str] = ()) -> str:
     return f"ToolSearch could not use its arguments:{problems}\n{REFUSAL}"
 
 
-def _json_type(value: Any) -> str:
-    """The JSON name of a value's type, as the model wrote it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    if isinstance(value, list | tuple):
-        return "array"
-    return type(value).__name__
+_json_type = json_type
+
+
+class _OutOfBoundsError(Exception):
+    """An argument past a bound: the call is refused with this note (``str(exc)``)."""
 
 
 def _as_object(arguments: Any) -> tuple[Mapping[Any, Any] | None, str]:
-    """The arguments as a mapping (a JSON-object string parsed), or why they are not one."""
+    """The arguments as a mapping (a JSON-object string parsed), or why they are not one.
+
+    JSON text is read within bounds (:data:`ARGUMENTS_MAX_CHARS`, :data:`ARGUMENTS_MAX_DEPTH`,
+    :data:`ARGUMENTS_MAX_INT_DIGITS`), standard JSON only (no ``NaN``): whatever a model
+    writes, it is refused with a note, never an exception.
+    """
     if isinstance(arguments, Mapping):
         return arguments, ""
     if isinstance(arguments, str | bytes):
+        kind = "a string" if isinstance(arguments, str) else "bytes"
+        if len(arguments) > ARGUMENTS_MAX_CHARS:
+            unit = "characters" if isinstance(arguments, str) else "bytes"
+            return None, (
+                f"arguments must be a JSON object of at most {ARGUMENTS_MAX_CHARS:,} {unit}, "
+                f"got {kind} of {len(arguments):,}"
+            )
         try:
-            parsed = json.loads(arguments)
+            parsed = loads(
+                arguments, max_depth=ARGUMENTS_MAX_DEPTH, max_int_digits=ARGUMENTS_MAX_INT_DIGITS
+            )
+        except JsonTextError as exc:
+            return None, f"arguments must be a JSON object, got {kind} that cannot be read: {exc}"
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return None, "arguments must be a JSON object, got a string that is not JSON"
+            verb = "is" if isinstance(arguments, str) else "are"
+            return None, f"arguments must be a JSON object, got {kind} that {verb} not JSON"
         if isinstance(parsed, Mapping):
             return parsed, ""
-        return None, f"arguments must be a JSON object, got a string holding {_json_type(parsed)}"
+        return None, f"arguments must be a JSON object, got {kind} holding {_json_type(parsed)}"
     return None, f"arguments must be an object, got {_json_type(arguments)}"
 
 
+def _name_of(value: Any) -> str | None:
+    """``value`` as a name to read or show: a string, or an integer of at most 64 bits.
+
+    ``str`` of a larger integer can raise (Python's digit limit), and of anything else can
+    run any code, so nothing else is turned into text.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if value.bit_length() <= INT_MAX_BITS else None
+    return None
+
+
+def _checked_text(value: Any, what: str) -> None:
+    """Refuse a string argument past :data:`ARGUMENTS_MAX_CHARS`."""
+    if isinstance(value, str) and len(value) > ARGUMENTS_MAX_CHARS:
+        raise _OutOfBoundsError(
+            f"{what} must be at most {ARGUMENTS_MAX_CHARS:,} characters, got {len(value):,}"
+        )
+
+
 def _unknown_keys(arguments: Mapping[Any, Any]) -> list[str]:
-    """A note naming the keys ToolSearch does not take, with the nearest known key."""
-    unknown = [str(k) for k in arguments if k not in _KEYS]
-    if not unknown:
+    """A note naming the keys ToolSearch does not take, with the nearest known key.
+
+    Bounded however many keys there are: the first few unknown ones are named, the rest
+    counted from the mapping's size.
+    """
+    known = sum(1 for k in _KEYS if k in arguments)
+    count = len(arguments) - known
+    if count <= 0:
         return []
+    unknown = list(itertools.islice((k for k in arguments if k not in _KEYS), _UNKNOWN_SHOWN))
     named = []
-    for key in unknown[:_UNKNOWN_SHOWN]:
-        near = difflib.get_close_matches(key.casefold(), _KEYS, n=1, cutoff=0.6)
+    for key in unknown:
+        name = _name_of(key)
+        if name is None:
+            named.append(f"a key of type {_json_type(key)}")
+            continue
+        near = difflib.get_close_matches(name[:64].casefold(), _KEYS, n=1, cutoff=0.6)
         hint = f" (did you mean {near[0]}?)" if near else ""
-        named.append(f"{safe_text(key, 64)!r}{hint}")
-    more = len(unknown) - _UNKNOWN_SHOWN
+        named.append(f"{safe_text(name, 64)!r}{hint}")
+    more = count - len(unknown)
     tail = f" and {more} more" if more > 0 else ""
-    word = "argument" if len(unknown) == 1 else "arguments"
+    word = "argument" if count == 1 else "arguments"
     return [f"unknown {word} {', '.join(named)}{tail}: ToolSearch takes query, select, group"]
 
 
@@ -165,8 +220,22 @@ def _split_select(value: Any, notes: list[str]) -> list[str]:
     if value is None:
         return []
     if isinstance(value, str):
+        _checked_text(value, "select")
+        if value.count(",") >= SELECT_MAX_ITEMS:
+            raise _OutOfBoundsError(f"select must name at most {SELECT_MAX_ITEMS:,} tools")
         items: Iterable[Any] = value.split(",")
     elif isinstance(value, list | tuple):
+        if len(value) > SELECT_MAX_ITEMS:
+            raise _OutOfBoundsError(
+                f"select must be a list of at most {SELECT_MAX_ITEMS:,} names, "
+                f"got {len(value):,} items"
+            )
+        chars = sum(len(v) for v in value if isinstance(v, str))
+        if chars > ARGUMENTS_MAX_CHARS:
+            raise _OutOfBoundsError(
+                f"select's names must add up to at most {ARGUMENTS_MAX_CHARS:,} characters, "
+                f"got {chars:,}"
+            )
         items = value
     else:
         notes.append(f"select must be a list of tool names or a string, got {_json_type(value)}")
@@ -174,9 +243,10 @@ def _split_select(value: Any, notes: list[str]) -> list[str]:
     names: list[str] = []
     bad: list[tuple[int, str]] = []
     for i, v in enumerate(items):
-        if isinstance(v, str | int) and not isinstance(v, bool):
-            if str(v).strip():
-                names.append(str(v).strip())
+        name = _name_of(v)
+        if name is not None:
+            if name.strip():
+                names.append(name.strip())
         else:
             bad.append((i, _json_type(v)))
     if bad:
@@ -196,9 +266,18 @@ def parse_tool_search_arguments(arguments: Any) -> ToolSearchRequest:
     mapping, problem = _as_object(arguments)
     if mapping is None:
         return ToolSearchRequest(notes=(problem,))
-    arguments = mapping
+    try:
+        return _read(mapping)
+    except _OutOfBoundsError as exc:
+        return ToolSearchRequest(notes=(str(exc),))
+
+
+def _read(arguments: Mapping[Any, Any]) -> ToolSearchRequest:
+    """The request in ``arguments``; :class:`_OutOfBoundsError` for a value past a bound."""
     notes: list[str] = _unknown_keys(arguments)
     query = arguments.get("query")
+    _checked_text(query, "query")
+    _checked_text(arguments.get("group"), "group")
     if query is not None and not isinstance(query, str):
         notes.append(f"query must be a string, got {_json_type(query)}")
     query = query.strip() if isinstance(query, str) else ""
