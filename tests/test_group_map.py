@@ -5,18 +5,18 @@ from __future__ import annotations
 import pytest
 
 from toolsurface import Tool, ToolRegistry
-from toolsurface.registry import _LOOKUPS_BEFORE_MAP
+from toolsurface.membership import LOOKUPS_BEFORE_MAP
 
 
 def _both_ways(reg: ToolRegistry, name: str) -> str | None:
     """``group_of`` answered before the generation's map is made, then from the map.
 
     The first lookups of a generation go by the declared prefixes; the map is made after
-    ``_LOOKUPS_BEFORE_MAP`` of them, and ``group_map`` makes it at once. Both must agree.
+    ``LOOKUPS_BEFORE_MAP`` of them, and ``group_map`` makes it at once. Both must agree.
     """
     fresh = reg.group_of(name)
     mapped = reg.group_map().get(name)
-    for _ in range(_LOOKUPS_BEFORE_MAP + 1):
+    for _ in range(LOOKUPS_BEFORE_MAP + 1):
         assert reg.group_of(name) == mapped
     assert fresh == mapped, (name, fresh, mapped)
     return mapped
@@ -151,3 +151,16 @@ def test_unknown_names_are_in_no_group(reg: ToolRegistry) -> None:
     reg.declare_group("gh", prefix="gh__")
     assert _both_ways(reg, "gh__not_registered") is None
     assert reg.group_members("nope") == ()
+
+
+def test_one_lookup_a_generation_never_makes_the_map(reg: ToolRegistry) -> None:
+    """A host that registers and looks up one tool at a time pays no map a lookup."""
+    reg.declare_group("srv", prefix="srv__")
+    for i in range(3 * LOOKUPS_BEFORE_MAP):
+        reg.register(Tool(name=f"srv__t{i}", description="A server tool."))
+        assert reg.group_of(f"srv__t{i}") == "srv"
+    assert reg._membership is None
+    for _ in range(LOOKUPS_BEFORE_MAP + 1):
+        reg.group_of("srv__t0")
+    assert reg._membership is not None  # a plan's worth of lookups: the map is made once
+    assert reg._membership.key == (reg.generation, reg.groups_version)

@@ -6,19 +6,18 @@ the tools change; a search sees one whole generation, never half of one.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import ValidationError
 
 from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
-from toolsurface.errors import DuplicateToolError, UnknownGroupError, UnknownToolError
+from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import LoadMode, ToolGroup
+from toolsurface.membership import GroupMembership, Prefixes
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
@@ -75,68 +74,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class _Prefixes:
-    """The declared prefixes of one groups version: a name's group without a scan of groups.
-
-    ``lengths`` are the distinct prefix lengths, longest first; ``by_prefix`` maps a prefix
-    to the group it names (of two groups with one prefix, the first declared). A name's
-    group is the first of its leading slices, longest first, that is a declared prefix:
-    the cost is the number of distinct lengths (a few), not the number of groups.
-    """
-
-    __slots__ = ("by_prefix", "lengths", "version")
-
-    def __init__(self, version: int, groups: Sequence[ToolGroup]) -> None:
-        by_prefix: dict[str, str] = {}
-        for g in groups:
-            if g.prefix:
-                by_prefix.setdefault(g.prefix, g.name)
-        self.version = version
-        self.by_prefix = by_prefix
-        self.lengths = tuple(sorted({len(p) for p in by_prefix}, reverse=True))
-
-    def match(self, name: str) -> str | None:
-        by_prefix = self.by_prefix
-        for n in self.lengths:
-            found = by_prefix.get(name[:n])
-            if found is not None:
-                return found
-        return None
-
-
-class _Membership:
-    """Every registered tool's group at one (generation, groups version); never mutated.
-
-    ``of`` maps each tool that is in a group to it (its own field, else the longest
-    prefix); a tool in no group is absent. ``members`` (made on first use) is the inverse,
-    each group's tools in name order.
-    """
-
-    def __init__(self, key: tuple[int, int], tools: Iterable[Tool], prefixes: _Prefixes) -> None:
-        match = prefixes.match
-        of: dict[str, str] = {}
-        for t in tools:
-            group = t.group if t.group is not None else match(t.name)
-            if group is not None:
-                of[t.name] = group
-        self.key = key
-        self.of = of
-
-    @functools.cached_property
-    def members(self) -> Mapping[str, tuple[str, ...]]:
-        by_group: dict[str, list[str]] = {}
-        for name, group in self.of.items():
-            by_group.setdefault(group, []).append(name)
-        return MappingProxyType({g: tuple(sorted(m)) for g, m in by_group.items()})
-
-
-#: Lookups of a catalogue generation's groups answered from the prefixes alone, before the
-#: whole map is made: a host that registers and looks up one tool at a time never pays for
-#: a map a lookup, and a plan over the catalogue pays for it once.
-_LOOKUPS_BEFORE_MAP = 64
-
-
-class ToolRegistry:
+class ToolRegistry(GroupMembership):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -176,12 +114,12 @@ class ToolRegistry:
         # What readers iterate without the lock: replaced whole, never mutated.
         self._group_list: tuple[ToolGroup, ...] = ()
         self._groups_version = 0
-        # Group membership, each replaced whole, never mutated (see ``group_of``): the
+        # Group membership, each replaced whole, never mutated (see ``membership.py``): the
         # prefixes of the current groups version, the map of tool to group of one
-        # (generation, groups version), and how many lookups missed that map.
-        self._prefixes = _Prefixes(0, ())
-        self._membership: _Membership | None = None
-        self._misses = 0
+        # (generation, groups version), and how many lookups of which key missed it.
+        self._prefixes = Prefixes(0, ())
+        self._membership = None
+        self._misses = ((0, 0), 0)
         self._built: _Built | None = None
         # The hot path's bound search: (generation, settings, searcher) of the last plain
         # search; used while both still hold (see ``search``).
@@ -373,87 +311,6 @@ class ToolRegistry:
     def groups_version(self) -> int:
         """Moves whenever a group is declared or undeclared."""
         return self._groups_version
-
-    def group_of(self, name: str) -> str | None:
-        """The group a registered tool belongs to: its own field, else the longest prefix.
-
-        O(1): answered from a map of tool to group made once per catalogue generation and
-        groups version (until a generation has had a few lookups, from the declared
-        prefixes alone). Safe beside a concurrent ``declare_group`` or ``register``: the map
-        and the prefixes are each replaced whole, never changed, and one made before a
-        change is not used once the change is done.
-        """
-        found = self._membership
-        if found is not None and found.key == (self._generation, self._groups_version):
-            return found.of.get(name)
-        self._misses += 1
-        if self._misses > _LOOKUPS_BEFORE_MAP:
-            return self._memberships().of.get(name)
-        tool = self._tools.get(name)
-        if tool is None:
-            return None
-        if tool.group is not None:
-            return tool.group
-        return self._current_prefixes().match(name)
-
-    def group_members(self, name: str) -> tuple[str, ...]:
-        """The registered tools in group ``name``, in name order (none for an unknown group).
-
-        >>> from toolsurface import Tool, ToolRegistry
-        >>> registry = ToolRegistry([
-        ...     Tool(name="fs__write_file", description="Write a file to disk."),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="notes", description="Take a note.", group="fs"),
-        ... ])
-        >>> _ = registry.declare_group("fs", prefix="fs__")
-        >>> registry.group_members("fs")
-        ('fs__read_file', 'fs__write_file', 'notes')
-        """
-        return self._memberships().members.get(name, ())
-
-    def group_map(self) -> Mapping[str, str]:
-        """Every registered tool that is in a group, mapped to it (read-only, one generation).
-
-        The map ``group_of`` answers from: a tool in no group is absent. It is a snapshot:
-        a later change to the tools or the groups makes a new one.
-        """
-        return MappingProxyType(self._memberships().of)
-
-    def _current_prefixes(self) -> _Prefixes:
-        prefixes = self._prefixes
-        if prefixes.version == self._groups_version:
-            return prefixes
-        with self._lock:
-            if self._prefixes.version != self._groups_version:
-                self._prefixes = _Prefixes(self._groups_version, self._group_list)
-            return self._prefixes
-
-    def _memberships(self) -> _Membership:
-        """The map of tool to group of the current generation and groups version."""
-        found = self._membership
-        if found is not None and found.key == (self._generation, self._groups_version):
-            return found
-        with self._lock:
-            key = (self._generation, self._groups_version)
-            tools = list(self._tools.values())
-            prefixes = self._current_prefixes()
-        made = _Membership(key, tools, prefixes)
-        with self._lock:
-            now = self._membership
-            # Never put back an older map than the one in place (both counters only grow).
-            if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
-                self._membership = made
-                self._misses = 0
-        return made
-
-    def group(self, name: str) -> ToolGroup:
-        """A group by name: declared, or implied by tools whose ``group`` field names it."""
-        found = self._groups.get(name)
-        if found is not None:
-            return found
-        if name in self._memberships().members:
-            return ToolGroup(name=name)
-        raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
 
     # -- search ----------------------------------------------------------------------------
 
