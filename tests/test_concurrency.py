@@ -102,6 +102,70 @@ def test_group_lookups_survive_concurrent_declarations(engine_name: str) -> None
     assert not wrong, wrong[:3]
 
 
+def test_group_lookups_are_never_stale_after_a_change_is_done(engine_name: str) -> None:
+    """Declares, undeclares and registrations race lookups; none may see an undone change.
+
+    The writer takes the tools through numbered steps (group "sK" declared over their
+    prefix at step K, undeclared at K + 1; "t__000" registered again at K + 2 with its own
+    group "sK+2_own") and publishes a step's number once its call has returned. A reader
+    notes the published number before each lookup: the answer may come from that step or
+    a later one, never an earlier one, whichever of the prefixes or the generation's map
+    (made after a few lookups, perhaps by a reader that began before the change) gave it.
+    The writer looks up a tool right after each change as well.
+    """
+    reg = ToolRegistry(
+        [Tool(name=f"t__{i:03d}", description="A server tool.") for i in range(100)],
+        engine=engine_name,  # type: ignore[arg-type]
+    )
+    done = [-1]  # the last step whose change has returned
+    stale: list[tuple[str, int, str, str | None]] = []
+    steps = 600
+
+    def step_of(group: str) -> int:
+        return int(group[1:].split("_")[0])
+
+    def write() -> None:
+        for k in range(steps):
+            if k % 3 == 0:
+                reg.declare_group(f"s{k}", prefix="t__")
+                name, want = "t__050", f"s{k}"
+            elif k % 3 == 1:
+                reg.undeclare_group(f"s{k - 1}")
+                name, want = "t__050", None
+            else:
+                moved = Tool(name="t__000", description="Moved.", group=f"s{k}_own")
+                reg.register(moved, replace=True)
+                name, want = "t__000", f"s{k}_own"
+            done[0] = k
+            got = reg.group_of(name)
+            if got != want:
+                stale.append(("writer", k, name, got))
+
+    def read() -> None:
+        for i in (0, *range(1, 100, 7)):
+            seen = done[0]
+            name = f"t__{i:03d}"
+            group = reg.group_of(name)
+            if seen < 0 or group is None:
+                # None: no group declared, now or at a later step (one that undeclares).
+                continue
+            if name == "t__000" and seen >= 2:
+                # Its own group from its last registration at or before ``seen``.
+                ok = group.endswith("_own") and step_of(group) >= seen - (seen - 2) % 3
+            elif group.endswith("_own"):
+                ok = name == "t__000" and step_of(group) > seen
+            else:
+                # "sK" stands from step K until K + 1 undeclares it.
+                ok = step_of(group) + 1 > seen
+            if not ok:
+                stale.append(("reader", seen, name, group))
+
+    _race(write, read, readers=2)
+    assert not stale, stale[:5]
+    assert reg.group_of("t__001") is None
+    assert reg.group_of("t__000") == f"s{steps - 1 - (steps - 1 - 2) % 3}_own"
+
+
 def test_search_many_from_threads_matches_serial(engine_name: str) -> None:
     tools = [
         Tool(name=f"t{i:03d}", description=f"Tool number {i} for task {i % 17}.")

@@ -15,8 +15,9 @@ from pydantic import ValidationError
 
 from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
-from toolsurface.errors import DuplicateToolError, UnknownGroupError, UnknownToolError
+from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import LoadMode, ToolGroup
+from toolsurface.membership import GroupMembership, Prefixes
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
@@ -73,7 +74,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry:
+class ToolRegistry(GroupMembership):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -113,6 +114,12 @@ class ToolRegistry:
         # What readers iterate without the lock: replaced whole, never mutated.
         self._group_list: tuple[ToolGroup, ...] = ()
         self._groups_version = 0
+        # Group membership, each replaced whole, never mutated (see ``membership.py``): the
+        # prefixes of the current groups version, the map of tool to group of one
+        # (generation, groups version), and how many lookups of which key missed it.
+        self._prefixes = Prefixes(0, ())
+        self._membership = None
+        self._misses = ((0, 0), 0)
         self._built: _Built | None = None
         # The hot path's bound search: (generation, settings, searcher) of the last plain
         # search; used while both still hold (see ``search``).
@@ -313,34 +320,6 @@ class ToolRegistry:
     def groups_version(self) -> int:
         """Moves whenever a group is declared or undeclared."""
         return self._groups_version
-
-    def group_of(self, name: str) -> str | None:
-        """The group a registered tool belongs to: its own field, else the longest prefix.
-
-        Safe beside a concurrent ``declare_group``: it reads a tuple that is replaced whole.
-        """
-        tool = self._tools.get(name)
-        if tool is None:
-            return None
-        if tool.group is not None:
-            return tool.group
-        best: ToolGroup | None = None
-        for group in self._group_list:
-            longer = best is None or len(group.prefix or "") > len(best.prefix or "")
-            if group.prefix and name.startswith(group.prefix) and longer:
-                best = group
-        return best.name if best is not None else None
-
-    def group(self, name: str) -> ToolGroup:
-        """A group by name: declared, or implied by tools whose ``group`` field names it."""
-        found = self._groups.get(name)
-        if found is not None:
-            return found
-        with self._lock:
-            tools = list(self._tools.values())
-        if any(t.group == name for t in tools):
-            return ToolGroup(name=name)
-        raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
 
     # -- search ----------------------------------------------------------------------------
 

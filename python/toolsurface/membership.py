@@ -1,0 +1,188 @@
+"""Group membership of a registry: which group each tool is in, made once per generation.
+
+A tool joins a group by its own ``group`` field, else by the longest declared prefix its
+name starts with (of equal prefixes, the first declared). :class:`Prefixes` answers one
+name from the declared prefixes of a groups version; :class:`Membership` is every tool's
+group at one (catalogue generation, groups version); :class:`GroupMembership` is the part of
+:class:`~toolsurface.registry.ToolRegistry` that answers from them. Each is replaced whole,
+never changed, so a reader needs no lock.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+
+from toolsurface.errors import UnknownGroupError
+from toolsurface.groups import ToolGroup
+from toolsurface.models import Tool
+
+__all__ = ["LOOKUPS_BEFORE_MAP", "GroupMembership", "Membership", "Prefixes"]
+
+
+class Prefixes:
+    """The declared prefixes of one groups version: a name's group without a scan of groups.
+
+    ``lengths`` are the distinct prefix lengths, longest first; ``by_prefix`` maps a prefix
+    to the group it names (of two groups with one prefix, the first declared). A name's
+    group is the first of its leading slices, longest first, that is a declared prefix:
+    the cost is the number of distinct lengths (a few), not the number of groups.
+    """
+
+    __slots__ = ("by_prefix", "lengths", "version")
+
+    def __init__(self, version: int, groups: Sequence[ToolGroup]) -> None:
+        by_prefix: dict[str, str] = {}
+        for g in groups:
+            if g.prefix:
+                by_prefix.setdefault(g.prefix, g.name)
+        self.version = version
+        self.by_prefix = by_prefix
+        self.lengths = tuple(sorted({len(p) for p in by_prefix}, reverse=True))
+
+    def match(self, name: str) -> str | None:
+        """The group of the longest declared prefix ``name`` starts with, or ``None``."""
+        by_prefix = self.by_prefix
+        for n in self.lengths:
+            found = by_prefix.get(name[:n])
+            if found is not None:
+                return found
+        return None
+
+
+class Membership:
+    """Every registered tool's group at one (generation, groups version); never mutated.
+
+    ``of`` maps each tool that is in a group to it (its own field, else the longest
+    prefix); a tool in no group is absent. ``members`` (made on first use) is the inverse,
+    each group's tools in name order.
+    """
+
+    def __init__(self, key: tuple[int, int], tools: Iterable[Tool], prefixes: Prefixes) -> None:
+        match = prefixes.match
+        of: dict[str, str] = {}
+        for t in tools:
+            group = t.group if t.group is not None else match(t.name)
+            if group is not None:
+                of[t.name] = group
+        self.key = key
+        self.of = of
+
+    @functools.cached_property
+    def members(self) -> Mapping[str, tuple[str, ...]]:
+        """Each group's tools in name order (made once, on first use)."""
+        by_group: dict[str, list[str]] = {}
+        for name, group in self.of.items():
+            by_group.setdefault(group, []).append(name)
+        return MappingProxyType({g: tuple(sorted(m)) for g, m in by_group.items()})
+
+
+#: Lookups of a catalogue generation's groups answered from the prefixes alone, before the
+#: whole map is made: a host that registers and looks up one tool at a time never pays for
+#: a map a lookup, and a plan over the catalogue pays for it once.
+LOOKUPS_BEFORE_MAP = 64
+
+
+class GroupMembership:
+    """The registry's group lookups; the registry holds the state they read.
+
+    ``_prefixes``, ``_membership`` and ``_misses`` (the key the map was last missed for,
+    and how many times) are written only here; the registry moves ``_generation`` and
+    ``_groups_version`` (under ``_lock``) with every change.
+    """
+
+    _lock: threading.RLock
+    _tools: dict[str, Tool]
+    _generation: int
+    _groups: dict[str, ToolGroup]
+    _group_list: tuple[ToolGroup, ...]
+    _groups_version: int
+    _prefixes: Prefixes
+    _membership: Membership | None
+    _misses: tuple[tuple[int, int], int]
+
+    def group_of(self, name: str) -> str | None:
+        """The group a registered tool belongs to: its own field, else the longest prefix.
+
+        O(1): answered from a map of tool to group made once per catalogue generation and
+        groups version (until a generation has had a few lookups, from the declared
+        prefixes alone). Safe beside a concurrent ``declare_group`` or ``register``: the map
+        and the prefixes are each replaced whole, never changed, and one made before a
+        change is not used once the change is done.
+        """
+        key = (self._generation, self._groups_version)
+        found = self._membership
+        if found is not None and found.key == key:
+            return found.of.get(name)
+        # Lookups of this key so far (a race only miscounts: the answer is right either way).
+        seen, misses = self._misses
+        misses = misses + 1 if seen == key else 1
+        self._misses = (key, misses)
+        if misses > LOOKUPS_BEFORE_MAP:
+            return self._memberships().of.get(name)
+        tool = self._tools.get(name)
+        if tool is None:
+            return None
+        if tool.group is not None:
+            return tool.group
+        return self._current_prefixes().match(name)
+
+    def group_members(self, name: str) -> tuple[str, ...]:
+        """The registered tools in group ``name``, in name order (none for an unknown group).
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="fs__write_file", description="Write a file to disk."),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="notes", description="Take a note.", group="fs"),
+        ... ])
+        >>> _ = registry.declare_group("fs", prefix="fs__")
+        >>> registry.group_members("fs")
+        ('fs__read_file', 'fs__write_file', 'notes')
+        """
+        return self._memberships().members.get(name, ())
+
+    def group_map(self) -> Mapping[str, str]:
+        """Every registered tool that is in a group, mapped to it (read-only, one generation).
+
+        The map ``group_of`` answers from: a tool in no group is absent. It is a snapshot:
+        a later change to the tools or the groups makes a new one.
+        """
+        return MappingProxyType(self._memberships().of)
+
+    def _current_prefixes(self) -> Prefixes:
+        prefixes = self._prefixes
+        if prefixes.version == self._groups_version:
+            return prefixes
+        with self._lock:
+            if self._prefixes.version != self._groups_version:
+                self._prefixes = Prefixes(self._groups_version, self._group_list)
+            return self._prefixes
+
+    def _memberships(self) -> Membership:
+        """The map of tool to group of the current generation and groups version."""
+        found = self._membership
+        if found is not None and found.key == (self._generation, self._groups_version):
+            return found
+        with self._lock:
+            key = (self._generation, self._groups_version)
+            tools = list(self._tools.values())
+            prefixes = self._current_prefixes()
+        made = Membership(key, tools, prefixes)
+        with self._lock:
+            now = self._membership
+            # Never put back an older map than the one in place (both counters only grow).
+            if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
+                self._membership = made
+        return made
+
+    def group(self, name: str) -> ToolGroup:
+        """A group by name: declared, or implied by tools whose ``group`` field names it."""
+        found = self._groups.get(name)
+        if found is not None:
+            return found
+        if name in self._memberships().members:
+            return ToolGroup(name=name)
+        raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
