@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -19,6 +20,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import toolsurface
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.dispatch import ToolCall
+from toolsurface.snapshot import SnapshotError
 
 EXAMPLES = int(os.environ.get("TOOLSURFACE_STATEFUL_EXAMPLES", "500"))
 SERVERS = ("gh", "jira", "slack")
@@ -65,6 +67,8 @@ class SurfaceMachine(RuleBasedStateMachine):
         self.surface: ToolSurface
         self.last: tuple[list[str], str, str] | None = None
         self.changed = True
+        self.off: set[str] = set()
+        self.off_servers: set[str] = set()
 
     @initialize(limit=st.integers(4, 12), rules=st.booleans())
     def start(self, limit: int, rules: bool) -> None:
@@ -107,9 +111,100 @@ class SurfaceMachine(RuleBasedStateMachine):
         self.registry.undeclare_group(server)
         self.changed = True
 
-    @rule(off=st.sets(st.sampled_from(NAMES), max_size=4))
-    def change_policy(self, off: set[str]) -> None:
-        self.surface.set_policy(lambda n: _policy(n) and n not in off)
+    @rule(
+        off=st.sets(st.sampled_from(NAMES), max_size=4),
+        servers=st.sets(st.sampled_from(SERVERS), max_size=1),
+    )
+    def change_policy(self, off: set[str], servers: set[str]) -> None:
+        """Block some tools, and maybe a whole server, mid-run."""
+        self.off = {*off, *(n for n in NAMES if n.split("__")[0] in servers)}
+        self.off_servers = servers
+        blocked = frozenset(self.off)
+        self.surface.set_policy(lambda n: _policy(n) and n not in blocked)
+        self.changed = True
+
+    @rule(
+        field=st.sampled_from(
+            ["seal", "session_id", "mark", "rules", "clock", "blocked", "called", "version"]
+        )
+    )
+    def restore_tampered(self, field: str) -> None:
+        """A snapshot edited in storage is refused whole, and the surface stays as it was."""
+        before = _request(self.surface)
+        snap = json.loads(self.surface.snapshot().to_json())
+        if field == "seal":
+            snap["seal"] = "0" * 64
+        elif field == "session_id":
+            snap["session_id"] = "another-session"
+        elif field == "mark":
+            snap["mark"] = "0" * 12 if snap["mark"] != "0" * 12 else "1" * 12
+        elif field == "rules":
+            snap["rules_given"], snap["catalogue_rules"] = [], []
+        elif field == "clock":
+            snap["clock"] = str(snap["clock"])
+        elif field == "blocked":
+            snap["loaded"].append(
+                {
+                    "kind": "tool",
+                    "name": BLOCKED,
+                    "how": "select",
+                    "order": snap["order"],
+                    "last_use": 0,
+                    "called": True,
+                }
+            )
+        elif field == "called":
+            snap["loaded"] = [{**r, "called": 1} for r in snap["loaded"]] or [{"called": 1}]
+        else:
+            snap["version"] = 2
+        if snap == json.loads(self.surface.snapshot().to_json()):
+            return  # the edit changed nothing (the lists were empty already)
+        try:
+            self.surface.restore(json.dumps(snap))
+        except SnapshotError:
+            pass
+        else:
+            raise AssertionError(f"a snapshot with its {field} edited was restored")
+        assert _request(self.surface) == before
+
+    @rule(
+        churn=st.lists(
+            st.tuples(st.sampled_from(["tool", "group"]), st.sampled_from(NAMES)),
+            min_size=1,
+            max_size=12,
+        )
+    )
+    def another_run_changes_the_registry(self, churn: list[tuple[str, str]]) -> None:
+        """Another thread changes the shared registry while this run plans, searches, ends."""
+        errors: list[BaseException] = []
+        go = threading.Event()
+
+        def other() -> None:
+            go.wait()
+            try:
+                for kind, name in churn:
+                    server = name.split("__")[0]
+                    if kind == "group":
+                        self.registry.undeclare_group(server)
+                        self.registry.declare_group(server, prefix=f"{server}__", dynamic=True)
+                    elif name in self.registry:
+                        self.registry.unregister_many([name], missing_ok=True)
+                    else:
+                        self.registry.register(_tool(name), replace=True)
+            except BaseException as exc:
+                errors.append(exc)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        go.set()
+        for _ in range(3):
+            self.surface.plan()
+            self.surface.tool_search({"query": "list issues"})
+            self.surface.tool_search({"group": "gh"})
+            self.surface.admit([ToolCall("gh__list_issue", {}), ToolCall("jira__create_issue")])
+            self.surface.end_turn()
+        thread.join()
+        assert not errors, errors
         self.changed = True
 
     # -- what the model does -------------------------------------------------------------------
@@ -185,6 +280,23 @@ class SurfaceMachine(RuleBasedStateMachine):
         assert len(names) <= self.limit
         assert BLOCKED not in names and BLOCKED not in catalogue
         assert all(self.surface.admits(n) for n in names)
+        # Nothing the live policy blocks is named anywhere the host or the model reads.
+        snapshot = self.surface.snapshot().to_json()
+        told = [
+            catalogue,
+            snapshot,
+            *self.surface.discovered_tool_names(),
+            *self.surface.called_discovered_tool_names(),
+        ]
+        for name in [BLOCKED, *self.off]:
+            assert not any(name in text for text in told), name
+        for server in self.off_servers:
+            if not any(self.surface.admits(n) for n in self.registry.names()):
+                continue
+            assert not any(n.startswith(f"{server}__") for n in names)
+            assert f"- {server}" not in catalogue and f"group {server} " not in catalogue
+            assert server not in self.surface.loaded_tool_group_names()
+            assert server not in self.surface.rules_given()
         fixed = [n for n, s in zip(names, plan.sources) if s != "loaded"]
         defs = plan.definitions()
         fixed_bytes = json.dumps(defs[: len(fixed)], sort_keys=True)

@@ -156,6 +156,8 @@ class Admission:
     #: What loading ``names`` would add to the next request's definitions, in tokens, and
     #: the room the token budget leaves (``None``: no budget, every load fits).
     load_cost: Callable[[Sequence[str]], tuple[int, float]] | None = None
+    #: A group's tools in name order, when the caller has a membership map (else a scan).
+    group_members: Callable[[str], Sequence[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -291,7 +293,7 @@ def _admit_known(
         return _after_rules(call, group)
     if blind and group is not None and rules and group not in run.rules_given:
         ruled_now.add(group)
-        members = [n for n in run.admitted if run.group_of(n) == group]
+        members = _members(run, group)
         fits, cost, room = budget.take(members)
         if fits:
             effects.append(LoadGroup(group))
@@ -308,6 +310,14 @@ def _admit_known(
             effects.append(Emit("tool_not_loaded", _over_budget(name, cost, room)))
     effects.append(NoteUse(name))
     return Verdict(call, "run", blind=blind)
+
+
+def _members(run: Admission, group: str) -> list[str]:
+    """The group's tools the run may call, in name order."""
+    if run.group_members is None:
+        return [n for n in run.admitted if run.group_of(n) == group]
+    admitted = run.admitted_set if run.admitted_set is not None else frozenset(run.admitted)
+    return [n for n in run.group_members(group) if n in admitted]
 
 
 def _over_budget(name: str, cost: int, room: float) -> dict[str, Any]:

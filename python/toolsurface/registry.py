@@ -26,6 +26,7 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
+from toolsurface.registry_view import ViewCache
 from toolsurface.retrieval.backend import Backend, Searcher, backend
 from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
@@ -74,7 +75,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership):
+class ToolRegistry(GroupMembership, ViewCache):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -120,6 +121,7 @@ class ToolRegistry(GroupMembership):
         self._prefixes = Prefixes(0, ())
         self._membership = None
         self._misses = ((0, 0), 0)
+        self._view = None
         self._built: _Built | None = None
         # The hot path's bound search: (generation, settings, searcher) of the last plain
         # search; used while both still hold (see ``search``).

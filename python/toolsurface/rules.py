@@ -29,6 +29,7 @@ __all__ = [
     "RULES_MAX_CHARS",
     "MarkScope",
     "RulesLedger",
+    "RunMark",
     "catalogue_mark",
     "check_mark_settings",
     "mark_for",
@@ -95,6 +96,40 @@ def check_mark_settings(key: bytes | None, scope: str) -> bytes | None:
     if scope not in ("catalogue", "session"):
         raise ValueError(f"mark_scope must be 'catalogue' or 'session', got {scope!r}")
     return key
+
+
+class RunMark:
+    """A run's mark: made at its first use, made again when the rules it is keyed on change.
+
+    ``current`` returns the mark and whether it changed since the last call: a changed mark
+    means the rules given under the old one no longer pass as genuine, so the caller gives
+    them again.
+    """
+
+    def __init__(self, key: bytes | None, scope: MarkScope) -> None:
+        self.key = check_mark_settings(key, scope)
+        self.scope: MarkScope = scope
+        self.value: str | None = None
+        self._for = -1  # the groups version the mark was made for
+
+    def fresh(self, session_id: str, rules: Iterable[tuple[str, str]]) -> str:
+        """The mark as it would be made now for ``session_id`` and ``rules``."""
+        return run_mark(self.scope, session_id, rules, self.key)
+
+    def current(
+        self, version: int, session_id: str, rules: Callable[[], Iterable[tuple[str, str]]]
+    ) -> tuple[str, bool]:
+        """The mark for groups ``version`` (``rules`` read only to make one), and if it moved."""
+        if self.value is not None and (self.scope == "session" or self._for == version):
+            return self.value, False
+        mark = self.fresh(session_id, rules())
+        moved = self.value is not None and mark != self.value
+        self.value, self._for = mark, version
+        return mark, moved
+
+    def take(self, mark: str, version: int) -> None:
+        """Take ``mark`` as made for groups ``version`` (a restored run's, recomputed)."""
+        self.value, self._for = mark, version
 
 
 def mark_notice(mark: str) -> str:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from toolsurface.groups import LoadMode
 from toolsurface.name_case import CaseIndex
-from toolsurface.registry import ToolRegistry
+from toolsurface.registry_view import RegistryView
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
 __all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode"]
@@ -35,6 +35,8 @@ class Decision:
     members: dict[str, tuple[str, ...]]
     discovery: bool
     reasons: tuple[str, ...]
+    #: Every group with an admitted tool (held or not, free tools' groups too).
+    groups: frozenset[str] = frozenset()
 
     @functools.cached_property
     def admitted_set(self) -> frozenset[str]:
@@ -52,13 +54,13 @@ def held_members(d: Decision) -> set[str]:
     return {n for g in d.held for n in d.members.get(g, ())}
 
 
-def load_mode(registry: ToolRegistry, load_modes: Mapping[str, LoadMode], group: str) -> LoadMode:
+def load_mode(registry: RegistryView, load_modes: Mapping[str, LoadMode], group: str) -> LoadMode:
     """A group's load mode: the run's own, else the group's declared one."""
     return load_modes.get(group) or registry.group(group).load
 
 
 def decide(
-    registry: ToolRegistry,
+    registry: RegistryView,
     admitted: tuple[str, ...],
     *,
     key: DecisionKey,
@@ -83,8 +85,11 @@ def decide(
     discovery = bool(discovery_tool) and discovery_tool in admitted
     members: dict[str, list[str]] = {}
     free: list[str] = []
+    all_groups: set[str] = set()
     for name in admitted:
         group = reg.group_of(name)
+        if group is not None:
+            all_groups.add(group)
         tool = reg.get(name)
         if group is None or name == discovery_tool or tool.always_load or name in pinned:
             free.append(name)
@@ -125,19 +130,27 @@ def decide(
             rules_tokens,
             reasons,
         )
-    if last is not None and (last.admitted, last.held, last.members, last.discovery) == (
-        admitted,
-        frozenset(held),
-        groups,
-        discovery,
+    seen = (admitted, frozenset(held), groups, discovery, frozenset(all_groups))
+    if (
+        last is not None
+        and (
+            last.admitted,
+            last.held,
+            last.members,
+            last.discovery,
+            last.groups,
+        )
+        == seen
     ):
         # A change this run cannot see: the decision stands, reasons and all.
         return dataclasses.replace(last, key=key)
-    return Decision(key, admitted, frozenset(held), groups, discovery, tuple(reasons))
+    return Decision(
+        key, admitted, frozenset(held), groups, discovery, tuple(reasons), frozenset(all_groups)
+    )
 
 
 def _hold_for_limits(
-    registry: ToolRegistry,
+    registry: RegistryView,
     groups: dict[str, tuple[str, ...]],
     free: list[str],
     held: set[str],
@@ -157,20 +170,29 @@ def _hold_for_limits(
     its free (pinned, always-load) tools count with the free tools.
     """
     discovery = tool_search is not None
-    size = {g: rules_tokens(g) + sum(tokens_of(n) for n in m) for g, m in groups.items()}
-    # The discovery tool is sent only while something is held back: it counts then.
-    free_groups = {registry.group_of(n) for n in free} - set(groups) - {None}
-    free_tokens = sum(tokens_of(n) for n in free if n != tool_search)
-    free_tokens += sum(rules_tokens(g) for g in free_groups if g is not None)
-    search_tokens = tokens_of(tool_search) if tool_search else 0
+
+    @functools.cache
+    def size(g: str) -> int:
+        """A group's definitions and rules (estimated only when a limit needs sizes)."""
+        return rules_tokens(g) + sum(tokens_of(n) for n in groups[g])
+
+    @functools.cache
+    def fixed_tokens() -> tuple[int, int]:
+        """The free tools' tokens with their groups' rules, and the discovery tool's."""
+        free_groups = {registry.group_of(n) for n in free} - set(groups)
+        free_tokens = sum(tokens_of(n) for n in free if n != tool_search)
+        free_tokens += sum(rules_tokens(g) for g in free_groups if g is not None)
+        return free_tokens, tokens_of(tool_search) if tool_search else 0
 
     def count() -> int:
         shown = len(free) - (1 if tool_search and not held else 0)
         return shown + sum(len(m) for g, m in groups.items() if g not in held)
 
     def tokens() -> int:
+        free_tokens, search_tokens = fixed_tokens()
+        # The discovery tool is sent only while something is held back: it counts then.
         extra = search_tokens if held else 0
-        return free_tokens + extra + sum(size[g] for g in groups if g not in held)
+        return free_tokens + extra + sum(size(g) for g in groups if g not in held)
 
     def over_limit() -> bool:
         return count() > limit
@@ -180,7 +202,7 @@ def _hold_for_limits(
         return bool(held) and count() + reserve > limit
 
     def over_tokens() -> bool:
-        return discovery and tokens() > budget
+        return discovery and not math.isinf(budget) and tokens() > budget
 
     while over_limit() or over_reserve() or over_tokens():
         open_groups = [g for g in groups if g not in held]
@@ -201,7 +223,7 @@ def _hold_for_limits(
             candidates = [g for g in open_groups if g not in eager]
             if not candidates and over_limit():
                 candidates = open_groups
-            ranked = sorted(candidates, key=lambda g: (-size[g], g))
+            ranked = sorted(candidates, key=lambda g: (-size(g), g))
         if not ranked:
             if over_limit() or over_tokens():
                 reasons.append("over the limits with nothing left to hold back")

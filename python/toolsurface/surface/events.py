@@ -23,7 +23,8 @@ class Event:
 
 def report(on_event: Callable[[Event], None] | None, kind: str, data: dict[str, Any]) -> None:
     """Log an event and hand it to the host's callback; a failing callback is only logged."""
-    _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
+    if _log.isEnabledFor(logging.INFO):  # a large event is serialised only when logged
+        _log.info("%s %s", kind, json.dumps(data, ensure_ascii=False, sort_keys=True))
     if on_event is not None:
         try:
             on_event(Event(kind, data))

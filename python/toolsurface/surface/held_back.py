@@ -7,11 +7,11 @@ changed, and a provider's prompt cache keeps it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from toolsurface._text import safe_text
-from toolsurface.registry import ToolRegistry
+from toolsurface.registry_view import RegistryView
 from toolsurface.rules import mark_notice, render_rules
 from toolsurface.surface.deferral import Decision
 
@@ -102,15 +102,16 @@ def render_catalogue(
 def catalogue_block(
     d: Decision,
     *,
-    registry: ToolRegistry,
+    registry: RegistryView,
     discovery_tool: str | None,
     with_rules: Sequence[str],
     rules_of: Callable[[str], str | None],
     mark: str,
+    groups: Collection[str],
 ) -> str:
     """The block for decision ``d``: its held groups, the rules of ``with_rules``, the mark.
 
-    The mark is named whenever any admitted tool's group has rules.
+    The mark is named whenever one of ``groups`` (those with an admitted tool) has rules.
     """
     reg = registry
     held_view = [
@@ -119,8 +120,7 @@ def catalogue_block(
         )
         for g in sorted(d.held)
     ]
-    groups = {reg.group_of(n) for n in d.admitted}
-    any_rules = any(g is not None and rules_of(g) for g in groups)
+    any_rules = any(rules_of(g) for g in groups)
     return render_catalogue(
         held_view,
         discovery_tool=discovery_tool if d.discovery else None,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool, copy_data
 from toolsurface.providers import render_tools
-from toolsurface.registry import ToolRegistry
+from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadedEntry, entry_tools
@@ -86,7 +86,7 @@ def _copy_out(value: Any) -> Any:
 def list_tools(
     d: Decision,
     *,
-    registry: ToolRegistry,
+    registry: RegistryView,
     limits: SurfaceLimits,
     discovery_tool: str | None,
     pinned: Collection[str],
@@ -142,7 +142,7 @@ def list_tools(
     listed = set(names)
     loaded_names: list[tuple[str, LoadedEntry]] = []
     for entry in entries:
-        for n in entry_tools(entry, d, reg.group_of):
+        for n in entry_tools(entry, d, reg):
             if n not in listed:
                 listed.add(n)
                 loaded_names.append((n, entry))
@@ -179,7 +179,7 @@ def _fit_loads(loaded: list[tuple[str, LoadedEntry]], room: int) -> list[tuple[s
 
 
 def _clip(
-    registry: ToolRegistry,
+    registry: RegistryView,
     limits: SurfaceLimits,
     base: list[str],
     message: str | None,

@@ -8,15 +8,18 @@ into new state objects over the live registry, dropping what no longer exists.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-from toolsurface.registry import ToolRegistry
+from toolsurface._text import safe_text
+from toolsurface.registry_view import RegistryView
 from toolsurface.rules import RulesLedger
-from toolsurface.snapshot import LoadedRow, SurfaceSnapshot
-from toolsurface.surface.state import LoadedEntry, RunState
+from toolsurface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
+from toolsurface.surface.deferral import Decision
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 
-__all__ = ["Resumed", "resumed", "snapshot_of"]
+__all__ = ["Resumed", "apply_seeds", "check_restorable", "resumed", "snapshot_of"]
 
 _log = logging.getLogger("toolsurface.surface")
 
@@ -75,7 +78,47 @@ class Resumed:
     dropped: list[str]
 
 
-def resumed(snap: SurfaceSnapshot, registry: ToolRegistry, *, same_mark: bool) -> Resumed:
+def apply_seeds(
+    tools: Sequence[str],
+    groups: Sequence[str],
+    d: Decision,
+    view: RegistryView,
+    load: Callable[[Literal["tool", "group"], str, LoadHow], bool],
+    run: RunState,
+) -> None:
+    """Load what a session's previous run used: tools as called, groups whole.
+
+    Only what decision ``d`` admits: a seeded tool the run may not call, or a group with no
+    tool it may call, is dropped with a warning.
+    """
+    admitted = d.admitted_set
+    for name in tools:
+        if name in admitted:
+            load("tool", name, "seed")
+            run.loaded[f"tool:{name}"].called = True
+        else:
+            _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
+    for group in groups:
+        if any(n in admitted for n in view.group_members(group)):
+            load("group", group, "seed")
+        else:
+            _log.warning("toolsurface: seeded group %r has no admitted tool; dropped", group)
+
+
+def check_restorable(snap: SurfaceSnapshot, key: bytes | None, session_id: str | None) -> None:
+    """Refuse a snapshot not sealed under ``key``, or another session's than ``session_id``.
+
+    ``session_id`` is the surface's own when the host gave one (``None``: any is taken).
+    """
+    check_seal(snap, key)
+    if session_id is not None and snap.session_id != session_id:
+        raise SnapshotError(
+            f"snapshot: field 'session_id': {safe_text(snap.session_id, 64)!r} is another "
+            f"session's (this surface is session {safe_text(session_id, 64)!r})"
+        )
+
+
+def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -> Resumed:
     """The state ``snap`` describes; a loaded tool or group that is gone is dropped (logged).
 
     ``same_mark`` says the run's mark, recomputed, is the snapshot's: otherwise the rules

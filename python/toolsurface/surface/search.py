@@ -13,7 +13,7 @@ from typing import Any, Literal
 from toolsurface._text import nearest_names, safe_text, tool_line
 from toolsurface.dispatch import NEAR_NAMES_PER_MESSAGE
 from toolsurface.name_case import CaseIndex, ambiguous_text
-from toolsurface.registry import ToolRegistry
+from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadHow
@@ -39,7 +39,7 @@ def answer_tool_search(
     d: Decision,
     advertised: Collection[str],
     *,
-    registry: ToolRegistry,
+    registry: RegistryView,
     limits: SurfaceLimits,
     room_for_loads: Callable[[], int | None],
     load: Callable[[Literal["tool", "group"], str, LoadHow], bool],
@@ -69,7 +69,7 @@ def answer_tool_search(
         group_index: CaseIndex | None = None
         for asked in request.groups:
             group = asked
-            members = [n for n in d.admitted if registry.group_of(n) == group]
+            members = _admitted_members(registry, d, group)
             if not members:
                 if group_index is None:
                     group_index = CaseIndex(sorted(_groups_of(registry, d.admitted)))
@@ -79,7 +79,7 @@ def answer_tool_search(
                     continue
                 if same:
                     group = same[0]
-                    members = [n for n in d.admitted if registry.group_of(n) == group]
+                    members = _admitted_members(registry, d, group)
             if not members:
                 lines.append(_unknown_group(asked, d, describe_group))
                 continue
@@ -206,7 +206,12 @@ def _select(
         lines.append(f"Unknown tool {safe_text(asked, 128)!r}.{hint}")
 
 
-def _groups_of(registry: ToolRegistry, admitted: Sequence[str]) -> set[str]:
+def _admitted_members(registry: RegistryView, d: Decision, group: str) -> list[str]:
+    """The group's tools the run may call, in name order."""
+    return [n for n in registry.group_members(group) if n in d.admitted_set]
+
+
+def _groups_of(registry: RegistryView, admitted: Sequence[str]) -> set[str]:
     """The groups with an admitted member."""
     return {g for g in (registry.group_of(n) for n in admitted) if g is not None}
 
@@ -222,7 +227,7 @@ def _unknown_group(asked: str, d: Decision, describe: Callable[[str], str | None
 
 
 def _result_text(
-    registry: ToolRegistry,
+    registry: RegistryView,
     loaded: Sequence[str],
     already: Sequence[str],
     lines: list[str],

@@ -8,10 +8,11 @@ surface asks it to load, to note a use, and to evict at a safe point.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
+from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 
 __all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools"]
@@ -38,11 +39,15 @@ class LoadedEntry:
     called_tools: list[str] = field(default_factory=list)
 
 
-def entry_tools(entry: LoadedEntry, d: Decision, group_of: GroupOf) -> list[str]:
-    """The admitted tools an entry brings: the tool itself, or its group's members."""
+def entry_tools(entry: LoadedEntry, d: Decision, view: RegistryView) -> list[str]:
+    """The admitted tools an entry brings: the tool itself, or its group's members.
+
+    Members come in name order, as ``d.admitted`` is, from the view's membership map.
+    """
+    admitted = d.admitted_set
     if entry.kind == "tool":
-        return [entry.name] if entry.name in d.admitted else []
-    return [n for n in d.admitted if group_of(n) == entry.name]
+        return [entry.name] if entry.name in admitted else []
+    return [n for n in view.group_members(entry.name) if n in admitted]
 
 
 @dataclass
@@ -91,6 +96,12 @@ class RunState:
         """The loaded entries in discovery order."""
         return sorted(self.loaded.values(), key=lambda e: e.order)
 
+    def admitted_entries(
+        self, tools: Collection[str], groups: Collection[str]
+    ) -> list[LoadedEntry]:
+        """The entries, in discovery order, of a tool in ``tools`` or a group in ``groups``."""
+        return [e for e in self.entries() if e.name in (tools if e.kind == "tool" else groups)]
+
     def evict(
         self,
         *,
@@ -98,7 +109,7 @@ class RunState:
         budget: float,
         decide: Callable[[], Decision],
         tokens_of: Callable[[str], int],
-        group_of: GroupOf,
+        view: RegistryView,
         on_evict: Callable[[LoadedEntry], None],
     ) -> None:
         """Unload the least recently used entries, only when over a limit.
@@ -118,7 +129,7 @@ class RunState:
             held = held_members(d)
             room = budget - sum(tokens_of(n) for n in d.admitted if n not in held)
             held_tools = {
-                key: [n for n in entry_tools(e, d, group_of) if n in held]
+                key: [n for n in entry_tools(e, d, view) if n in held]
                 for key, e in self.loaded.items()
             }
 

@@ -16,7 +16,6 @@ import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from toolsurface._text import safe_text
 from toolsurface.dispatch import (
     Admission,
     GiveRules,
@@ -32,16 +31,18 @@ from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
 from toolsurface.registry import ToolRegistry
-from toolsurface.rules import MarkScope, RulesLedger, check_mark_settings, run_mark
-from toolsurface.snapshot import SnapshotError, SurfaceSnapshot, check_seal, parse_snapshot
+from toolsurface.registry_view import RegistryView, one_view
+from toolsurface.rules import MarkScope, RulesLedger, RunMark
+from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, DecisionKey, decide
 from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
+from toolsurface.surface.listing import RunListing
 from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
-from toolsurface.surface.resume import resumed, snapshot_of
+from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult, answer_tool_search
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
@@ -62,8 +63,49 @@ __all__ = [
 _log = logging.getLogger("toolsurface.surface")
 
 
-class ToolSurface:
-    """One run's tool surface over a (possibly shared) registry."""
+class ToolSurface(RunListing):
+    """One run's tool surface over a (possibly shared) registry.
+
+    A run, start to end: the first request holds a lazy group back and names it in the
+    catalogue; the model loads a tool with ToolSearch, which the next request appends;
+    admission runs a held-back tool called by name (blind, and loaded) and refuses a
+    misspelt one with the nearest names.
+
+    >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+    >>> from toolsurface.dispatch import ToolCall
+    >>> registry = ToolRegistry([
+    ...     tool_search_tool(),
+    ...     Tool(name="fs__read_file", description="Read a file from disk."),
+    ...     Tool(name="github__list_issues", description="List the issues of a repo."),
+    ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
+    ... ])
+    >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+    >>> surface = ToolSurface(registry, session_id="doc")
+    >>> plan = surface.plan()
+    >>> plan.names, plan.sources, plan.held_back
+    (('fs__read_file', 'ToolSearch'), ('base', 'discovery'), ('github',))
+    >>> plan.catalogue.splitlines()[-2]
+    '- github: github__create_issue, github__list_issues'
+    >>> result = surface.tool_search({"select": ["github__create_issue", "fs__read_file"]})
+    >>> print(result.text)
+    Loaded, callable from your next step:
+    - github__create_issue() — Create an issue in a repo.
+    Already in your tool list:
+    - fs__read_file() — Read a file from disk.
+    ToolSearch loads tools only: skills, documents and other things are not tools.
+    >>> surface.plan().names
+    ('fs__read_file', 'ToolSearch', 'github__create_issue')
+    >>> verdicts = surface.admit([
+    ...     ToolCall("github__list_issues", {}, id="1"),
+    ...     ToolCall("fs__raed_file", {"path": "a.txt"}, id="2"),
+    ... ])
+    >>> [(v.action, v.blind, v.not_run) for v in verdicts]
+    [('run', True, ''), ('refuse', False, 'unknown')]
+    >>> print(verdicts[1].message)
+    Unknown tool 'fs__raed_file': no such tool is available to you. Closest: fs__read_file.
+    >>> surface.discovered_tool_names()
+    ['github__create_issue', 'github__list_issues']
+    """
 
     def __init__(
         self,
@@ -101,18 +143,17 @@ class ToolSurface:
         self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
         self._decision: Decision | None = None
-        self._groups_for: tuple[DecisionKey, frozenset[str]] | None = None
+        self._catalogue: tuple[tuple[DecisionKey, tuple[str, ...], str], str] | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
         self.estimator = estimator
-        self._costs = TokenCosts(registry.get, estimator)
+        self._costs = TokenCosts(lambda name: self._v.get(name), estimator)
+        # The registry as the current operation reads it (see _one_view); None between them.
+        self._pinned: RegistryView | None = None
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
         self._session_given = session_id is not None
-        self._mark_key = check_mark_settings(mark_key, mark_scope)
-        self.mark_scope: MarkScope = mark_scope
-        self._mark: str | None = None
-        self._mark_for = -1  # the groups version the mark was made for
+        self._marks = RunMark(mark_key, mark_scope)
         self._rules = RulesLedger()
         self._started = False
         self._seed_tools: list[str] = []
@@ -128,17 +169,26 @@ class ToolSurface:
         starts over, as after a compaction). With ``"session"`` it is keyed on the session
         id and fixed for the run.
         """
-        version = self.registry.groups_version
-        if self._mark is None or (self.mark_scope == "catalogue" and self._mark_for != version):
-            mark = self._fresh_mark(self.session_id)
-            if self._mark is not None and mark != self._mark:
-                self._rules.compacted()
-            self._mark, self._mark_for = mark, version
-        return self._mark
+        view = self._v
+        mark, moved = self._marks.current(view.groups_version, self.session_id, view.rules)
+        if moved:
+            self._rules.compacted()
+        return mark
 
-    def _fresh_mark(self, session_id: str) -> str:
-        rules = ((g.name, g.rules) for g in self.registry.groups().values() if g.rules)
-        return run_mark(self.mark_scope, session_id, rules, self._mark_key)
+    @property
+    def mark_scope(self) -> MarkScope:
+        """What the mark is keyed on: ``"catalogue"`` (the rules) or ``"session"``."""
+        return self._marks.scope
+
+    @property
+    def _v(self) -> RegistryView:
+        """The registry as this operation reads it: its pinned view, or the current one."""
+        pinned = self._pinned
+        return pinned if pinned is not None else self.registry.view()
+
+    def _begin_operation(self) -> None:
+        """An operation starts (see one_view): a change of rules re-gives them from here."""
+        _ = self.mark
 
     # -- inputs from the host --------------------------------------------------------------
 
@@ -150,16 +200,19 @@ class ToolSurface:
 
     def admits(self, name: str) -> bool:
         """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
-        return name in self.registry and admits(self._policy, self._allowlist, name)
+        return name in self._v and admits(self._policy, self._allowlist, name)
 
+    @one_view
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
-        self._run.note_use(name, self.registry.group_of)
+        self._run.note_use(name, self._v.group_of)
 
+    @one_view
     def end_turn(self) -> None:
         """A turn boundary: a safe point to unload the least recently used over the cap."""
         self._evict("turn")
 
+    @one_view
     def compaction(self) -> None:
         """The host compacted the conversation: a safe point to unload over the cap.
 
@@ -170,6 +223,7 @@ class ToolSurface:
         self._evict("compaction")
         self._rules.compacted()
 
+    @one_view
     def snapshot(self) -> SurfaceSnapshot:
         """What the next request depends on, versioned and JSON-serialisable.
 
@@ -177,30 +231,21 @@ class ToolSurface:
         registry, gives the same next request, bytes and all (see :meth:`restore`).
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([
-        ...     tool_search_tool(),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
-        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
-        ... ])
-        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
-        >>> _ = surface.plan()
-        >>> _ = surface.tool_search({"select": ["github__create_issue"]})
-        >>> saved = surface.snapshot().to_json()
+        >>> _ = surface.tool_search({"select": ["gh__list_issues"]})
         >>> again = ToolSurface(registry)
-        >>> again.restore(saved)
+        >>> again.restore(surface.snapshot().to_json())
         []
-        >>> mine, theirs = surface.plan(), again.plan()
-        >>> theirs.names == mine.names and theirs.catalogue == mine.catalogue
+        >>> again.plan().names == surface.plan().names
         True
-        >>> again.session_id, again.discovered_tool_names()
-        ('doc', ['github__create_issue'])
         """
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         d = self._decide()
-        groups = self._admitted_groups(d)
+        groups = d.groups
         return snapshot_of(
             self._run,
             self._rules,
@@ -209,9 +254,10 @@ class ToolSurface:
             mark=self.mark,
             tool_ok=d.admitted_set.__contains__,
             group_ok=groups.__contains__,
-            key=self._mark_key,
+            key=self._marks.key,
         )
 
+    @one_view
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
         """Take a snapshot's state: the same next request, bytes and all.
 
@@ -221,35 +267,23 @@ class ToolSurface:
         in the log; the dropped names are returned. Restored held-back groups are a floor.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([
-        ...     tool_search_tool(),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
-        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
-        ... ])
-        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
-        >>> _ = surface.tool_search({"group": "github"})
+        >>> _ = surface.tool_search({"group": "gh"})
         >>> saved = surface.snapshot().to_json()
-        >>> _ = registry.unregister("github__list_issues")
-        >>> again = ToolSurface(registry)
-        >>> again.restore(saved)
-        []
-        >>> again.loaded_tool_group_names(), again.plan().names
-        (['github'], ('fs__read_file', 'ToolSearch', 'github__create_issue'))
+        >>> again = ToolSurface(registry, session_id="doc")
+        >>> again.restore(saved), again.loaded_tool_group_names()
+        ([], ['gh'])
         """
         snap = parse_snapshot(snapshot)
-        check_seal(snap, self._mark_key)
-        if self._session_given and snap.session_id != self.session_id:
-            raise SnapshotError(
-                f"snapshot: field 'session_id': {safe_text(snap.session_id, 64)!r} is another "
-                f"session's (this surface is session {safe_text(self.session_id, 64)!r})"
-            )
-        version = self.registry.groups_version
-        mark = self._fresh_mark(snap.session_id)
-        state = resumed(snap, self.registry, same_mark=mark == snap.mark)
+        view = self._v
+        check_restorable(snap, self._marks.key, self.session_id if self._session_given else None)
+        mark = self._marks.fresh(snap.session_id, view.rules())
+        state = resumed(snap, view, same_mark=mark == snap.mark)
         self.session_id = snap.session_id
-        self._mark, self._mark_for = mark, version
+        self._marks.take(mark, view.groups_version)
         self._run, self._rules = state.run, state.rules
         self._held_floor = state.held_floor
         self._decision = None
@@ -271,24 +305,13 @@ class ToolSurface:
         self._seed_groups.extend(loaded_tool_groups)
 
     def _apply_seeds(self, d: Decision) -> None:
-        admitted = set(d.admitted)
-        for name in self._seed_tools:
-            if name in admitted:
-                self._load("tool", name, "seed")
-                self._run.loaded[f"tool:{name}"].called = True
-            else:
-                _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
-        for group in self._seed_groups:
-            if any(self.registry.group_of(n) == group for n in admitted):
-                self._load("group", group, "seed")
-            else:
-                _log.warning("toolsurface: seeded group %r has no admitted tool; dropped", group)
+        apply_seeds(self._seed_tools, self._seed_groups, d, self._v, self._load, self._run)
         self._seed_tools, self._seed_groups = [], []
 
     # -- the decision ----------------------------------------------------------------------
 
     def _admitted(self) -> tuple[str, ...]:
-        return tuple(n for n in self.registry.names() if self.admits(n))
+        return tuple(n for n in self._v.names() if self.admits(n))
 
     def _tokens_of(self, name: str) -> int:
         return self._costs.of_tool(name)
@@ -297,7 +320,7 @@ class ToolSurface:
         return self._costs.of_rules(group, self.rules_of(group), self.mark)
 
     def _decide(self) -> Decision:
-        reg = self.registry
+        reg = self._v
         key = (reg.generation, reg.groups_version, self._policy_version, 0)
         if self._decision is not None and self._decision.key == key:
             return self._decision
@@ -321,32 +344,25 @@ class ToolSurface:
 
     # -- the request -----------------------------------------------------------------------
 
+    @one_view
     def plan(self, *, user_message: str | None = None) -> RequestPlan:
         """The next request's tools (base, then loads in discovery order) and catalogue.
 
         A lazy group is held back while a discovery tool is live; the catalogue names it.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([
-        ...     tool_search_tool(),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
-        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
-        ... ])
-        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
         >>> plan = surface.plan()
-        >>> plan.names, plan.sources
-        (('fs__read_file', 'ToolSearch'), ('base', 'discovery'))
-        >>> plan.held_back
-        ('github',)
+        >>> plan.names, plan.held_back
+        (('fs__read', 'ToolSearch'), ('gh',))
         >>> plan.catalogue.splitlines()[-2]
-        '- github: github__create_issue, github__list_issues'
-        >>> [d["name"] for d in plan.definitions()] == list(plan.names)
-        True
+        '- gh: gh__list_issues'
         """
         d = self._decide()
-        reg = self.registry
+        reg = self._v
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(d)
         if not self._started:
@@ -375,16 +391,22 @@ class ToolSurface:
         )
         # Rebuilt from the live policy on every plan: a group the run may no longer call
         # (blocked since, or named by a restored snapshot) has no rules in the block.
-        allowed = self._admitted_groups(d)
+        allowed = d.groups
         with_rules = [g for g in settled if g in allowed]
-        catalogue = catalogue_block(
-            d,
-            registry=reg,
-            discovery_tool=self.discovery_tool,
-            with_rules=with_rules,
-            rules_of=self.rules_of,
-            mark=self.mark,
-        )
+        # The block depends on nothing else (groups, rules and descriptions move the key).
+        key = (d.key, tuple(with_rules), self.mark)
+        if self._catalogue is None or self._catalogue[0] != key:
+            block = catalogue_block(
+                d,
+                registry=reg,
+                discovery_tool=self.discovery_tool,
+                with_rules=with_rules,
+                rules_of=self.rules_of,
+                mark=self.mark,
+                groups=allowed,
+            )
+            self._catalogue = (key, block)
+        catalogue = self._catalogue[1]
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
             sources=tuple(sources),
@@ -397,27 +419,24 @@ class ToolSurface:
             problems = name_problems(plan.names, self.provider)
             if problems:
                 self.emit("tool_names_refused", {"provider": self.provider, "names": problems})
-        self.emit(
-            "tool_surface_advertised",
-            {
-                "tools": [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)],
-                "held_back": list(plan.held_back),
-                "reasons": list(plan.reasons),
-            },
-        )
+        if self.on_event is not None or _log.isEnabledFor(logging.INFO):
+            tools = [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)]
+            held, reasons = list(plan.held_back), list(plan.reasons)
+            data = {"tools": tools, "held_back": held, "reasons": reasons}
+            self.emit("tool_surface_advertised", data)
         return plan
 
     def rules_of(self, group: str) -> str | None:
         """A group's rules, or ``None`` (also for a group that no longer exists)."""
         try:
-            return self.registry.group(group).rules
+            return self._v.group(group).rules
         except KeyError:
             return None
 
     def description_of(self, group: str) -> str | None:
         """A group's one-line description, or ``None`` (also for a group that is gone)."""
         try:
-            return self.registry.group(group).description
+            return self._v.group(group).description
         except KeyError:
             return None
 
@@ -439,57 +458,9 @@ class ToolSurface:
             budget=self.limits.token_budget,
             decide=self._decide,
             tokens_of=self._tokens_of,
-            group_of=self.registry.group_of,
+            view=self._v,
             on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
         )
-
-    def loaded_entries(self) -> list[LoadedEntry]:
-        """What the run has loaded and may call now, in discovery order.
-
-        A tool or group the policy blocked since it was loaded is kept (a policy that
-        relaxes again brings it back) but never listed.
-        """
-        d = self._decide()
-        groups = self._admitted_groups(d)
-        return [
-            e
-            for e in self._run.entries()
-            if (e.name in d.admitted_set if e.kind == "tool" else e.name in groups)
-        ]
-
-    def discovered_tool_names(self) -> list[str]:
-        """Single tools the run loaded, in discovery order."""
-        return [e.name for e in self.loaded_entries() if e.kind == "tool"]
-
-    def called_discovered_tool_names(self) -> list[str]:
-        """Loaded tools the model actually called (or seeded ones), in discovery order.
-
-        A tool called from a loaded group counts, after the group's earlier entries. What a
-        host should carry into the session's next run, rather than every near-miss a search
-        loaded.
-        """
-        admitted = self._decide().admitted_set
-        return [n for n in self._run.called_tools() if n in admitted]
-
-    def loaded_tool_group_names(self) -> list[str]:
-        """Groups the run holds whole, in discovery order."""
-        return [e.name for e in self.loaded_entries() if e.kind == "group"]
-
-    def rules_given(self) -> list[str]:
-        """Groups whose rules the model has been given in this run (and may still call)."""
-        groups = self._admitted_groups(self._decide())
-        return sorted(g for g in self._rules.given if g in groups)
-
-    def _admitted_groups(self, d: Decision) -> frozenset[str]:
-        """The groups with a tool the run may call under decision ``d`` (kept per decision)."""
-        if self._groups_for is None or self._groups_for[0] != d.key:
-            found = {self.registry.group_of(n) for n in d.admitted}
-            self._groups_for = (d.key, frozenset(g for g in found if g is not None))
-        return self._groups_for[1]
-
-    def held_back_groups(self) -> list[str]:
-        """The groups currently held back."""
-        return sorted(self._decide().held)
 
     def _room_for_loads(self) -> int | None:
         """How many loaded tools the provider's count limit leaves room for (None: no limit)."""
@@ -509,7 +480,7 @@ class ToolSurface:
         d = self._decide()
         listed = set((self._last_plan or self.plan()).names)
         for entry in self._run.entries():
-            listed.update(entry_tools(entry, d, self.registry.group_of))
+            listed.update(entry_tools(entry, d, self._v))
         return self._costs.of_load(
             names,
             listed=listed,
@@ -526,6 +497,7 @@ class ToolSurface:
 
     # -- call admission (toolsurface.dispatch) ----------------------------------------------
 
+    @one_view
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
         """Verdicts for the tool calls of one model message, in order (see dispatch).
 
@@ -536,28 +508,16 @@ class ToolSurface:
         does not exist is refused with the nearest names.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([
-        ...     tool_search_tool(),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
-        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
-        ... ])
-        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
         >>> from toolsurface.dispatch import ToolCall
         >>> _ = surface.plan()
-        >>> verdicts = surface.admit([
-        ...     ToolCall("github__list_issues", {}, id="1"),
-        ...     ToolCall("fs__raed_file", {"path": "a.txt"}, id="2"),
-        ... ])
-        >>> [(v.action, v.blind, v.not_run) for v in verdicts]
-        [('run', True, ''), ('refuse', False, 'unknown')]
-        >>> print(verdicts[1].message)
-        Unknown tool 'fs__raed_file': no such tool is available to you. Closest: fs__read_file.
-        >>> surface.discovered_tool_names()
-        ['github__list_issues']
+        >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
+        [('run', True)]
         """
-        reg = self.registry
+        reg = self._v
         decision = self._decide()
         run = Admission(
             admitted=decision.admitted,
@@ -571,6 +531,7 @@ class ToolSurface:
             tool=reg.get,
             case_index=decision.case_index,
             load_cost=self._load_cost_or_none(),
+            group_members=reg.group_members,
         )
         done = admit(run, calls)
         for effect in done.effects:
@@ -586,12 +547,14 @@ class ToolSurface:
                 self.emit(effect.kind, effect.data)
         return done.verdicts
 
+    @one_view
     def failure_text(
         self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
     ) -> str:
         """Error text for a failed call; a blind call's argument failure gets the tool's line."""
         return failure_text(self, verdict, error, argument_error=argument_error)
 
+    @one_view
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
 
@@ -599,28 +562,15 @@ class ToolSurface:
         in your tool list" is judged against the request this surface last planned.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([
-        ...     tool_search_tool(),
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="github__list_issues", description="List the issues of a repo."),
-        ...     Tool(name="github__create_issue", description="Create an issue in a repo."),
-        ... ])
-        >>> _ = registry.declare_group("github", prefix="github__", load="lazy")
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
         >>> _ = surface.plan()
-        >>> result = surface.tool_search({"select": ["github__create_issue", "fs__read_file"]})
-        >>> result.loaded, result.already_listed
-        (('github__create_issue',), ('fs__read_file',))
-        >>> print(result.text)
-        Loaded, callable from your next step:
-        - github__create_issue() — Create an issue in a repo.
-        Already in your tool list:
-        - fs__read_file() — Read a file from disk.
-        ToolSearch loads tools only: skills, documents and other things are not tools.
-        >>> surface.plan().names
-        ('fs__read_file', 'ToolSearch', 'github__create_issue')
         >>> surface.tool_search({"query": "list the issues"}).loaded
-        ('github__list_issues',)
+        ('gh__list_issues',)
+        >>> surface.plan().names
+        ('fs__read', 'ToolSearch', 'gh__list_issues')
         """
         request = parse_tool_search_arguments(arguments)
         if request.empty:
@@ -629,7 +579,7 @@ class ToolSurface:
             request,
             self._decide(),
             self._advertised(),
-            registry=self.registry,
+            registry=self._v,
             limits=self.limits,
             room_for_loads=self._room_for_loads,
             load=self._load,

@@ -1,0 +1,200 @@
+"""One consistent view of a registry: its tools and groups at one generation, never changing.
+
+A registry may be shared: another run registers, unregisters and redeclares while this one
+plans. A surface therefore reads a :class:`RegistryView` taken at the start of each of its
+operations: the decision, the list, the catalogue and the answer all see the same tools and
+groups, so a tool removed meanwhile is simply not there yet or already gone, never half of
+each (which raised ``UnknownToolError`` inside a run). Searches go to the registry itself:
+they see a whole generation too, and a hit is always one of the names the caller passed.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Collection
+from typing import Any, Protocol, TypeVar, cast
+
+from toolsurface.errors import UnknownGroupError, UnknownToolError
+from toolsurface.groups import ToolGroup
+from toolsurface.membership import Membership, Prefixes
+from toolsurface.models import SearchHit, Tool
+
+__all__ = ["RegistryView", "ViewCache", "one_view"]
+
+
+class _Searches(Protocol):
+    def search(
+        self, query: str, k: int = 10, *, admitted: Collection[str] | None = None, **kw: Any
+    ) -> list[SearchHit]: ...
+
+
+class RegistryView:
+    """A registry's tools and groups at one (generation, groups version); immutable."""
+
+    def __init__(
+        self,
+        registry: _Searches,
+        key: tuple[int, int],
+        tools: dict[str, Tool],
+        declared: dict[str, ToolGroup],
+        membership: Membership,
+    ) -> None:
+        self._registry = registry
+        self.key = key
+        self._tools = tools
+        self._declared = declared
+        self._membership = membership
+
+    @property
+    def generation(self) -> int:
+        """The catalogue generation the view was taken at."""
+        return self.key[0]
+
+    @property
+    def groups_version(self) -> int:
+        """The groups version the view was taken at."""
+        return self.key[1]
+
+    def get(self, name: str) -> Tool:
+        """The tool of that name in the view; an unknown name raises ``UnknownToolError``."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(f"no tool named {name!r} is registered") from None
+
+    def __contains__(self, name: object) -> bool:
+        """Whether the view holds a tool of that name."""
+        return name in self._tools
+
+    def __len__(self) -> int:
+        """Number of tools in the view."""
+        return len(self._tools)
+
+    @functools.cached_property
+    def _sorted(self) -> tuple[str, ...]:
+        return tuple(sorted(self._tools))
+
+    def names(self) -> list[str]:
+        """The view's names in sorted order."""
+        return list(self._sorted)
+
+    def registration_order(self) -> list[str]:
+        """The view's names in the order the host registered them."""
+        return list(self._tools)
+
+    def group_of(self, name: str) -> str | None:
+        """The group a tool of the view belongs to (``None``: none, or no such tool)."""
+        return self._membership.of.get(name)
+
+    def group_members(self, name: str) -> tuple[str, ...]:
+        """The view's tools in group ``name``, in name order."""
+        return self._membership.members.get(name, ())
+
+    def group(self, name: str) -> ToolGroup:
+        """A group by name: declared, or implied by tools whose ``group`` field names it."""
+        found = self._declared.get(name)
+        if found is not None:
+            return found
+        if name in self._membership.members:
+            return ToolGroup(name=name)
+        raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
+
+    def groups(self) -> dict[str, ToolGroup]:
+        """Declared groups by name."""
+        return dict(self._declared)
+
+    def rules(self) -> list[tuple[str, str]]:
+        """(group, rules) of every declared group with rules: what a catalogue mark is of."""
+        return [(g.name, g.rules) for g in self._declared.values() if g.rules]
+
+    def search(
+        self, query: str, k: int = 10, *, admitted: Collection[str] | None = None, **kw: Any
+    ) -> list[SearchHit]:
+        """The registry's search; with ``admitted`` (the run's names) every hit is one of them.
+
+        Without ``admitted`` the registry's newest generation answers, and a hit may name a
+        tool this view does not hold: such hits are left out.
+        """
+        hits = self._registry.search(query, k, admitted=admitted, **kw)
+        if admitted is None:
+            hits = [h for h in hits if h.name in self._tools]
+        return hits
+
+
+class _Operating(Protocol):
+    """What :func:`one_view` needs of the object whose operations it wraps."""
+
+    registry: ViewCache
+    _pinned: RegistryView | None
+
+    def _begin_operation(self) -> None: ...
+
+
+_Op = TypeVar("_Op", bound=Callable[..., Any])
+
+
+def one_view(method: _Op) -> _Op:
+    """Run an operation over one view of the registry; nested operations share it.
+
+    Another run may change a shared registry at any moment: every read of one operation (a
+    surface's decision, list, catalogue, answer) goes to the same view, so a change made
+    meanwhile is seen whole by the next operation and never half by this one.
+    """
+
+    @functools.wraps(method)
+    def run(self: _Operating, *args: Any, **kwargs: Any) -> Any:
+        if self._pinned is not None:
+            return method(self, *args, **kwargs)
+        self._pinned = self.registry.view()
+        try:
+            self._begin_operation()
+            return method(self, *args, **kwargs)
+        finally:
+            self._pinned = None
+
+    return cast(_Op, run)
+
+
+class ViewCache:
+    """The registry's :meth:`view`, made once per (generation, groups version) and kept."""
+
+    _lock: threading.RLock
+    _tools: dict[str, Tool]
+    _groups: dict[str, ToolGroup]
+    _generation: int
+    _groups_version: int
+    _view: RegistryView | None
+
+    # GroupMembership's (annotated only, so that it is not overridden here).
+    _current_prefixes: Callable[[], Prefixes]
+
+    def view(self) -> RegistryView:
+        """The tools and groups as they are now, as one immutable view (kept until a change).
+
+        A run that reads only its view between two of its operations never sees another
+        run's change half-made: see :mod:`toolsurface.registry_view`.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([Tool(name="fs__read_file", description="Read a file.")])
+        >>> _ = registry.declare_group("fs", prefix="fs__")
+        >>> view = registry.view()
+        >>> _ = registry.unregister("fs__read_file")
+        >>> view.group_of("fs__read_file"), "fs__read_file" in registry
+        ('fs', False)
+        """
+        found = self._view
+        if found is not None and found.key == (self._generation, self._groups_version):
+            return found
+        with self._lock:
+            key = (self._generation, self._groups_version)
+            tools = dict(self._tools)
+            declared = dict(self._groups)
+            prefixes = self._current_prefixes()
+        membership = Membership(key, tools.values(), prefixes)
+        made = RegistryView(self, key, tools, declared, membership)  # type: ignore[arg-type]
+        with self._lock:
+            now = self._view
+            if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
+                self._view = made
+        return made
