@@ -21,8 +21,8 @@ REQUIRED = [
     ("toolsurface.registry", "ToolRegistry.search"),
     ("toolsurface.registry", "ToolRegistry.declare_group"),
     ("toolsurface.surface.surface", "ToolSurface.plan"),
-    ("toolsurface.surface.surface", "ToolSurface.tool_search"),
-    ("toolsurface.surface.surface", "ToolSurface.admit"),
+    ("toolsurface.surface.moves", "ModelMoves.tool_search"),
+    ("toolsurface.surface.moves", "ModelMoves.admit"),
     ("toolsurface.surface.surface", "ToolSurface.snapshot"),
     ("toolsurface.surface.surface", "ToolSurface.restore"),
 ]

@@ -158,6 +158,9 @@ class Admission:
     load_cost: Callable[[Sequence[str]], tuple[int, float]] | None = None
     #: A group's tools in name order, when the caller has a membership map (else a scan).
     group_members: Callable[[str], Sequence[str]] | None = None
+    #: Whether a blind call loads its tool (or group): not under native delivery, where
+    #: only a reference or a search output makes a definition visible.
+    loads_blind: bool = True
 
 
 @dataclass(frozen=True)
@@ -294,20 +297,26 @@ def _admit_known(
     if blind and group is not None and rules and group not in run.rules_given:
         ruled_now.add(group)
         members = _members(run, group)
-        fits, cost, room = budget.take(members)
+        fits, cost, room = budget.take(members) if run.loads_blind else (False, 0, 0.0)
         if fits:
+            where = "The whole group is now in your tool list"
             effects.append(LoadGroup(group))
-        else:
+        elif run.loads_blind:
+            where = (
+                f"The group does not fit in your tool list (about {int(room)} tokens are "
+                "free), so it was not loaded"
+            )
             effects.append(Emit("tool_group_not_loaded", _over_budget(group, cost, room)))
+        else:
+            where = "Load the group with ToolSearch to see its tools"
         effects.append(GiveRules(group))
-        return _rules_first(run, call, group, rules, members, None if fits else room)
+        return _rules_first(run, call, group, rules, members, where)
     if blind:
         effects.append(Emit("tool_unadvertised_call", {"name": name, "id": call.id}))
-        fits, cost, room = budget.take([name])
-        if fits:
-            effects.append(LoadTool(name))
-        else:
-            effects.append(Emit("tool_not_loaded", _over_budget(name, cost, room)))
+        if run.loads_blind:  # under native delivery it runs; only a search shows it
+            fits, cost, room = budget.take([name])
+            load = LoadTool(name) if fits else None
+            effects.append(load or Emit("tool_not_loaded", _over_budget(name, cost, room)))
     effects.append(NoteUse(name))
     return Verdict(call, "run", blind=blind)
 
@@ -340,21 +349,15 @@ def _rules_first(
     group: str,
     rules: str,
     members: Sequence[str],
-    room: float | None,
+    where: str,
 ) -> Verdict:
     """Give the group's rules, name its other tools and the called tool's line.
 
-    The caller adds the effects: the whole group loaded (``room`` is ``None``), or not for
-    lack of room under the token budget (``room`` is what is left), and its rules given.
+    The caller adds the effects (the group loaded, or not: ``where`` says which to the
+    model) and the rules given.
     """
     others = [n for n in members if n != call.name]
     tool = run.tool(call.name)
-    where = (
-        "The whole group is now in your tool list"
-        if room is None
-        else f"The group does not fit in your tool list (about {int(room)} tokens are free), "
-        "so it was not loaded"
-    )
     lines = [
         f"Not run yet: {call.name} belongs to the group {group}, whose rules come first. "
         f"{where}; call {call.name} again after reading them.",

@@ -17,6 +17,7 @@ from toolsurface.models import Tool, copy_data
 from toolsurface.providers import render_tools
 from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
+from toolsurface.surface.delivery import Delivery, render_native
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadedEntry, entry_tools
 
@@ -34,6 +35,13 @@ class RequestPlan:
     catalogue: str
     held_back: tuple[str, ...]
     reasons: tuple[str, ...] = ()
+    #: Native delivery: the admitted held-back tools, sent deferred (Anthropic) or named
+    #: only in the catalogue (Responses), and the loaded ones the model can see already.
+    deferred: tuple[Tool, ...] = ()
+    loaded: tuple[str, ...] = ()
+    delivery: Delivery = "append"
+    provider: str | None = None
+    discovery_tool: str | None = None
 
     @functools.cached_property
     def names(self) -> tuple[str, ...]:
@@ -42,8 +50,11 @@ class RequestPlan:
 
     @functools.cached_property
     def name_set(self) -> frozenset[str]:
-        """The advertised tool names as a set: admission tests every call against it."""
-        return frozenset(self.names)
+        """The names whose definitions the model has: the list, and native loads.
+
+        Admission tests every call against it (a name outside is a blind call).
+        """
+        return frozenset((*self.names, *self.loaded))
 
     def definitions(self) -> list[dict[str, Any]]:
         """Neutral definitions (name, description, input_schema): group data never leaves.
@@ -60,8 +71,24 @@ class RequestPlan:
             for t in self.tools
         ]
 
-    def render(self, provider: str) -> Any:
-        """The tools in a provider's request shape (copies); names it would refuse raise first."""
+    def render(self, provider: str | None = None) -> Any:
+        """The tools in a provider's request shape (copies); names it would refuse raise first.
+
+        ``provider`` defaults to the run's. Under native delivery the array is the run's
+        provider's own form (see toolsurface.surface.delivery), the same bytes on every
+        request while the decision stands.
+        """
+        provider = provider or self.provider
+        if provider is None:
+            raise ValueError("render() needs a provider: this run was made without one")
+        if self.delivery == "native":
+            if provider != self.provider:
+                raise ValueError(
+                    f"this plan is for native delivery to {self.provider}, not {provider!r}"
+                )
+            return _copy_out(
+                render_native(self.tools, self.deferred, provider, self.discovery_tool)
+            )
         return _copy_out(render_tools(self.tools, provider))
 
     def system_text(self, base: str = "") -> str:
@@ -93,11 +120,12 @@ def list_tools(
     entries: list[LoadedEntry],
     user_message: str | None,
     emit: Callable[[str, dict[str, Any]], None],
+    append_loads: bool = True,
 ) -> tuple[list[str], list[Source], list[str]]:
     """The request's names, the source of each, and the reasons, under decision ``d``.
 
     ``entries`` are the run's loads in discovery order; ``emit`` reports tools dropped over
-    the provider's limit.
+    the provider's limit; without ``append_loads`` (native delivery) loads stay off the list.
     """
     reg = registry
 
@@ -141,7 +169,7 @@ def list_tools(
         sources.append("discovery")
     listed = set(names)
     loaded_names: list[tuple[str, LoadedEntry]] = []
-    for entry in entries:
+    for entry in entries if append_loads else ():
         for n in entry_tools(entry, d, reg):
             if n not in listed:
                 listed.add(n)

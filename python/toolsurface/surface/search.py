@@ -32,6 +32,15 @@ class ToolSearchResult:
     groups: tuple[str, ...] = ()
     refused: bool = False
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: Native delivery: what to send back in the provider's own form (Anthropic: the
+    #: ``tool_result`` content with a ``tool_reference`` per loaded tool; Responses: the
+    #: ``tool_search_output`` item). ``None`` under append delivery.
+    native: Any = None
+
+    @classmethod
+    def refusal(cls, text: str) -> ToolSearchResult:
+        """The answer to a call that asks for nothing usable: refused, with ``text``."""
+        return cls(text=text, refused=True, metadata={"refused": True})
 
 
 def answer_tool_search(

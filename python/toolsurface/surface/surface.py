@@ -11,22 +11,10 @@ load changes only the end of the request and a provider's prompt cache keeps the
 from __future__ import annotations
 
 import logging
-import math
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Literal
 
-from toolsurface.dispatch import (
-    Admission,
-    GiveRules,
-    LoadGroup,
-    LoadTool,
-    NoteUse,
-    ToolCall,
-    Verdict,
-    admit,
-    failure_text,
-)
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import name_problems, provider_spec
@@ -36,16 +24,23 @@ from toolsurface.rules import MarkScope, RulesLedger, RunMark
 from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, DecisionKey, decide
+from toolsurface.surface.delivery import (
+    Delivery,
+    check_delivery,
+    discovery_label,
+    native_parts,
+)
 from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.listing import RunListing
+from toolsurface.surface.moves import ModelMoves
 from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
-from toolsurface.surface.search import ToolSearchResult, answer_tool_search
-from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_tools
-from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, parse_tool_search_arguments
+from toolsurface.surface.search import ToolSearchResult
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
+from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
 __all__ = [
     "DeferralMode",
@@ -63,7 +58,7 @@ __all__ = [
 _log = logging.getLogger("toolsurface.surface")
 
 
-class ToolSurface(RunListing):
+class ToolSurface(RunListing, ModelMoves):
     """One run's tool surface over a (possibly shared) registry.
 
     A run, start to end: the first request holds a lazy group back and names it in the
@@ -124,11 +119,13 @@ class ToolSurface(RunListing):
         provider: str | None = None,
         mark_key: bytes | None = None,
         mark_scope: MarkScope = "catalogue",
+        delivery: Delivery = "append",
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
         self.registry = registry
         self.provider = provider_spec(provider).name if provider is not None else None
+        self.delivery = check_delivery(delivery, self.provider)
         limits = limits or SurfaceLimits()
         if provider is not None and limits.max_advertised_tools is None:
             cap = provider_spec(provider).max_tools
@@ -221,6 +218,11 @@ class ToolSurface(RunListing):
         rules again when it comes back.
         """
         self._evict("compaction")
+        if self.delivery == "native":
+            # The references (or search outputs) went with the history: nothing is loaded.
+            for entry in self._run.entries():
+                del self._run.loaded[entry.key]
+                self.emit("tool_unloaded", {"entry": entry.key, "why": "compaction"})
         self._rules.compacted()
 
     @one_view
@@ -379,6 +381,7 @@ class ToolSurface(RunListing):
             entries=self._run.entries(),
             user_message=user_message,
             emit=self.emit,
+            append_loads=self.delivery == "append",
         )
         settled = self._rules.settle(
             (d.admitted, d.held),
@@ -399,7 +402,7 @@ class ToolSurface(RunListing):
             block = catalogue_block(
                 d,
                 registry=reg,
-                discovery_tool=self.discovery_tool,
+                discovery_tool=discovery_label(self.delivery, self.provider, self.discovery_tool),
                 with_rules=with_rules,
                 rules_of=self.rules_of,
                 mark=self.mark,
@@ -407,12 +410,18 @@ class ToolSurface(RunListing):
             )
             self._catalogue = (key, block)
         catalogue = self._catalogue[1]
+        deferred, loaded = native_parts(self.delivery, d, names, self._run.entries(), reg)
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
             sources=tuple(sources),
             catalogue=catalogue,
             held_back=tuple(sorted(d.held)),
             reasons=tuple(reasons),
+            deferred=deferred,
+            loaded=loaded,
+            delivery=self.delivery,
+            provider=self.provider,
+            discovery_tool=self.discovery_tool,
         )
         self._last_plan = plan
         if self.provider is not None:
@@ -462,131 +471,9 @@ class ToolSurface(RunListing):
             on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
         )
 
-    def _room_for_loads(self) -> int | None:
-        """How many loaded tools the provider's count limit leaves room for (None: no limit)."""
-        limit = self.limits.max_advertised_tools
-        if limit is None:
-            return None
-        plan = self._last_plan or self.plan()
-        fixed = sum(1 for src in plan.sources if src != "loaded")
-        return limit - fixed
-
-    def _load_cost_or_none(self) -> Callable[[Sequence[str]], tuple[int, float]] | None:
-        """The pricing of loads under the token budget, or ``None`` without a budget."""
-        return None if math.isinf(self.limits.token_budget) else self._load_cost
-
-    def _load_cost(self, names: Sequence[str]) -> tuple[int, float]:
-        """What loading ``names`` adds to the next request (its tools and loads), and room."""
-        d = self._decide()
-        listed = set((self._last_plan or self.plan()).names)
-        for entry in self._run.entries():
-            listed.update(entry_tools(entry, d, self._v))
-        return self._costs.of_load(
-            names,
-            listed=listed,
-            rules_tokens=(self._rules_tokens(g) for g in self._rules.catalogue or ()),
-            budget=self.limits.token_budget,
-        )
-
-    def _advertised(self) -> frozenset[str]:
-        return frozenset(self._last_plan.names) if self._last_plan else frozenset()
-
     def last_plan_names(self) -> tuple[str, ...]:
         """The tool names of the request this surface planned last."""
         return self._last_plan.names if self._last_plan else ()
-
-    # -- call admission (toolsurface.dispatch) ----------------------------------------------
-
-    @one_view
-    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
-        """Verdicts for the tool calls of one model message, in order (see dispatch).
-
-        Admission reads the run and returns the effects of its verdicts (blind loads, rules
-        given, uses, events); they are applied here, in the order admission made them.
-
-        A held-back tool called by its exact name runs (blind) and is loaded; a name that
-        does not exist is refused with the nearest names.
-
-        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
-        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
-        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
-        >>> surface = ToolSurface(registry, session_id="doc")
-        >>> from toolsurface.dispatch import ToolCall
-        >>> _ = surface.plan()
-        >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
-        [('run', True)]
-        """
-        reg = self._v
-        decision = self._decide()
-        run = Admission(
-            admitted=decision.admitted,
-            admitted_set=decision.admitted_set,
-            advertised=self._last_plan.name_set if self._last_plan else frozenset(),
-            rules_given=frozenset(self._rules.given),
-            cap=self.limits.max_tool_calls_per_turn,
-            mark=self.mark,
-            group_of=reg.group_of,
-            rules_of=self.rules_of,
-            tool=reg.get,
-            case_index=decision.case_index,
-            load_cost=self._load_cost_or_none(),
-            group_members=reg.group_members,
-        )
-        done = admit(run, calls)
-        for effect in done.effects:
-            if isinstance(effect, LoadTool):
-                self._load("tool", effect.name, "blind")
-            elif isinstance(effect, LoadGroup):
-                self._load("group", effect.group, "blind")
-            elif isinstance(effect, GiveRules):
-                self._rules.given.add(effect.group)
-            elif isinstance(effect, NoteUse):
-                self.note_tool_used(effect.name)
-            else:
-                self.emit(effect.kind, effect.data)
-        return done.verdicts
-
-    @one_view
-    def failure_text(
-        self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
-    ) -> str:
-        """Error text for a failed call; a blind call's argument failure gets the tool's line."""
-        return failure_text(self, verdict, error, argument_error=argument_error)
-
-    @one_view
-    def tool_search(self, arguments: Any) -> ToolSearchResult:
-        """Run a ToolSearch call: search, select or load a group; the surface does the loading.
-
-        Only what the live policy and allowlist admit is searched, loaded or named; "already
-        in your tool list" is judged against the request this surface last planned.
-
-        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
-        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
-        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
-        >>> surface = ToolSurface(registry, session_id="doc")
-        >>> _ = surface.plan()
-        >>> surface.tool_search({"query": "list the issues"}).loaded
-        ('gh__list_issues',)
-        >>> surface.plan().names
-        ('fs__read', 'ToolSearch', 'gh__list_issues')
-        """
-        request = parse_tool_search_arguments(arguments)
-        if request.empty:
-            return ToolSearchResult(text=request.refusal, refused=True, metadata={"refused": True})
-        return answer_tool_search(
-            request,
-            self._decide(),
-            self._advertised(),
-            registry=self._v,
-            limits=self.limits,
-            room_for_loads=self._room_for_loads,
-            load=self._load,
-            give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
-            load_cost=self._load_cost_or_none(),
-            describe_group=self.description_of,
-        )
 
     # -- events ------------------------------------------------------------------------------
 

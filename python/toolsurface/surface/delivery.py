@@ -1,0 +1,217 @@
+"""Native delivery: held-back tools loaded through the provider's own deferral.
+
+With ``delivery="append"`` (the default, every provider) a load appends the tool to the next
+request's tool list. Two providers can load a tool without touching the list, so that the
+cached prefix (tools, system prompt, conversation) survives every load:
+
+- **Anthropic Messages** (``provider="anthropic"``): every admitted held-back tool is in the
+  ``tools`` array from the start with ``defer_loading: true``, in name order after the base,
+  so the array is the same bytes on every request of the run; ToolSearch's ``tool_result``
+  carries one ``tool_reference`` block per loaded tool (:func:`anthropic_content`), which
+  makes its definition visible from there on. ToolSearch itself is never deferred.
+- **OpenAI Responses** (``provider="openai-responses"``): the client ``tool_search`` tool
+  takes ToolSearch's place (:func:`responses_search_tool`); the model's
+  ``tool_search_call`` is answered with a ``tool_search_output`` item carrying the loaded
+  definitions (:func:`responses_output`), which the API appends to the end of the context.
+  Held-back tools are not in the array at all: the catalogue block names them (measured in
+  docs/tools.md: the array would carry every held tool's name and description on every
+  request for nothing the catalogue does not already say).
+
+Either way a compaction drops the references with the history, so it unloads what was
+loaded (the model searches again); and a blind call runs without being loaded (only a
+reference or a search output makes a definition visible).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from toolsurface.models import Tool
+from toolsurface.providers import render_tools
+from toolsurface.registry_view import RegistryView
+from toolsurface.surface.deferral import Decision, held_members
+from toolsurface.surface.search import ToolSearchResult
+from toolsurface.surface.state import LoadedEntry, entry_tools
+
+__all__ = [
+    "NATIVE_PROVIDERS",
+    "Delivery",
+    "anthropic_content",
+    "check_delivery",
+    "discovery_label",
+    "native_answer",
+    "native_parts",
+    "render_native",
+    "responses_output",
+    "responses_search_tool",
+    "tool_search_call",
+]
+
+Delivery = Literal["append", "native"]
+#: The providers with a deferral of their own, and what it is called there.
+NATIVE_PROVIDERS = {
+    "anthropic": "defer_loading and tool_reference",
+    "openai-responses": "the client tool_search tool and tool_search_output",
+}
+#: The name the catalogue gives the discovery tool under Responses' native delivery.
+RESPONSES_SEARCH_LABEL = "the tool_search tool"
+_NAMESPACE_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+
+
+def check_delivery(delivery: str, provider: str | None) -> Delivery:
+    """``delivery`` after checking that the run's provider can take it."""
+    if delivery == "append":
+        return "append"
+    if delivery != "native":
+        raise ValueError(f"delivery must be 'append' or 'native', got {delivery!r}")
+    if provider not in NATIVE_PROVIDERS:
+        known = ", ".join(f"{p} ({how})" for p, how in NATIVE_PROVIDERS.items())
+        which = "no provider was given" if provider is None else f"{provider!r} has none"
+        raise ValueError(
+            f"delivery='native' needs a provider with its own deferral, and {which}: "
+            f"native delivery is for {known}; use delivery='append' elsewhere"
+        )
+    return "native"
+
+
+def discovery_label(delivery: Delivery, provider: str | None, name: str | None) -> str | None:
+    """What the catalogue calls the discovery tool (a name, or a description of it).
+
+    Under Responses' native delivery the model calls the client ``tool_search`` tool, which
+    has no name of its own.
+    """
+    if name and delivery == "native" and provider == "openai-responses":
+        return RESPONSES_SEARCH_LABEL
+    return name
+
+
+def responses_search_tool(discovery: Tool) -> dict[str, Any]:
+    """The client ``tool_search`` tool of the Responses API, with ToolSearch's own arguments."""
+    return {
+        "type": "tool_search",
+        "execution": "client",
+        "description": discovery.description,
+        "parameters": discovery.input_schema,
+    }
+
+
+def render_native(
+    tools: Sequence[Tool], deferred: Sequence[Tool], provider: str, discovery_tool: str | None
+) -> list[dict[str, Any]]:
+    """The ``tools`` array of a native-delivery request (copies of the definitions).
+
+    Anthropic: the listed tools, then every deferred one with ``defer_loading: true``.
+    Responses: the listed tools with the discovery tool as the client ``tool_search``.
+    """
+    if provider == "anthropic":
+        listed = render_tools(tools, provider)
+        held = [{**d, "defer_loading": True} for d in render_tools(deferred, provider)]
+        return [*listed, *held]
+    if provider != "openai-responses":
+        raise ValueError(f"native delivery is for anthropic or openai-responses, not {provider!r}")
+    search = [t for t in tools if t.name == discovery_tool]
+    functions = render_tools([t for t in tools if t.name != discovery_tool], provider)
+    return [*functions, *(responses_search_tool(t) for t in search)]
+
+
+def native_parts(
+    delivery: Delivery,
+    d: Decision,
+    names: Sequence[str],
+    entries: Sequence[LoadedEntry],
+    view: RegistryView,
+) -> tuple[tuple[Tool, ...], tuple[str, ...]]:
+    """The held-back tools to send deferred, and the loads the model sees (native only)."""
+    if delivery == "append":
+        return (), ()
+    listed = set(names)
+    held = sorted(n for n in held_members(d) if n in d.admitted_set and n not in listed)
+    loaded = dict.fromkeys(n for e in entries for n in entry_tools(e, d, view) if n not in listed)
+    return tuple(view.get(n) for n in held), tuple(loaded)
+
+
+def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:
+    """ToolSearch's ``tool_result`` content: its text, then a reference to each loaded tool."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    blocks += [{"type": "tool_reference", "tool_name": name} for name in loaded]
+    return blocks
+
+
+def responses_output(
+    call_id: str,
+    loaded: Sequence[Tool],
+    group_of: Callable[[str], str | None],
+    describe: Callable[[str], str | None],
+) -> dict[str, Any]:
+    """The ``tool_search_output`` item answering a ``tool_search_call``: the loaded tools.
+
+    A loaded tool whose group has a description comes inside a namespace of that group (the
+    model reads what the group is for once; the function keeps its own name); others come
+    as plain functions, in the order they were loaded.
+    """
+    functions = render_tools(loaded, "openai-responses")
+    out: list[dict[str, Any]] = []
+    spaces: dict[str, dict[str, Any]] = {}
+    for tool, function in zip(loaded, functions):
+        group = group_of(tool.name)
+        about = describe(group) if group is not None else None
+        if group is None or not about or not _namespace_name(group):
+            out.append(function)
+            continue
+        if group not in spaces:
+            spaces[group] = {"type": "namespace", "name": group, "description": about, "tools": []}
+            out.append(spaces[group])
+        spaces[group]["tools"].append(function)
+    item: dict[str, Any] = {
+        "type": "tool_search_output",
+        "execution": "client",
+        "status": "completed",
+        "tools": out,
+    }
+    if call_id:
+        item["call_id"] = call_id
+    return item
+
+
+def native_answer(
+    result: ToolSearchResult, provider: str, call_id: str, view: RegistryView
+) -> ToolSearchResult:
+    """``result`` with ``native`` set: what the provider's native delivery sends back.
+
+    Anthropic: the ``tool_result`` content (text and references); Responses: the
+    ``tool_search_output`` item. Only the tools the answer loaded are named.
+    """
+    if provider == "anthropic":
+        native: Any = anthropic_content(result.text, result.loaded)
+    else:
+
+        def describe(group: str) -> str | None:
+            try:
+                return view.group(group).description
+            except KeyError:
+                return None
+
+        tools = [view.get(n) for n in result.loaded]
+        native = responses_output(call_id, tools, view.group_of, describe)
+    return dataclasses.replace(result, native=native)
+
+
+def tool_search_call(item: Any) -> tuple[Any, str] | None:
+    """The arguments and call id of a Responses ``tool_search_call`` item, else ``None``.
+
+    The item may be the SDK's model (``ResponseToolSearchCall``) or its dict form.
+    """
+    if isinstance(item, Mapping):
+        if item.get("type") != "tool_search_call":
+            return None
+        return item.get("arguments"), str(item.get("call_id") or "")
+    if getattr(item, "type", None) == "tool_search_call":
+        return getattr(item, "arguments", None), str(getattr(item, "call_id", "") or "")
+    return None
+
+
+def _namespace_name(group: str) -> bool:
+    return _NAMESPACE_NAME.fullmatch(group) is not None
