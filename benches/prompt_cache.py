@@ -31,6 +31,16 @@ the history after the tool list.
 ``--order system-first`` puts the system prompt before the tool definitions, as providers
 that render tools into the system or developer message do: a load then re-reads what
 follows the list (the conversation) but no longer the catalogue block.
+
+``--delivery native --provider anthropic|openai-responses`` plays the ``surface`` host with
+the provider's own deferral (``toolsurface.surface.delivery``): the tools array is the
+provider's form of the plan (Anthropic: every held-back tool deferred in it; Responses: the
+client ``tool_search`` tool, held-back tools out of it), and a ToolSearch answer enters the
+conversation as the provider takes it (a ``tool_result`` with ``tool_reference`` blocks; a
+``tool_search_call`` item and its ``tool_search_output``). The tool tokens reported are
+then the definitions the model reads: the listed tools and the loaded ones (referenced or
+carried by a search output), not the deferred ones it never sees; the request bytes count
+everything sent.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from typing import Any
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.catalogue import load_catalogue
+from toolsurface.providers import render_tools
 from toolsurface.surface import estimate_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,13 +210,24 @@ class _Loop:
         part: str,
         max_loaded: int | None = None,
         order: str = "tools-first",
+        delivery: str = "append",
+        provider: str | None = None,
+        deferred_in_array: bool = False,
     ) -> None:
         self.part = part
+        self.deferred_in_array = deferred_in_array
         self.order = order
+        self.native = delivery == "native"
+        self.provider = provider
         limits = SurfaceLimits(max_advertised_tools=128)
         if max_loaded is not None:
             limits = limits.model_copy(update={"max_loaded_entries": max_loaded})
-        self.surface = ToolSurface(reg, limits=limits)
+        self.surface = ToolSurface(
+            reg,
+            limits=limits,
+            provider=provider if self.native else None,
+            delivery="native" if self.native else "append",
+        )
         self.clip = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(retrieval_top_k=12))
         self.everything = list(reg.tools())
         self.all_defs = [
@@ -229,17 +251,37 @@ class _Loop:
     def request(self) -> None:
         """One provider request of each host, on the conversation as it stands."""
         plan = self.surface.plan()
-        tokens = sum(estimate_tokens(t) for t in plan.tools)
-        self._record("surface", plan.definitions(), plan.system_text(SYSTEM), tokens)
+        read = [*plan.tools, *(self.surface.registry.get(n) for n in plan.loaded)]
+        tokens = sum(estimate_tokens(t) for t in read)
+        defs = plan.render() if self.native else plan.definitions()
+        if self.deferred_in_array:
+            # The alternative for Responses: every held-back function in the array, deferred.
+            # The model still reads each one's name and description (OpenAI's guide), so they
+            # count as read; only their parameters wait for a search.
+            # One by one: the alternative is measured past the array's usual 128 functions.
+            held = [render_tools([t], "openai-responses")[0] for t in plan.deferred]
+            defs = [*defs, *({**f, "defer_loading": True} for f in held)]
+            tokens += sum(
+                estimate_tokens(Tool(name=t.name, description=t.description)) for t in plan.deferred
+            )
+        self._record("surface", defs, plan.system_text(SYSTEM), tokens)
         self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
         clipped = self.clip.plan(user_message=self.user_message or "continue")
         tokens = sum(estimate_tokens(t) for t in clipped.tools)
         self._record("clip12", clipped.definitions(), SYSTEM, tokens)
 
-    def call(self, name: str, arguments: dict[str, Any], result: str) -> None:
+    def call(self, name: str, arguments: dict[str, Any], result: Any) -> None:
         """The model calls a tool; its result joins the conversation; the next request."""
         self.calls += 1
         call_id = f"call_{self.calls}"
+        if self.native and self.provider == "openai-responses" and name == "ToolSearch":
+            # The model's tool_search_call item, then the host's tool_search_output.
+            self.messages.append(
+                {"type": "tool_search_call", "call_id": call_id, "arguments": arguments}
+            )
+            self.messages.append({**result, "call_id": call_id})
+            self.request()
+            return
         self.messages.append(
             {
                 "role": "assistant",
@@ -267,7 +309,7 @@ class _Loop:
             if key in action:
                 arguments: dict[str, Any] = {"query" if key == "search" else key: action[key]}
                 found = self.surface.tool_search(arguments)
-                self.call("ToolSearch", arguments, found.text)
+                self.call("ToolSearch", arguments, found.native if self.native else found.text)
         if "use" in action:
             self.surface.note_tool_used(action["use"])
             self.call(action["use"], {}, STAND_IN_RESULT)
@@ -280,9 +322,12 @@ def run(
     part: str = "request",
     max_loaded: int | None = None,
     order: str = "tools-first",
+    delivery: str = "append",
+    provider: str | None = None,
+    deferred_in_array: bool = False,
 ) -> dict[str, dict[str, float]]:
     """Play the script for the three hosts and measure every request."""
-    loop = _Loop(build(tools), part, max_loaded, order)
+    loop = _Loop(build(tools), part, max_loaded, order, delivery, provider, deferred_in_array)
     for message, action in SCRIPT:
         loop.turn(message, action)
     out: dict[str, dict[str, float]] = {}
@@ -300,6 +345,8 @@ def run(
             "ceiling_mean": round(statistics.fmean(ceiling), 4),
             "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
             "tools_max": max(r.tools for r in rows),
+            "tools_arrays": len({"[" + ",".join(r.units[0]) + "]" for r in rows}),
+            "request_bytes_mean": round(statistics.fmean(len(r.data) for r in rows)),
         }
     out["surface"]["tokens_vs_everything"] = round(
         out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
@@ -329,23 +376,50 @@ def main() -> None:
         help="tool definitions before the system prompt (Anthropic's cache order, default) "
         "or after it",
     )
+    parser.add_argument(
+        "--delivery",
+        choices=("append", "native"),
+        default="append",
+        help="how the surface host loads: appended to the list, or the provider's own deferral",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=("anthropic", "openai-responses"),
+        default="anthropic",
+        help="the provider whose native deferral --delivery native uses",
+    )
+    parser.add_argument(
+        "--deferred-in-array",
+        action="store_true",
+        help="Responses, native: also send every held-back function deferred in the array "
+        "(the alternative the library does not take; measured for docs/tools.md)",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
-    result = run(tools, args.part, args.max_loaded, args.order)
+    result = run(
+        tools,
+        args.part,
+        args.max_loaded,
+        args.order,
+        args.delivery,
+        args.provider,
+        args.deferred_in_array,
+    )
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(
         "| host | requests | prefix reuse (mean) | (min) | (median) | (all bytes) "
-        "| ceiling (mean) | tool tokens / request | most tools |"
+        "| ceiling (mean) | tool tokens / request | most tools | tools arrays | bytes / request |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for host, r in result.items():
         print(
             f"| {host} | {r['requests']} | {r['prefix_reuse_mean']:.1%} "
             f"| {r['prefix_reuse_min']:.1%} | {r['prefix_reuse_median']:.1%} "
             f"| {r['prefix_reuse_bytes']:.1%} | {r['ceiling_mean']:.1%} "
-            f"| {r['tool_tokens_mean']:,} | {r['tools_max']} |"
+            f"| {r['tool_tokens_mean']:,} | {r['tools_max']} | {r['tools_arrays']} "
+            f"| {r['request_bytes_mean']:,} |"
         )
     print(f"\nsurface tool tokens / everything's: {result['surface']['tokens_vs_everything']:.1%}")
 
