@@ -4,9 +4,13 @@
 
 The client is the real ``anthropic.Anthropic``; only its transport is fake: an
 ``httpx.MockTransport`` handler records each request body the SDK sends and answers with a
-canned Messages response holding the scripted ``tool_use`` blocks. No network, no key. The
-tools come from ``plan.render("anthropic")``, the system text from ``plan.system_text()``;
-the model searches in Russian, calls the tool it loaded, then asks for 80 calls at once.
+canned Messages response holding the scripted ``tool_use`` blocks. No network, no key.
+
+It runs in native delivery (``delivery="native"``): the tools array from ``plan.render()``
+holds every held-back tool with ``defer_loading`` and never changes, and ToolSearch's
+``tool_result`` carries a ``tool_reference`` per loaded tool (``result.native``). The
+system text comes from ``plan.system_text()``; the model searches in Russian, calls the
+tool it loaded, then asks for 80 calls at once.
 """
 
 from __future__ import annotations
@@ -110,10 +114,13 @@ def build_registry() -> ToolRegistry:
     return registry
 
 
-def run_tool(surface: ToolSurface, call: ToolCall) -> str:
-    """Run an admitted call: ToolSearch on the surface, the other tools with canned answers."""
+def run_tool(surface: ToolSurface, call: ToolCall) -> Any:
+    """Run an admitted call: ToolSearch on the surface, the other tools with canned answers.
+
+    ToolSearch's result is its native content: the text, then a reference to each load.
+    """
     if call.name == TOOL_SEARCH_NAME:
-        return surface.tool_search(call.arguments).text
+        return surface.tool_search(call.arguments).native
     if call.name == "github__list_pull_requests":
         return json.dumps([{"number": 412, "title": "Retry webhooks"}, {"number": 415}])
     return f"{call.arguments.get('path')}: 120 lines, build passed"
@@ -125,17 +132,17 @@ def run(script: list[list[tuple[str, dict[str, Any]]]] = SCRIPT) -> Run:
     client = anthropic.Anthropic(
         api_key="test", http_client=HTTP.Client(transport=HTTP.MockTransport(fake))
     )
-    surface = ToolSurface(build_registry(), provider="anthropic")
+    surface = ToolSurface(build_registry(), provider="anthropic", delivery="native")
     messages: list[MessageParam] = [{"role": "user", "content": USER}]
     done = Run([], [], [])
     while True:
-        plan = surface.plan()  # each request: the base, ToolSearch, then what was loaded
+        plan = surface.plan()  # each request: the base, ToolSearch, every held tool deferred
         done.plans.append(plan)
         reply = client.messages.create(
             model=MODEL,
             max_tokens=1024,
             system=plan.system_text(SYSTEM),
-            tools=plan.render("anthropic"),
+            tools=plan.render(),
             messages=messages,
         )
         messages.append({"role": "assistant", "content": reply.content})
@@ -164,10 +171,13 @@ def run(script: list[list[tuple[str, dict[str, Any]]]] = SCRIPT) -> Run:
 def main() -> None:
     """Run the loop and print, per request, the tools the SDK sent and the results returned."""
     done = run()
+    first = done.bodies[0]["tools"]
     for i, (body, plan) in enumerate(zip(done.bodies, done.plans)):
-        names = [tool["name"] for tool in body["tools"]]
-        print(f"request {i + 1}: {len(names)} tools: {', '.join(names)}")
-        print(f"  the plan's tools, in order: {names == list(plan.names)}")
+        listed = [tool["name"] for tool in body["tools"] if not tool.get("defer_loading")]
+        deferred = len(body["tools"]) - len(listed)
+        print(f"request {i + 1}: {', '.join(listed)}, and {deferred} tools deferred")
+        print(f"  the same tools array as the first request: {body['tools'] == first}")
+        print(f"  loaded (referenced): {', '.join(plan.loaded) or 'none'}")
         print(f"  catalogue in the system text: {'<tool_catalogue>' in body['system']}")
         if i < len(done.verdicts):
             not_run = sum(v.never_ran for v in done.verdicts[i])

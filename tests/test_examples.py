@@ -205,18 +205,22 @@ def test_anthropic_sdk_sends_the_planned_tools() -> None:
     done = example.run()
     assert len(done.bodies) == len(done.plans) == len(example.SCRIPT)
     for body, plan in zip(done.bodies, done.plans):
-        assert [t["name"] for t in body["tools"]] == list(plan.names)
-        assert body["tools"] == plan.render("anthropic")
+        listed = [t["name"] for t in body["tools"] if not t.get("defer_loading")]
+        assert listed == list(plan.names)
+        assert body["tools"] == plan.render("anthropic") == done.bodies[0]["tools"]  # native
         assert len(body["tools"]) <= _limit("anthropic")
         assert body["system"] == plan.system_text(example.SYSTEM)
         assert "<tool_catalogue>" in body["system"]
     first, second = done.plans[:2]
-    assert first.names == ("read_file", "ToolSearch")
-    assert second.names[:2] == first.names and "github__list_pull_requests" in second.names[2:]
+    assert first.names == second.names == ("read_file", "ToolSearch")
+    assert {t.name for t in first.deferred} >= {"github__list_pull_requests"}
+    assert "github__list_pull_requests" in second.loaded
     assert done.verdicts[1][0].call.name == "github__list_pull_requests"
-    assert done.verdicts[1][0].runs and not done.verdicts[1][0].blind  # it was on the list
+    assert done.verdicts[1][0].runs and not done.verdicts[1][0].blind  # it was referenced
     found = done.bodies[1]["messages"][-1]["content"][0]
-    assert found["type"] == "tool_result" and "github__list_pull_requests" in found["content"]
+    assert found["type"] == "tool_result"
+    ref = {"type": "tool_reference", "tool_name": "github__list_pull_requests"}
+    assert ref in found["content"]
     asked = [b["id"] for b in done.bodies[3]["messages"][-2]["content"] if b["type"] == "tool_use"]
     results = done.bodies[3]["messages"][-1]["content"]
     assert len(asked) == 80 and [r["tool_use_id"] for r in results] == asked
@@ -267,3 +271,20 @@ def test_openai_sdk_sends_the_planned_tools_within_its_limit() -> None:
             "POST", "https://api.openai.com/v1/chat/completions", json={}
         )
         openai.types.chat.ChatCompletion.model_validate(fake(request).json())
+
+
+def test_openai_responses_sdk_runs_in_native_delivery() -> None:
+    pytest.importorskip("openai", reason="the openai SDK is not installed: pip install '.[test]'")
+    example = _example("openai_responses_loop")
+    done = example.run()
+    assert len(done.bodies) == len(example.SCRIPT)
+    first = done.bodies[0]["tools"]
+    assert [t.get("name", t["type"]) for t in first] == ["read_file", "tool_search"]
+    assert all(body["tools"] == first for body in done.bodies)  # one array for the whole run
+    sent = next(i for i in done.bodies[1]["input"] if i.get("type") == "tool_search_output")
+    loaded = [t["name"] for t in sent["tools"]]
+    assert sent["call_id"] == "search_1" and "github__list_pull_requests" in loaded
+    (verdict,) = done.verdicts
+    assert verdict.call.name == "github__list_pull_requests" and verdict.runs
+    assert not verdict.blind  # its definition came in the search output
+    assert "<tool_catalogue>" in done.bodies[0]["instructions"]
