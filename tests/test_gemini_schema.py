@@ -35,7 +35,11 @@ def test_references_are_inlined_with_their_siblings_winning() -> None:
         "properties": {"city": {"type": "STRING"}},
         "description": "Where to go.",
     }
-    assert "$defs" not in json.dumps(params) and notes == []
+    assert "$defs" not in json.dumps(params)
+    assert notes == [
+        '$.where: reference "#/$defs/Place" inlined',
+        "$: $defs dropped (what the references name is inlined)",
+    ]
 
 
 def test_a_recursive_reference_is_cut_to_an_object_with_its_description() -> None:
@@ -46,7 +50,11 @@ def test_a_recursive_reference_is_cut_to_an_object_with_its_description() -> Non
     assert params is not None
     child = params["properties"]["root"]["properties"]["child"]
     assert child == {"type": "OBJECT", "description": "A tree node."}
-    assert notes == ['$.root.child: recursive reference "#/definitions/Node" cut']
+    assert notes == [
+        '$.root: reference "#/definitions/Node" inlined',
+        '$.root.child: recursive reference "#/definitions/Node" cut',
+        "$: definitions dropped (what the references name is inlined)",
+    ]
 
 
 def test_a_missing_reference_is_dropped_and_named() -> None:
@@ -107,7 +115,10 @@ def test_enums_const_and_non_string_enums() -> None:
     assert p["colour"] == {"type": "STRING", "enum": ["red", "green"]}
     assert p["sure"] == {"enum": ["yes"], "type": "STRING"}
     assert p["level"] == {"type": "INTEGER", "description": "Level. (one of: 1, 2, 3)"}
-    assert notes == ["$.level: enum of non-strings written into the description"]
+    assert notes == [
+        "$.sure: const sent as a one-value enum",
+        "$.level: enum of non-strings written into the description",
+    ]
 
 
 def test_unsupported_keywords_and_formats_are_dropped_and_named() -> None:

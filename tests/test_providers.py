@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+from toolsurface.dispatch import ToolCall
 from toolsurface.providers import PROVIDERS, ProviderNameError, name_problems, render_tools
 from toolsurface.surface import Event
 
@@ -76,6 +79,30 @@ def test_surface_takes_the_limit_by_provider_name(engine_name: str) -> None:
     assert len(plan.tools) <= 128 and "srv" in plan.held_back
     assert len(plan.render("openai")) == len(plan.tools)
     reg.register(Tool(name="dotted.name"))
-    surface.plan()
-    refused = [e for e in events if e.kind == "tool_names_refused"]
-    assert refused and "dotted.name" in refused[-1].data["names"]
+    plan = surface.plan()
+    aliased = [e for e in events if e.kind == "tool_names_aliased"]
+    assert aliased and aliased[-1].data["aliases"]["dotted.name"].startswith("dotted_name_")
+    assert "dotted.name" not in json.dumps(plan.render())
+
+
+def test_a_name_the_provider_refuses_is_sent_as_an_alias_and_mapped_back(
+    engine_name: str,
+) -> None:
+    long = "srv__" + "very_long_" * 8 + "name"  # 89 characters: over OpenAI's 64
+    tools = [Tool(name="docs.search", description="Search the docs."), Tool(name=long)]
+    reg = ToolRegistry([*tools, Tool(name="ok")], engine=engine_name)  # type: ignore[arg-type]
+    surface = ToolSurface(reg, provider="openai")
+    plan = surface.plan()
+    sent = [t["function"]["name"] for t in plan.render()]
+    assert "docs.search" not in sent and long not in sent and "ok" in sent
+    assert all(PROVIDERS["openai"].name_pattern.fullmatch(n) for n in sent)
+    again = ToolSurface(reg, provider="openai").plan().render()
+    assert sent == [t["function"]["name"] for t in again]  # stable: the same in every run
+    alias = next(n for n in sent if n.startswith("docs_search_"))
+    (v,) = surface.admit([ToolCall(alias, {"q": "x"}, id="1")])
+    assert v.runs and v.call.name == "docs.search" and v.asked_name == alias
+    picked = surface.tool_search({"select": [alias]})
+    assert picked.already_listed == ("docs.search",)  # the host sees the name, never the alias
+    assert f"- {alias}() — Search the docs." in picked.text  # the model reads the alias
+    anthropic = ToolSurface(reg, provider="anthropic").plan().render()
+    assert "docs_search_" in json.dumps(anthropic) and long in json.dumps(anthropic)

@@ -45,13 +45,17 @@ def safe_text(text: str, limit: int = LINE_MAX_CHARS) -> str:
     return cleaned
 
 
-def tool_line(tool: Tool) -> str:
-    """``Name(param1*, param2) — first sentence``; ``*`` marks a required parameter."""
+def tool_line(tool: Tool, name: str | None = None) -> str:
+    """``Name(param1*, param2) — first sentence``; ``*`` marks a required parameter.
+
+    ``name`` is the name the model calls the tool by, when it is not the tool's own (a
+    provider-safe alias).
+    """
     props = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required") or [])
     params = ", ".join(f"{p}*" if p in required else str(p) for p in props)
     summary = split_description(tool.description)[0]
-    head = f"{tool.name}({params})"
+    head = f"{name or tool.name}({params})"
     line = f"{head} — {summary}" if summary else head
     return safe_text(line)
 

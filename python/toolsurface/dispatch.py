@@ -161,6 +161,11 @@ class Admission:
     #: Whether a blind call loads its tool (or group): not under native delivery, where
     #: only a reference or a search output makes a definition visible.
     loads_blind: bool = True
+    #: The admitted name a provider-safe alias stands for (see provider_names), or None;
+    #: asked only for a name that is not admitted as it is.
+    alias_of: Callable[[str], str | None] | None = None
+    #: The name the model calls a tool by in text written for it (an alias, or the name).
+    shown: Callable[[str], str] = str
 
 
 @dataclass(frozen=True)
@@ -190,12 +195,14 @@ class _Surface(Protocol):
 NEAR_NAMES_PER_MESSAGE = 16
 
 
-def _unknown(call: ToolCall, admitted: Sequence[str], suggest: bool = True) -> Verdict:
+def _unknown(
+    call: ToolCall, admitted: Sequence[str], suggest: bool, shown: Callable[[str], str]
+) -> Verdict:
     asked = call.name if isinstance(call.name, str) else ""
     near = nearest_names(asked, admitted) if suggest else []
     text = f"Unknown tool {safe_text(asked, 128)!r}: no such tool is available to you."
     if near:
-        text += f" Closest: {', '.join(near)}."
+        text += f" Closest: {', '.join(map(shown, near))}."
     return Verdict(call, "refuse", text, not_run="unknown")
 
 
@@ -232,6 +239,10 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
             continue
         asked = ""
         if isinstance(call.name, str) and call.name not in admitted_set:
+            real = run.alias_of(call.name) if run.alias_of is not None else None
+            if real is not None:  # a provider-safe alias the request carried
+                asked, call = call.name, dataclasses.replace(call, name=real)
+        if isinstance(call.name, str) and call.name not in admitted_set:
             if case_index is None:
                 case_index = CaseIndex(admitted)
             same = case_index.match(call.name)
@@ -246,7 +257,7 @@ def admit(run: Admission, calls: Sequence[ToolCall]) -> Admitted:
         if not isinstance(call.name, str) or call.name not in admitted_set:
             unknown.add(call.name if isinstance(call.name, str) else "")
             suggest = len(unknown) <= NEAR_NAMES_PER_MESSAGE
-            verdicts.append(_unknown(call, run.admitted, suggest))
+            verdicts.append(_unknown(call, run.admitted, suggest, run.shown))
             continue
         verdict = _admit_known(run, call, ruled_now, budget, effects)
         verdicts.append(dataclasses.replace(verdict, asked_name=asked) if asked else verdict)
@@ -293,7 +304,7 @@ def _admit_known(
     group = run.group_of(name)
     rules = run.rules_of(group) if group is not None else None
     if blind and group is not None and rules and group in ruled_now:
-        return _after_rules(call, group)
+        return _after_rules(call, group, run.shown(name))
     if blind and group is not None and rules and group not in run.rules_given:
         ruled_now.add(group)
         members = _members(run, group)
@@ -356,24 +367,28 @@ def _rules_first(
     The caller adds the effects (the group loaded, or not: ``where`` says which to the
     model) and the rules given.
     """
-    others = [n for n in members if n != call.name]
+    others = [run.shown(n) for n in members if n != call.name]
     tool = run.tool(call.name)
+    called = run.shown(call.name)
     lines = [
-        f"Not run yet: {call.name} belongs to the group {group}, whose rules come first. "
-        f"{where}; call {call.name} again after reading them.",
+        f"Not run yet: {called} belongs to the group {group}, whose rules come first. "
+        f"{where}; call {called} again after reading them.",
         render_rules(group, rules, run.mark),
     ]
     if others:
         lines.append(f"The group's other tools: {', '.join(others)}.")
-    lines.append(f"It takes: {tool_line(tool)}")
+    lines.append(f"It takes: {tool_line(tool, called)}")
     return Verdict(call, "rules", "\n".join(lines), blind=True, not_run="rules")
 
 
-def _after_rules(call: ToolCall, group: str) -> Verdict:
-    """Refuse a later call of a group whose rules this same message received, unseen by it."""
+def _after_rules(call: ToolCall, group: str, called: str) -> Verdict:
+    """Refuse a later call of a group whose rules this same message received, unseen by it.
+
+    ``called`` is the name the model calls the tool by.
+    """
     text = (
         f"Not run: this call was written before the rules of the group {group}, given above "
-        f"in this step. Call {call.name} again after reading them."
+        f"in this step. Call {called} again after reading them."
     )
     return Verdict(call, "refuse", text, blind=True, not_run="rules")
 

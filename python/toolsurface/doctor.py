@@ -39,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolsurface.doctor_schemas import SchemaIssue, schema_issues
 from toolsurface.models import SearchHit
 from toolsurface.providers import PROVIDERS
 from toolsurface.registry import ToolRegistry
@@ -211,6 +212,8 @@ class DoctorReport:
     descriptions: tuple[DescriptionIssue, ...]
     names: tuple[NameIssue, ...]
     catalogue: str = ""
+    #: What each provider is sent differently (schema changes, aliases), per tool.
+    schemas: tuple[SchemaIssue, ...] = ()
     seconds: float | None = field(default=None, compare=False)
 
     def counts(self) -> dict[str, Any]:
@@ -234,6 +237,9 @@ class DoctorReport:
             "description_issues": by_issue,
             "refused_names": by_provider,
             "refused_name_tools": len(self.names),
+            "schema_changes": {
+                p: sum(s.provider == p for s in self.schemas) for p in sorted(PROVIDERS)
+            },
         }
 
     def as_dict(self) -> dict[str, Any]:
@@ -248,6 +254,7 @@ class DoctorReport:
             "duplicates": [d.as_dict() for d in self.duplicates],
             "descriptions": [d.as_dict() for d in self.descriptions],
             "names": [n.as_dict() for n in self.names],
+            "schemas": [s.as_dict() for s in self.schemas],
             "name_rules": [
                 {"provider": r.provider, "rule": r.rule, "source": r.source} for r in NAME_RULES
             ],
@@ -483,6 +490,7 @@ def diagnose(registry: ToolRegistry, *, k: int = 3, catalogue: str = "") -> Doct
         descriptions=tuple(descriptions),
         names=tuple(names),
         catalogue=catalogue,
+        schemas=tuple(schema_issues(tools)),
     )
 
 
@@ -560,4 +568,13 @@ def format_report(report: DoctorReport, *, limit: int = 20) -> str:
     if report.names:
         for rule in NAME_RULES:
             lines.append(f"    {rule.provider}: {rule.rule} ({rule.source})")
+    changed = counts["schema_changes"]
+    lines.append("")
+    lines.append(
+        "Sent otherwise than registered (schemas rewritten, names aliased): "
+        + ", ".join(f"{p} {changed[p]} tools" for p in changed)
+    )
+    for s in report.schemas[:cap]:
+        lines.append(f"  {s.name} to {s.provider}: {_clip('; '.join(s.changes), 120)}")
+    lines.extend(_more(len(report.schemas[:cap]), len(report.schemas)))
     return "\n".join(lines) + "\n"

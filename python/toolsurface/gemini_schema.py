@@ -87,10 +87,13 @@ def gemini_parameters(schema: Mapping[str, Any]) -> tuple[dict[str, Any] | None,
     {'type': 'OBJECT', 'properties': {'city': {'type': 'STRING', 'nullable': True, \
 'description': 'City.'}}, 'required': ['city']}
     >>> notes
-    ['$: dropped $schema']
+    ['$.city: type list ["string", "null"] sent as one nullable type', '$: dropped $schema']
     """
     walk = _Walk(schema)
     out = walk.node(schema, "$", 0)
+    for key in ("$defs", "definitions"):
+        if key in schema:
+            walk.notes.append(f"$: {key} dropped (what the references name is inlined)")
     if out.get("type") not in (None, "OBJECT") or not out.get("properties"):
         if out.get("type") not in (None, "OBJECT"):
             walk.notes.append(f"$: a {out['type']} at the top is not a parameter object")
@@ -141,6 +144,7 @@ class _Walk:
         if ref in self.inlining:
             self.notes.append(f"{path}: recursive reference {_short(ref)} cut")
             return _described({"type": "OBJECT"}, schema, target)
+        self.notes.append(f"{path}: reference {_short(ref)} inlined")
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         merged = {**{k: v for k, v in target.items() if k not in ("$defs", "definitions")}}
         merged.update(siblings)
@@ -218,6 +222,8 @@ class _Walk:
         kinds = list(dict.fromkeys(m for m in mapped if m != "NULL" or len(mapped) == 1))
         if len(kinds) == 1:
             out["type"] = kinds[0]
+            if isinstance(declared, list):
+                self.notes.append(f"{path}: type list {_short(declared)} sent as one nullable type")
         elif kinds:
             self.notes.append(f"{path}: type list {_short(declared)} sent as anyOf")
             out["anyOf"] = [{"type": k} for k in kinds]
@@ -251,6 +257,7 @@ class _Walk:
         values: Any = schema.get("enum")
         if "const" in schema:
             values = [schema["const"]]
+            self.notes.append(f"{path}: const sent as a one-value enum")
         if not isinstance(values, list):
             return
         if values and all(isinstance(v, str) for v in values):

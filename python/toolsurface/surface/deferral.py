@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from toolsurface.groups import LoadMode
 from toolsurface.name_case import CaseIndex
+from toolsurface.provider_names import alias_map
 from toolsurface.registry_view import RegistryView
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
@@ -42,6 +43,11 @@ class Decision:
     def admitted_set(self) -> frozenset[str]:
         """``admitted`` as a set, made once per decision (admission tests every call)."""
         return frozenset(self.admitted)
+
+    @functools.cached_property
+    def aliases(self) -> Mapping[str, str]:
+        """Every provider's safe alias of an admitted name that needs one, to the name."""
+        return alias_map(self.admitted)
 
     @functools.cached_property
     def case_index(self) -> CaseIndex:

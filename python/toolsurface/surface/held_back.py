@@ -32,13 +32,19 @@ class HeldGroup:
     description: str | None = None
 
 
-def _line(group: HeldGroup) -> str:
+def _line(group: HeldGroup, shown: Callable[[str], str]) -> str:
     n = len(group.members)
     prefix = group.prefix
     about = f" ({safe_text(group.description, 200)})" if group.description else ""
-    if prefix and n > NAMES_LISTED_UP_TO and all(m.startswith(prefix) for m in group.members):
+    named_as_is = all(shown(m) == m for m in group.members[:1])  # no alias breaks the prefix
+    if (
+        prefix
+        and named_as_is
+        and n > NAMES_LISTED_UP_TO
+        and all(m.startswith(prefix) for m in group.members)
+    ):
         return f"- {group.name}{about}: {n} tools, every name starts with {prefix!r}"
-    return f"- {group.name}{about}: {', '.join(group.members)}"
+    return f"- {group.name}{about}: {', '.join(map(shown, group.members))}"
 
 
 def render_catalogue(
@@ -47,6 +53,7 @@ def render_catalogue(
     discovery_tool: str | None,
     rules: Sequence[tuple[str, str]] = (),
     mark_note: str = "",
+    shown: Callable[[str], str] = str,
 ) -> str:
     """The block's text: host groups first, then connected servers, each in name order.
 
@@ -84,11 +91,11 @@ def render_catalogue(
     if host:
         lines.append("")
         lines.append("Groups:")
-        lines.extend(_line(g) for g in host)
+        lines.extend(_line(g, shown) for g in host)
     if servers:
         lines.append("")
         lines.append("Connected servers:")
-        lines.extend(_line(g) for g in servers)
+        lines.extend(_line(g, shown) for g in servers)
     if mark_note:
         lines.append("")
         lines.append(mark_note)
@@ -108,6 +115,7 @@ def catalogue_block(
     rules_of: Callable[[str], str | None],
     mark: str,
     groups: Collection[str],
+    shown: Callable[[str], str] = str,
 ) -> str:
     """The block for decision ``d``: its held groups, the rules of ``with_rules``, the mark.
 
@@ -126,4 +134,5 @@ def catalogue_block(
         discovery_tool=discovery_tool if d.discovery else None,
         rules=[(g, render_rules(g, rules_of(g) or "", mark)) for g in with_rules if rules_of(g)],
         mark_note=mark_notice(mark) if any_rules else "",
+        shown=shown,
     )

@@ -60,6 +60,7 @@ class ModelMoves:
     description_of: Callable[[str], str | None]
     note_tool_used: Callable[[str], None]
     admits: Callable[[str], bool]
+    shown: Callable[[str], str]
     emit: Callable[[str, dict[str, Any]], None]
     plan: Callable[..., RequestPlan]
 
@@ -108,6 +109,8 @@ class ModelMoves:
             load_cost=self._load_cost_or_none(),
             group_members=reg.group_members,
             loads_blind=self.delivery == "append",
+            alias_of=lambda name: decision.aliases.get(name),
+            shown=self.shown,
         )
         done = admit(run, calls)
         for effect in done.effects:
@@ -164,6 +167,7 @@ class ModelMoves:
                 give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
                 load_cost=self._load_cost_or_none(),
                 describe_group=self.description_of,
+                shown=self.shown,
             )
         if self.delivery == "append" or self.provider is None:
             return result

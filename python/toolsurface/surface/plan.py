@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolsurface.models import Tool, copy_data
+from toolsurface.provider_names import alias_for
 from toolsurface.providers import render_tools
 from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
@@ -72,7 +73,11 @@ class RequestPlan:
         ]
 
     def render(self, provider: str | None = None) -> Any:
-        """The tools in a provider's request shape (copies); names it would refuse raise first.
+        """The tools in a provider's request shape (copies).
+
+        A name the provider refuses is sent as its stable alias
+        (:func:`toolsurface.provider_names.alias_for`), which admission and ToolSearch map
+        back to the name.
 
         ``provider`` defaults to the run's. Under native delivery the array is the run's
         provider's own form (see toolsurface.surface.delivery), the same bytes on every
@@ -81,21 +86,33 @@ class RequestPlan:
         provider = provider or self.provider
         if provider is None:
             raise ValueError("render() needs a provider: this run was made without one")
+        tools = _aliased(self.tools, provider)
         if self.delivery == "native":
             if provider != self.provider:
                 raise ValueError(
                     f"this plan is for native delivery to {self.provider}, not {provider!r}"
                 )
-            return _copy_out(
-                render_native(self.tools, self.deferred, provider, self.discovery_tool)
-            )
-        return _copy_out(render_tools(self.tools, provider))
+            deferred = _aliased(self.deferred, provider)
+            return _copy_out(render_native(tools, deferred, provider, self.discovery_tool))
+        return _copy_out(render_tools(tools, provider))
 
     def system_text(self, base: str = "") -> str:
         """``base`` system text with the catalogue block after it (unchanged if none)."""
         if not self.catalogue:
             return base
         return f"{base}\n\n{self.catalogue}" if base else self.catalogue
+
+
+def _aliased(tools: Sequence[Tool], provider: str) -> list[Tool]:
+    """The tools as the provider is sent them: a name it refuses as its stable alias.
+
+    The copies share everything but the name; admission and ToolSearch map an alias back.
+    """
+    out = []
+    for tool in tools:
+        alias = alias_for(tool.name, provider)
+        out.append(tool if alias == tool.name else tool.model_copy(update={"name": alias}))
+    return out
 
 
 def _copy_out(value: Any) -> Any:

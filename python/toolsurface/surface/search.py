@@ -55,6 +55,7 @@ def answer_tool_search(
     give_rules: Callable[[Sequence[str]], list[str]],
     load_cost: LoadCost | None = None,
     describe_group: Callable[[str], str | None] = lambda _: None,
+    shown: Callable[[str], str] = str,
 ) -> ToolSearchResult:
     """Answer a (non-empty) ToolSearch request under decision ``d``.
 
@@ -62,7 +63,8 @@ def answer_tool_search(
     only for a group load (it may plan a request); ``load`` loads an entry (and reports it),
     ``give_rules`` returns the rules sections not given yet and marks them given;
     ``load_cost`` prices a load under the token budget (``None``: no budget);
-    ``describe_group`` gives a group's one-line description. The calls come in the order the
+    ``describe_group`` gives a group's one-line description; ``shown`` the name the model
+    calls a tool by (a provider-safe alias, or the name). The calls come in the order the
     answer is written, so loads and events keep their order.
     """
     lines: list[str] = []
@@ -73,7 +75,7 @@ def answer_tool_search(
     how: LoadHow = "search"
     if request.names or request.groups:
         how = "select" if request.names else "group"
-        _select(request.names, d, advertised, load, fits, loaded, already, lines)
+        _select(request.names, d, advertised, load, fits, (loaded, already, lines), shown)
         room = room_for_loads() if request.groups else None
         group_index: CaseIndex | None = None
         for asked in request.groups:
@@ -122,11 +124,11 @@ def answer_tool_search(
         others = [h.name for h in hits if h.name not in advertised and h.name not in loaded]
         if others:
             lines.append("Other matches (load them with select):")
-            lines.extend(f"- {tool_line(registry.get(n))}" for n in others)
+            lines.extend(f"- {tool_line(registry.get(n), shown(n))}" for n in others)
         fits.say_skipped()
     rule_groups = [g for g in (registry.group_of(n) for n in loaded) if g is not None]
     lines.extend(give_rules(rule_groups))
-    text = _result_text(registry, loaded, already, lines, request.notes)
+    text = _result_text(registry, loaded, already, lines, request.notes, shown)
     return ToolSearchResult(
         text=text,
         loaded=tuple(loaded),
@@ -186,14 +188,17 @@ def _select(
     advertised: Collection[str],
     load: Callable[[Literal["tool", "group"], str, LoadHow], bool],
     fits: _Room,
-    loaded: list[str],
-    already: list[str],
-    lines: list[str],
+    out: tuple[list[str], list[str], list[str]],
+    shown: Callable[[str], str],
 ) -> None:
-    """Load the selected names (in any case, when one name matches) that fit."""
+    """Load the selected names that fit: exact, a provider-safe alias, or in another case.
+
+    ``out`` are the answer's loaded, already listed and other lines, appended to.
+    """
+    loaded, already, lines = out
     unknown = 0
     for asked in names:
-        name = asked
+        name = asked if asked in d.admitted_set else d.aliases.get(asked, asked)
         if name not in d.admitted_set:
             same = d.case_index.match(asked)
             if len(same) > 1:
@@ -211,7 +216,7 @@ def _select(
             continue
         unknown += 1
         near = nearest_names(asked, d.admitted) if unknown <= NEAR_NAMES_PER_MESSAGE else []
-        hint = f" Nearest: {', '.join(near)}." if near else ""
+        hint = f" Nearest: {', '.join(map(shown, near))}." if near else ""
         lines.append(f"Unknown tool {safe_text(asked, 128)!r}.{hint}")
 
 
@@ -241,14 +246,15 @@ def _result_text(
     already: Sequence[str],
     lines: list[str],
     notes: Sequence[str],
+    shown: Callable[[str], str],
 ) -> str:
     out: list[str] = []
     if loaded:
         out.append("Loaded, callable from your next step:")
-        out.extend(f"- {tool_line(registry.get(n))}" for n in loaded)
+        out.extend(f"- {tool_line(registry.get(n), shown(n))}" for n in loaded)
     if already:
         out.append("Already in your tool list:")
-        out.extend(f"- {tool_line(registry.get(n))}" for n in already)
+        out.extend(f"- {tool_line(registry.get(n), shown(n))}" for n in already)
     out.extend(lines)
     out.extend(f"Note: {n}." for n in notes)
     out.append("ToolSearch loads tools only: skills, documents and other things are not tools.")

@@ -17,7 +17,8 @@ from typing import Any, Literal
 
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
-from toolsurface.providers import name_problems, provider_spec
+from toolsurface.provider_names import alias_for
+from toolsurface.providers import provider_spec
 from toolsurface.registry import ToolRegistry
 from toolsurface.registry_view import RegistryView, one_view
 from toolsurface.rules import MarkScope, RulesLedger, RunMark
@@ -176,6 +177,10 @@ class ToolSurface(RunListing, ModelMoves):
     def mark_scope(self) -> MarkScope:
         """What the mark is keyed on: ``"catalogue"`` (the rules) or ``"session"``."""
         return self._marks.scope
+
+    def shown(self, name: str) -> str:
+        """The name the model calls a tool by: its provider-safe alias, or the name."""
+        return name if self.provider is None else alias_for(name, self.provider)
 
     @property
     def _v(self) -> RegistryView:
@@ -407,6 +412,7 @@ class ToolSurface(RunListing, ModelMoves):
                 rules_of=self.rules_of,
                 mark=self.mark,
                 groups=allowed,
+                shown=self.shown,
             )
             self._catalogue = (key, block)
         catalogue = self._catalogue[1]
@@ -425,9 +431,9 @@ class ToolSurface(RunListing, ModelMoves):
         )
         self._last_plan = plan
         if self.provider is not None:
-            problems = name_problems(plan.names, self.provider)
-            if problems:
-                self.emit("tool_names_refused", {"provider": self.provider, "names": problems})
+            aliased = {n: self.shown(n) for n in plan.names if self.shown(n) != n}
+            if aliased:
+                self.emit("tool_names_aliased", {"provider": self.provider, "aliases": aliased})
         if self.on_event is not None or _log.isEnabledFor(logging.INFO):
             tools = [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)]
             held, reasons = list(plan.held_back), list(plan.reasons)
