@@ -459,7 +459,10 @@ def test_eviction_only_at_safe_points_least_recently_used(reg: ToolRegistry) -> 
     assert surface.discovered_tool_names() == ["gh__list_issues", "gh__list_pull_requests"]
 
 
-def test_select_loads_what_fits_under_the_token_budget(reg: ToolRegistry) -> None:
+def _budgeted(reg: ToolRegistry) -> tuple[ToolSurface, int, list[str]]:
+    """A surface whose budget (800 tokens, 100 a tool) has room for a few loads, the room,
+    and the names it could load."""
+
     def estimator(tool: Tool) -> int:
         return 100
 
@@ -469,6 +472,11 @@ def test_select_loads_what_fits_under_the_token_budget(reg: ToolRegistry) -> Non
     room = 800 - 100 * len(base.names)
     names = [n for n in reg.names() if n not in base.names and n != "ToolSearch"]
     assert 0 < room < 100 * len(names)
+    return surface, room, names
+
+
+def test_select_loads_what_fits_under_the_token_budget(reg: ToolRegistry) -> None:
+    surface, room, names = _budgeted(reg)
     result = surface.tool_search({"select": names})
     fit = room // 100
     assert surface.discovered_tool_names() == names[:fit]
@@ -479,14 +487,7 @@ def test_select_loads_what_fits_under_the_token_budget(reg: ToolRegistry) -> Non
 
 
 def test_loads_over_the_token_budget_are_unloaded_at_a_safe_point(reg: ToolRegistry) -> None:
-    def estimator(tool: Tool) -> int:
-        return 100
-
-    limits = SurfaceLimits(window_tokens=3_200, tool_definitions_ratio=0.25)
-    surface = ToolSurface(reg, limits=limits, estimator=estimator)
-    base = surface.plan()
-    room = 800 - 100 * len(base.names)
-    names = [n for n in reg.names() if n not in base.names and n != "ToolSearch"]
+    surface, room, names = _budgeted(reg)
     for name in names[: room // 100]:
         surface.tool_search({"select": [name]})
     loaded = surface.discovered_tool_names()
