@@ -34,13 +34,14 @@ follows the list (the conversation) but no longer the catalogue block.
 
 ``--delivery native --provider anthropic|openai-responses`` plays the ``surface`` host with
 the provider's own deferral (``toolsurface.surface.delivery``): the tools array is the
-provider's form of the plan (Anthropic: every held-back tool deferred in it; Responses: the
-client ``tool_search`` tool, held-back tools out of it), and a ToolSearch answer enters the
+provider's form of the plan (Anthropic: every held-back tool deferred in it; Responses:
+each held-back group a namespace of deferred functions, and the client ``tool_search``
+tool; ``--responses-array`` measures the other forms), and a ToolSearch answer enters the
 conversation as the provider takes it (a ``tool_result`` with ``tool_reference`` blocks; a
 ``tool_search_call`` item and its ``tool_search_output``). The tool tokens reported are
-then the definitions the model reads: the listed tools and the loaded ones (referenced or
-carried by a search output), not the deferred ones it never sees; the request bytes count
-everything sent.
+then what the model reads of the tools: the listed and the loaded definitions (referenced
+or carried by a search output), and the namespaces' names and descriptions, not the
+deferred definitions it never sees; the request bytes count everything sent.
 """
 
 from __future__ import annotations
@@ -212,10 +213,10 @@ class _Loop:
         order: str = "tools-first",
         delivery: str = "append",
         provider: str | None = None,
-        deferred_in_array: bool = False,
+        responses_array: str = "namespaces",
     ) -> None:
         self.part = part
-        self.deferred_in_array = deferred_in_array
+        self.responses_array = responses_array
         self.order = order
         self.native = delivery == "native"
         self.provider = provider
@@ -248,22 +249,37 @@ class _Loop:
         data = serialise(pieces, self.part, self.order)
         rows.append(_Request(data, pieces, fresh, tokens, len(defs)))
 
+    def _responses_array(
+        self, defs: list[dict[str, Any]], plan: Any
+    ) -> tuple[list[dict[str, Any]], int]:
+        """The Responses array in the chosen form, and the tokens the model reads of it.
+
+        With namespaces (the library's form) the model reads each namespace's name and
+        description; with loose deferred functions (``--responses-array loose``) every
+        function's name and description (OpenAI's guide: only the parameters wait); with
+        ``none`` the held-back functions are not sent at all (search outputs carry them).
+        """
+        if self.responses_array == "namespaces":
+            spaces = [d for d in defs if d["type"] == "namespace"]
+            seen = [Tool(name=s["name"], description=s["description"]) for s in spaces]
+            return defs, sum(estimate_tokens(s) for s in seen)
+        bare = [d for d in defs if d["type"] != "namespace"]
+        if self.responses_array == "none":
+            return bare, 0
+        rendered = render_tools(plan.deferred, "openai-responses", deferred=True)
+        held = [{**f, "defer_loading": True} for f in rendered]
+        seen = [Tool(name=t.name, description=t.description) for t in plan.deferred]
+        return [*bare[:-1], *held, bare[-1]], sum(estimate_tokens(s) for s in seen)
+
     def request(self) -> None:
         """One provider request of each host, on the conversation as it stands."""
         plan = self.surface.plan()
         read = [*plan.tools, *(self.surface.registry.get(n) for n in plan.loaded)]
         tokens = sum(estimate_tokens(t) for t in read)
         defs = plan.render() if self.native else plan.definitions()
-        if self.deferred_in_array:
-            # The alternative for Responses: every held-back function in the array, deferred.
-            # The model still reads each one's name and description (OpenAI's guide), so they
-            # count as read; only their parameters wait for a search.
-            # One by one: the alternative is measured past the array's usual 128 functions.
-            held = [render_tools([t], "openai-responses")[0] for t in plan.deferred]
-            defs = [*defs, *({**f, "defer_loading": True} for f in held)]
-            tokens += sum(
-                estimate_tokens(Tool(name=t.name, description=t.description)) for t in plan.deferred
-            )
+        if self.native and self.provider == "openai-responses":
+            defs, seen = self._responses_array(defs, plan)
+            tokens += seen
         self._record("surface", defs, plan.system_text(SYSTEM), tokens)
         self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
         clipped = self.clip.plan(user_message=self.user_message or "continue")
@@ -324,10 +340,10 @@ def run(
     order: str = "tools-first",
     delivery: str = "append",
     provider: str | None = None,
-    deferred_in_array: bool = False,
+    responses_array: str = "namespaces",
 ) -> dict[str, dict[str, float]]:
     """Play the script for the three hosts and measure every request."""
-    loop = _Loop(build(tools), part, max_loaded, order, delivery, provider, deferred_in_array)
+    loop = _Loop(build(tools), part, max_loaded, order, delivery, provider, responses_array)
     for message, action in SCRIPT:
         loop.turn(message, action)
     out: dict[str, dict[str, float]] = {}
@@ -389,10 +405,12 @@ def main() -> None:
         help="the provider whose native deferral --delivery native uses",
     )
     parser.add_argument(
-        "--deferred-in-array",
-        action="store_true",
-        help="Responses, native: also send every held-back function deferred in the array "
-        "(the alternative the library does not take; measured for docs/tools.md)",
+        "--responses-array",
+        choices=("namespaces", "loose", "none"),
+        default="namespaces",
+        help="Responses, native: the held-back functions deferred inside namespaces (the "
+        "library's form), loose and deferred, or not in the array at all (the alternatives "
+        "measured for docs/tools.md)",
     )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
@@ -403,7 +421,7 @@ def main() -> None:
         args.order,
         args.delivery,
         args.provider,
-        args.deferred_in_array,
+        args.responses_array,
     )
     if args.json:
         print(json.dumps(result, indent=2))

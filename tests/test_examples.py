@@ -279,7 +279,9 @@ def test_openai_responses_sdk_runs_in_native_delivery() -> None:
     done = example.run()
     assert len(done.bodies) == len(example.SCRIPT)
     first = done.bodies[0]["tools"]
-    assert [t.get("name", t["type"]) for t in first] == ["read_file", "tool_search"]
+    kinds = [t["type"] for t in first]
+    assert first[0]["name"] == "read_file" and kinds[-1] == "tool_search"
+    assert set(kinds[1:-1]) == {"namespace"}  # every held-back server, its functions deferred
     assert all(body["tools"] == first for body in done.bodies)  # one array for the whole run
     sent = next(i for i in done.bodies[1]["input"] if i.get("type") == "tool_search_output")
     loaded = [t["name"] for t in sent["tools"]]

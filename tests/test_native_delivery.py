@@ -146,8 +146,14 @@ def test_responses_array_has_the_client_tool_search_and_no_held_tool(engine_name
     plan = surface.plan()
     tools = plan.render()
     _validate(list[responses_types.ToolParam], tools)
-    assert [t.get("name", t["type"]) for t in tools] == ["read_file", "tool_search"]
-    assert tools[1]["execution"] == "client"
+    assert [t.get("name", t["type"]) for t in tools] == ["read_file", "gh", "slack", "tool_search"]
+    assert tools[-1]["execution"] == "client"
+    gh, slack = tools[1], tools[2]
+    assert gh["type"] == "namespace" and gh["description"] == "GitHub issues and repos"
+    assert [f["name"] for f in gh["tools"]] == ["gh__create_issue", "gh__list_issues"]
+    assert all(f["defer_loading"] for f in gh["tools"] + slack["tools"])
+    assert slack["description"] == "Tools of the slack group."
+    assert BLOCKED not in json.dumps(tools)
     assert "call the tool_search tool with query" in plan.catalogue
     call = {"type": "tool_search_call", "call_id": "ts_1", "arguments": {"query": "slack message"}}
     result = surface.tool_search(call)

@@ -117,17 +117,19 @@ def name_problems(names: Iterable[str], provider: str) -> dict[str, str]:
     }
 
 
-def render_tools(tools: Sequence[Tool], provider: str) -> Any:
+def render_tools(tools: Sequence[Tool], provider: str, *, deferred: bool = False) -> Any:
     """The tools in the provider's request shape, in order; refused names raise first.
 
     Anthropic and OpenAI take a list; Gemini takes one tool object holding
     ``functionDeclarations``. Only name, description and schema leave: group data never does.
+    ``deferred`` tools (native delivery) do not count against the provider's tool limit,
+    which is on what the model is shown.
     """
     spec = provider_spec(provider)
     problems = name_problems((t.name for t in tools), provider)
     if problems:
         raise ProviderNameError(spec.name, problems)
-    if spec.max_tools is not None and len(tools) > spec.max_tools:
+    if not deferred and spec.max_tools is not None and len(tools) > spec.max_tools:
         raise ValueError(f"{spec.name} accepts at most {spec.max_tools} tools, got {len(tools)}")
     if provider == "anthropic":
         return [

@@ -10,12 +10,12 @@ cached prefix (tools, system prompt, conversation) survives every load:
   carries one ``tool_reference`` block per loaded tool (:func:`anthropic_content`), which
   makes its definition visible from there on. ToolSearch itself is never deferred.
 - **OpenAI Responses** (``provider="openai-responses"``): the client ``tool_search`` tool
-  takes ToolSearch's place (:func:`responses_search_tool`); the model's
-  ``tool_search_call`` is answered with a ``tool_search_output`` item carrying the loaded
-  definitions (:func:`responses_output`), which the API appends to the end of the context.
-  Held-back tools are not in the array at all: the catalogue block names them (measured in
-  docs/tools.md: the array would carry every held tool's name and description on every
-  request for nothing the catalogue does not already say).
+  takes ToolSearch's place (:func:`responses_search_tool`), and every admitted held-back
+  tool is in the array with ``defer_loading: true`` inside a ``namespace`` of its group, of
+  which the model reads only the name and description until a search loads a function
+  (loose deferred functions would show every name and description: measured in
+  docs/tools.md). The model's ``tool_search_call`` is answered with a
+  ``tool_search_output`` item carrying the loaded definitions (:func:`responses_output`).
 
 Either way a compaction drops the references with the history, so it unloads what was
 loaded (the model searches again); and a blind call runs without being loaded (only a
@@ -39,6 +39,7 @@ from toolsurface.surface.state import LoadedEntry, entry_tools
 __all__ = [
     "NATIVE_PROVIDERS",
     "Delivery",
+    "Space",
     "anthropic_content",
     "check_delivery",
     "discovery_label",
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 Delivery = Literal["append", "native"]
+#: A held-back group sent as a Responses namespace: its name, description and members.
+Space = tuple[str, str, tuple[str, ...]]
 #: The providers with a deferral of their own, and what it is called there.
 NATIVE_PROVIDERS = {
     "anthropic": "defer_loading and tool_reference",
@@ -99,22 +102,32 @@ def responses_search_tool(discovery: Tool) -> dict[str, Any]:
 
 
 def render_native(
-    tools: Sequence[Tool], deferred: Sequence[Tool], provider: str, discovery_tool: str | None
+    tools: Sequence[Tool],
+    deferred: Sequence[Tool],
+    provider: str,
+    discovery_tool: str | None,
+    spaces: Sequence[Space] = (),
 ) -> list[dict[str, Any]]:
     """The ``tools`` array of a native-delivery request (copies of the definitions).
 
     Anthropic: the listed tools, then every deferred one with ``defer_loading: true``.
-    Responses: the listed tools with the discovery tool as the client ``tool_search``.
+    Responses: the listed functions, each of ``spaces`` as a namespace of its deferred
+    functions, the deferred tools no namespace holds, then the client ``tool_search``.
     """
+    held = [{**d, "defer_loading": True} for d in render_tools(deferred, provider, deferred=True)]
     if provider == "anthropic":
-        listed = render_tools(tools, provider)
-        held = [{**d, "defer_loading": True} for d in render_tools(deferred, provider)]
-        return [*listed, *held]
+        return [*render_tools(tools, provider), *held]
     if provider != "openai-responses":
         raise ValueError(f"native delivery is for anthropic or openai-responses, not {provider!r}")
     search = [t for t in tools if t.name == discovery_tool]
     functions = render_tools([t for t in tools if t.name != discovery_tool], provider)
-    return [*functions, *(responses_search_tool(t) for t in search)]
+    by_name = dict(zip((t.name for t in deferred), held))
+    out = [*functions]
+    for group, about, members in spaces:
+        inside = [by_name.pop(n) for n in members if n in by_name]
+        out.append({"type": "namespace", "name": group, "description": about, "tools": inside})
+    out.extend(by_name.values())
+    return [*out, *(responses_search_tool(t) for t in search)]
 
 
 def native_parts(
@@ -123,14 +136,24 @@ def native_parts(
     names: Sequence[str],
     entries: Sequence[LoadedEntry],
     view: RegistryView,
-) -> tuple[tuple[Tool, ...], tuple[str, ...]]:
-    """The held-back tools to send deferred, and the loads the model sees (native only)."""
+) -> tuple[tuple[Tool, ...], tuple[str, ...], tuple[Space, ...]]:
+    """The held-back tools to send deferred, the loads the model sees, and the namespaces.
+
+    Native only (append delivery has none of them). A namespace is a held-back group whose
+    name the Responses API takes, with its description (or a line saying what it is).
+    """
     if delivery == "append":
-        return (), ()
+        return (), (), ()
     listed = set(names)
     held = sorted(n for n in held_members(d) if n in d.admitted_set and n not in listed)
     loaded = dict.fromkeys(n for e in entries for n in entry_tools(e, d, view) if n not in listed)
-    return tuple(view.get(n) for n in held), tuple(loaded)
+    spaces = []
+    for group in sorted(d.held):
+        members = tuple(n for n in d.members.get(group, ()) if n not in listed)
+        if members and _namespace_name(group):
+            about = view.group(group).description or f"Tools of the {group} group."
+            spaces.append((group, about, members))
+    return tuple(view.get(n) for n in held), tuple(loaded), tuple(spaces)
 
 
 def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from toolsurface.provider_names import alias_for
 from toolsurface.providers import render_tools
 from toolsurface.registry_view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
-from toolsurface.surface.delivery import Delivery, render_native
+from toolsurface.surface.delivery import Delivery, Space, render_native
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadedEntry, entry_tools
 
@@ -40,6 +40,8 @@ class RequestPlan:
     #: only in the catalogue (Responses), and the loaded ones the model can see already.
     deferred: tuple[Tool, ...] = ()
     loaded: tuple[str, ...] = ()
+    #: Responses, native: the held-back groups sent as namespaces of deferred functions.
+    spaces: tuple[Space, ...] = ()
     delivery: Delivery = "append"
     provider: str | None = None
     discovery_tool: str | None = None
@@ -93,7 +95,9 @@ class RequestPlan:
                     f"this plan is for native delivery to {self.provider}, not {provider!r}"
                 )
             deferred = _aliased(self.deferred, provider)
-            return _copy_out(render_native(tools, deferred, provider, self.discovery_tool))
+            names = {t.name: a.name for t, a in zip(self.deferred, deferred)}
+            spaces = [(g, about, tuple(names[n] for n in m)) for g, about, m in self.spaces]
+            return _copy_out(render_native(tools, deferred, provider, self.discovery_tool, spaces))
         return _copy_out(render_tools(tools, provider))
 
     def system_text(self, base: str = "") -> str:

@@ -416,7 +416,7 @@ class ToolSurface(RunListing, ModelMoves):
             )
             self._catalogue = (key, block)
         catalogue = self._catalogue[1]
-        deferred, loaded = native_parts(self.delivery, d, names, self._run.entries(), reg)
+        deferred, loaded, spaces = native_parts(self.delivery, d, names, self._run.entries(), reg)
         plan = RequestPlan(
             tools=tuple(reg.get(n) for n in names),
             sources=tuple(sources),
@@ -425,6 +425,7 @@ class ToolSurface(RunListing, ModelMoves):
             reasons=tuple(reasons),
             deferred=deferred,
             loaded=loaded,
+            spaces=spaces if self.provider == "openai-responses" else (),
             delivery=self.delivery,
             provider=self.provider,
             discovery_tool=self.discovery_tool,
