@@ -356,3 +356,16 @@ def test_a_responses_loop_through_the_sdk_answers_tool_search_calls(engine_name:
     last = fake.requests[2]["input"][-1]
     assert last == {"type": "function_call_output", "call_id": "c1", "output": "sent"}
     assert BLOCKED not in json.dumps(fake.requests)
+    # A snapshot and a resume send the same bytes next.
+    again = ToolSurface(
+        surface.registry,
+        provider="openai-responses",
+        delivery="native",
+        policy=lambda n: n != BLOCKED,
+        session_id="native",
+        mark_key=KEY,
+    )
+    again.restore(surface.snapshot().to_json())
+    mine, theirs = surface.plan(), again.plan()
+    assert theirs.render() == mine.render() and theirs.system_text() == mine.system_text()
+    assert theirs.loaded == mine.loaded == ("slack__send_message",)
