@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -169,6 +170,25 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_gateway(args: argparse.Namespace) -> int:
+    """Serve the gateway over stdio (needs the ``mcp`` extra)."""
+    import anyio
+
+    from toolsurface.gateway.config import read_config, read_policy
+    from toolsurface.gateway.server import Gateway
+    from toolsurface.gateway.store import DirectoryStore
+
+    gateway = Gateway(
+        read_config(args.config),
+        policy=read_policy(args.policy),
+        store=DirectoryStore(args.store) if args.store else None,
+        session_id=args.session,
+        mark_key=os.environ.get("TOOLSURFACE_MARK_KEY", "").encode("utf-8") or None,
+    )
+    anyio.run(gateway.serve_stdio)
+    return 0
+
+
 def _cmd_plan(args: argparse.Namespace) -> int:
     from toolsurface.providers import name_problems
     from toolsurface.surface import SurfaceLimits, ToolSurface, estimate_tokens
@@ -295,6 +315,12 @@ def _build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--json", action="store_true", help="print JSON for a machine")
     pl.add_argument("--engine", choices=("native", "pure"), default=None)
     pl.set_defaults(func=_cmd_plan)
+    gw = sub.add_parser("gateway", help="serve MCP: upstream servers behind one surface")
+    gw.add_argument("--config", required=True, help="the mcpServers JSON of an MCP client")
+    gw.add_argument("--policy", help="allow and deny globs, per upstream (JSON)")
+    gw.add_argument("--store", help="a directory for the session's snapshot (resumed on start)")
+    gw.add_argument("--session", default="stdio", help="the session id (default: stdio)")
+    gw.set_defaults(func=_cmd_gateway)
     return parser
 
 

@@ -1,0 +1,160 @@
+"""The gateway itself: upstream MCP servers in one registry, one surface served over MCP.
+
+Each upstream of the config is started and connected through the MCP adapter as a dynamic
+group named by its key (its ``tools/list_changed`` followed). The gateway serves MCP over
+stdio: its ``tools/list`` is the surface's plan (what is listed, ToolSearch, what was
+loaded); the catalogue block is the server's ``instructions``; a ToolSearch load or a blind
+call sends ``notifications/tools/list_changed``; every call goes through admission (the cap,
+unknown names, blind calls, rules) and is forwarded to its upstream under the upstream's
+own name, whose errors come back as tool errors. The session's snapshot is written after
+every call, so a restarted gateway resumes with the same tool list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.stdio import stdio_server
+
+from toolsurface.adapters.mcp import McpServerLink, connect_server, message_handler
+from toolsurface.dispatch import ToolCall
+from toolsurface.gateway.config import Policy, Upstream
+from toolsurface.gateway.store import DirectoryStore
+from toolsurface.registry import ToolRegistry
+from toolsurface.surface.surface import ToolSurface
+from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
+
+__all__ = ["Gateway"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+
+def _text(text: str, *, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+
+
+class Gateway:
+    """Upstreams in one registry and one session's surface over them, served over MCP."""
+
+    def __init__(
+        self,
+        upstreams: list[Upstream],
+        *,
+        policy: Policy | None = None,
+        store: DirectoryStore | None = None,
+        session_id: str = "stdio",
+        mark_key: bytes | None = None,
+    ) -> None:
+        self.upstreams = upstreams
+        self.policy = policy or Policy()
+        self.store = store
+        self.session_id = session_id
+        self.registry = ToolRegistry()
+        self.registry.register(tool_search_tool())
+        self.links: dict[str, McpServerLink] = {}
+        self.surface = ToolSurface(
+            self.registry,
+            policy=self._admits,
+            session_id=session_id,
+            mark_key=mark_key,
+        )
+
+    def _owner(self, name: str) -> tuple[str, str] | None:
+        """The upstream a gateway tool name belongs to, and the upstream's own name for it."""
+        server = name.split("__", 1)[0]
+        link = self.links.get(server)
+        if link is None or name not in link.names():
+            return None
+        return server, link.server_name(name)
+
+    def _admits(self, name: str) -> bool:
+        return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
+
+    async def connect(self, stack: contextlib.AsyncExitStack) -> None:
+        """Start and connect every upstream; one that fails is reported and left out."""
+        for up in self.upstreams:
+            params = StdioServerParameters(
+                command=up.command, args=list(up.args), env=dict(up.env or {}) or None, cwd=up.cwd
+            )
+            handler = message_handler()
+            try:
+                read, write = await stack.enter_async_context(
+                    stdio_client(params, errlog=sys.stderr)
+                )
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=handler)
+                )
+                await session.initialize()
+                self.links[up.name] = await connect_server(
+                    self.registry, up.name, session, handler=handler
+                )
+            except Exception as exc:  # an upstream that does not start is reported, not fatal
+                _log.error("toolsurface gateway: upstream %r did not start: %r", up.name, exc)
+        saved = self.store.load(self.session_id) if self.store is not None else None
+        if saved is not None:
+            dropped = self.surface.restore(saved)
+            _log.info("toolsurface gateway: resumed %r, dropped %s", self.session_id, dropped)
+
+    def _save(self) -> None:
+        if self.store is not None:
+            self.store.save(self.session_id, self.surface.snapshot().to_json())
+
+    async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        """``tools/list``: the surface's plan."""
+        plan = self.surface.plan()
+        tools = [
+            types.Tool(name=d["name"], description=d["description"], input_schema=d["input_schema"])
+            for d in plan.definitions()
+        ]
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(self, ctx: Any, params: Any) -> types.CallToolResult:
+        """``tools/call``: ToolSearch on the surface, any other tool admitted and forwarded."""
+        before = self.surface.last_plan_names()
+        arguments: Mapping[str, Any] = params.arguments or {}
+        if params.name == TOOL_SEARCH_NAME:
+            result = self.surface.tool_search(dict(arguments))
+            answer = _text(result.text, error=result.refused)
+        else:
+            (verdict,) = self.surface.admit([ToolCall(params.name, dict(arguments))])
+            if not verdict.runs:
+                answer = _text(verdict.message, error=True)
+            else:
+                answer = await self._forward(verdict.call.name, arguments)
+        if self.surface.plan().names != before:
+            await ctx.session.send_tool_list_changed()
+        self._save()
+        return answer
+
+    async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        owner = self._owner(name)
+        if owner is None:
+            return _text(f"Tool {name!r} is not available right now.", error=True)
+        try:
+            return await self.links[owner[0]].call(name, arguments)
+        except Exception as exc:  # the upstream failed: a tool error, not a gateway crash
+            return _text(f"Tool {name!r} failed upstream: {exc}", error=True)
+
+    def server(self) -> Server[Any]:
+        """The MCP server: instructions carry the catalogue block of the first plan."""
+        return Server(
+            "toolsurface-gateway",
+            instructions=self.surface.plan().catalogue or None,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+
+    async def serve_stdio(self) -> None:
+        """Connect the upstreams, then serve this process's stdin and stdout until EOF."""
+        async with contextlib.AsyncExitStack() as stack:
+            await self.connect(stack)
+            server = self.server()
+            options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+            async with stdio_server() as (read, write):
+                await server.run(read, write, options)

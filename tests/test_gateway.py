@@ -1,0 +1,165 @@
+"""The MCP gateway (issue 25), tested through the MCP SDK's own client over stdio.
+
+The gateway runs as a real process (``toolsurface gateway``) fronting real servers: the
+project's demo ops server and ``mcp-server-time`` from PyPI. The client lists, searches in
+English and Russian, loads, calls, sees ``tools/list_changed``, never sees a blocked tool,
+and a gateway restarted mid-session lists the same tools.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
+from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+
+from toolsurface.gateway.config import GatewayConfigError, read_config, read_policy  # noqa: E402
+
+DEMO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "demo_server.py"
+TIMEOUT = 60.0
+
+
+def _config(tmp: Path) -> Path:
+    servers: dict[str, Any] = {"ops": {"command": sys.executable, "args": [str(DEMO_SERVER)]}}
+    try:
+        import mcp_server_time  # noqa: F401
+
+        args = ["-m", "mcp_server_time", "--local-timezone", "Etc/UTC"]
+        servers["time"] = {"command": sys.executable, "args": args}
+    except ImportError:  # pragma: no cover - a test dependency
+        pass
+    path = tmp / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": servers}), "utf-8")
+    policy = tmp / "policy.json"
+    policy.write_text(json.dumps({"servers": {"ops": {"deny": ["rotate_secret"]}}}), "utf-8")
+    return path
+
+
+class _Changes:
+    """A client message handler counting ``notifications/tools/list_changed``."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def __call__(self, message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/tools/list_changed":
+            self.count += 1
+
+
+@asynccontextmanager
+async def _gateway(tmp: Path, changes: _Changes) -> AsyncIterator[ClientSession]:
+    args = [
+        "-m",
+        "toolsurface.cli",
+        "gateway",
+        "--config",
+        str(tmp / "mcp.json"),
+        "--policy",
+        str(tmp / "policy.json"),
+        "--store",
+        str(tmp / "store"),
+    ]
+    params = StdioServerParameters(command=sys.executable, args=args)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+        async with (
+            stdio_client(params, errlog=log) as (read, write),
+            ClientSession(read, write, message_handler=changes) as session,
+        ):
+            await asyncio.wait_for(session.initialize(), TIMEOUT)
+            yield session
+
+
+def _names(listed: Any) -> list[str]:
+    return [t.name for t in listed.tools]
+
+
+def _text(result: Any) -> str:
+    return "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+
+
+def test_a_client_searches_loads_and_calls_through_the_gateway(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def run() -> tuple[list[list[str]], list[str], int]:
+        changes = _Changes()
+        async with _gateway(tmp_path, changes) as session:
+            first = _names(await session.list_tools())
+            found = await session.call_tool("ToolSearch", {"query": "restart a service"})
+            second = _names(await session.list_tools())
+            ru = await session.call_tool("ToolSearch", {"query": "покажи дежурных по команде"})
+            third = _names(await session.list_tools())
+            ran = await session.call_tool(
+                "ops__restart_service", {"service": "api", "environment": "staging"}
+            )
+            blocked = await session.call_tool("ToolSearch", {"select": ["ops__rotate_secret"]})
+            called = await session.call_tool("ops__rotate_secret", {"name": "db"})
+            texts = [_text(found), _text(ru), _text(ran), _text(blocked), _text(called)]
+            return [first, second, third], texts, changes.count
+
+    lists, texts, changed = asyncio.run(run())
+    first, second, third = lists
+    assert first == ["ToolSearch"]  # every upstream is held back: only ToolSearch is listed
+    assert "ops__restart_service" in second and second[0] == "ToolSearch"
+    assert "ops__get_oncall_schedule" in third
+    assert changed >= 2  # each load told the client to list again
+    assert "restart" in texts[2].lower() and "api" in texts[2]
+    assert all("rotate_secret" not in n for n in third)
+    assert (
+        "Unknown tool 'ops__rotate_secret'" in texts[3]
+        and "rotate" not in texts[3].split("Nearest")[-1]
+    )
+    assert texts[4].startswith("Unknown tool 'ops__rotate_secret'")  # a blocked tool is unknown
+
+
+def test_a_restarted_gateway_resumes_the_session_with_the_same_tools(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def first_run() -> list[str]:
+        async with _gateway(tmp_path, _Changes()) as session:
+            await session.call_tool("ToolSearch", {"select": ["ops__list_tickets"]})
+            return _names(await session.list_tools())
+
+    async def second_run() -> tuple[list[str], str | None]:
+        async with _gateway(tmp_path, _Changes()) as session:
+            return _names(await session.list_tools()), None
+
+    before = asyncio.run(first_run())
+    after, _ = asyncio.run(second_run())
+    assert "ops__list_tickets" in before and after == before
+
+
+def test_the_instructions_carry_the_catalogue(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def run() -> str:
+        async with _gateway(tmp_path, _Changes()) as session:
+            init = session.initialize_result if hasattr(session, "initialize_result") else None
+            if init is None:  # the SDK keeps it only on newer sessions: ask again
+                init = await session.initialize()
+            return init.instructions or ""
+
+    instructions = asyncio.run(run())
+    assert "<tool_catalogue>" in instructions and "- ops:" in instructions
+
+
+def test_config_and_policy_errors_name_the_place(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"mcpServers": {"x": {"args": []}}}), "utf-8")
+    with pytest.raises(GatewayConfigError, match=r"mcpServers\.x\.command"):
+        read_config(bad)
+    bad.write_text(json.dumps({"mcpServers": {"x": {"url": "http://h"}}}), "utf-8")
+    with pytest.raises(GatewayConfigError, match="streamable-HTTP upstreams"):
+        read_config(bad)
+    bad.write_text(json.dumps({"alow": []}), "utf-8")
+    with pytest.raises(GatewayConfigError, match="unknown field 'alow'"):
+        read_policy(bad)
