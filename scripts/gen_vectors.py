@@ -4,8 +4,11 @@
 
 analysis_vectors.jsonl: every input of analysis_inputs.jsonl with its tokens.
 scoring_vectors.json: a self-contained catalogue, lexicon, settings and queries with the
-ranked names and scores the reference gives. Both engines must reproduce both files; a
-change to analysis or scoring that moves them is a change to the spec (docs/analysis.md).
+ranked names and scores the reference gives. mention_vectors.json: the same catalogue with
+groups and aliases declared (service mentions, docs/analysis.md section 8): per query and
+mention weight, with and without an admitted set, the groups mentioned and the hits. Both
+engines must reproduce all three files; a change to analysis or scoring that moves them is
+a change to the spec (docs/analysis.md).
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import json
 from pathlib import Path
 
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.registry import tool_fields
+from toolsurface.models import FieldValues, RetrievalSettings
+from toolsurface.registry import ToolRegistry, tool_fields
 from toolsurface.retrieval.backend import backend
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
@@ -157,7 +161,83 @@ def main() -> None:
     (DATA / "scoring_vectors.json").write_text(
         json.dumps(payload, ensure_ascii=False, indent=1) + "\n", "utf-8"
     )
+    mentions = mention_cases(tools)
+    (DATA / "mention_vectors.json").write_text(
+        json.dumps(mentions, ensure_ascii=False, indent=1) + "\n", "utf-8"
+    )
     print(f"{len(inputs)} analysis vectors, {len(cases)} scoring cases over {len(docs)} tools")
+    print(f"{len(mentions['cases'])} mention cases")
+
+
+#: Groups of the mention vectors: (name, prefix, aliases).
+MENTION_GROUPS = [
+    ["github", "github__", ["GitHub", "гитхаб"]],
+    ["gitlab", "gitlab__", []],
+    ["slack", "slack__", ["слак"]],
+    ["jira", "jira__", ["atlassian jira"]],
+    ["gcal", "gcal__", ["google calendar"]],
+    ["k8s", "k8s__", ["kubernetes", "kube ctl"]],
+    ["pagerduty", "pagerduty__", ["pager duty", "pd"]],
+]
+MENTION_QUERIES = [
+    "list open pull requests on github",
+    "list open merge requests in gitlab",
+    "send a message in slack",
+    "напиши в слак что релиз готов",
+    "create a jira ticket for the login bug",
+    "create an atlassian jira ticket",
+    "schedule a meeting in google calendar",
+    "schedule a meeting in google",
+    "restart the kubernetes pod",
+    "who is on call in pager duty",
+    "покажи пулреквесты в гитхабе",
+    'post "github is down" to the channel',
+    "gihtub pul reqests",
+    "list issues",
+]
+
+
+def mention_cases(tools: list) -> dict:
+    """Registry-level vectors of the service-mention boost, from the pure engine."""
+    s = SETTINGS[0]
+    fields = ("name", "search_hint", "summary", "body", "params")
+    base = RetrievalSettings(
+        weights=FieldValues(**dict(zip(fields, s["weights"]))),
+        b=FieldValues(**dict(zip(fields, s["b"]))),
+        k1=s["k1"],
+        expansion_weight=s["expansion_weight"],
+    )
+    registry = ToolRegistry(
+        tools, engine="pure", lexicon=[tuple(e) for e in LEXICON], word_forms=False
+    )
+    for name, prefix, aliases in MENTION_GROUPS:
+        registry.declare_group(name, prefix=prefix, aliases=aliases)
+    admitted = sorted(n for n in registry.names() if not n.startswith("gitlab__"))[::2]
+    cases = []
+    for weight in (0.0, 0.5, 2.0):
+        chosen = base.model_copy(update={"mention_weight": weight})
+        for q in MENTION_QUERIES:
+            for allowed in (None, admitted):
+                hits = registry.search(q, 10, settings=chosen, admitted=allowed)
+                cases.append(
+                    {
+                        "query": q,
+                        "mention_weight": weight,
+                        "admitted": allowed is not None,
+                        "mentioned": registry.mentioned_groups(q, chosen),
+                        "names": [h.name for h in hits],
+                        "scores": [h.score for h in hits],
+                        "fallback": bool(hits) and hits[0].fallback,
+                    }
+                )
+    return {
+        "settings": s,
+        "groups": MENTION_GROUPS,
+        "admitted": admitted,
+        "lexicon": LEXICON,
+        "tools": [t.model_dump(mode="json") for t in tools],
+        "cases": cases,
+    }
 
 
 if __name__ == "__main__":

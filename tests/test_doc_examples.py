@@ -19,7 +19,9 @@ PACKAGE = Path(toolsurface.__file__).resolve().parent
 #: Entry points that must carry an example: (module, qualified name).
 REQUIRED = [
     ("toolsurface.registry", "ToolRegistry.search"),
-    ("toolsurface.registry", "ToolRegistry.declare_group"),
+    ("toolsurface.membership", "GroupMembership.declare_group"),
+    ("toolsurface.mentions", "MentionBoost.mentioned_groups"),
+    ("toolsurface.evaluation", "declare_server_groups"),
     ("toolsurface.surface.surface", "ToolSurface.plan"),
     ("toolsurface.surface.moves", "ModelMoves.tool_search"),
     ("toolsurface.surface.moves", "ModelMoves.admit"),

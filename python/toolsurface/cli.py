@@ -103,10 +103,18 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from toolsurface.evaluation import check_expected, evaluate, load_aliases, load_queries
+    from toolsurface.evaluation import (
+        check_expected,
+        declare_server_groups,
+        evaluate,
+        load_aliases,
+        load_queries,
+    )
 
     lexicon = None if args.no_lexicon else DEFAULT_LEXICON
     registry, label = _registry(args.catalogue, args.engine, lexicon)
+    if not args.no_server_groups and label.endswith("(server-records)"):
+        declare_server_groups(registry)  # a group per server, as the MCP adapter makes
     queries = load_queries(args.queries)
     aliases = load_aliases(args.catalogue) if args.catalogue else {}
     check_expected(queries, set(registry.names()) | set(aliases))
@@ -285,6 +293,11 @@ def _build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--queries", metavar="FILE", required=True, help="JSON Lines or BFCL JSON")
     ev.add_argument("--json", action="store_true", help="print JSON for a machine")
     ev.add_argument("--misses", action="store_true", help="list every query not ranked first")
+    ev.add_argument(
+        "--no-server-groups",
+        action="store_true",
+        help="with a server-records catalogue, declare no group per server (no mentions, §8)",
+    )
     ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
     ev.add_argument("--engine", choices=("native", "pure"), default=None)
     ev.set_defaults(func=_cmd_eval)

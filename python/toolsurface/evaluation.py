@@ -26,6 +26,7 @@ __all__ = [
     "GroupMetrics",
     "Miss",
     "check_expected",
+    "declare_server_groups",
     "evaluate",
     "load_aliases",
     "load_queries",
@@ -91,6 +92,34 @@ class Miss:
     query: EvalQuery
     first_rank: int | None
     above: tuple[str, ...]
+
+
+def declare_server_groups(registry: Any) -> list[str]:
+    """Declare a group per server of a catalogue named ``server__name``, as the MCP adapter would.
+
+    Each group is the server's name with prefix ``server__``; its alias is the name with
+    its connectors read as spaces (``aws-eks`` is also "aws eks"), the only names the
+    catalogue records (a live server's title would be another, ``adapters/mcp.py``). A
+    server whose name is already a declared group is left as it is. Returns the groups made.
+
+    >>> from toolsurface import Tool, ToolRegistry
+    >>> registry = ToolRegistry([Tool(name="aws-eks__list_clusters", description="List.")])
+    >>> declare_server_groups(registry)
+    ['aws-eks']
+    >>> registry.groups()["aws-eks"].aliases
+    ('aws eks',)
+    """
+    servers = sorted({n.split("__", 1)[0] for n in registry.names() if "__" in n[1:]})
+    made = []
+    declared = registry.groups()
+    for server in servers:
+        if not server or server in declared:
+            continue
+        spaced = " ".join(server.replace("-", " ").replace("_", " ").replace(".", " ").split())
+        aliases = [spaced] if spaced and spaced != server else []
+        registry.declare_group(server, prefix=f"{server}__", dynamic=True, aliases=aliases)
+        made.append(server)
+    return made
 
 
 def load_queries(path: str | Path) -> list[EvalQuery]:

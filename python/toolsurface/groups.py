@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["GROUP_NAME_PATTERN", "LoadMode", "ToolGroup"]
+__all__ = ["GROUP_NAME_PATTERN", "MAX_ALIASES", "MAX_ALIAS_CHARS", "LoadMode", "ToolGroup"]
 
 #: ``eager``: never held back for size, gives way only to a provider's count limit;
 #: ``auto``: held back when the surface is over budget; ``lazy``: held back whenever the run
@@ -23,13 +23,19 @@ GROUP_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 MAX_RULES_CHARS = 8_000
 #: A group's description is one line of at most this many characters.
 MAX_DESCRIPTION_CHARS = 200
+#: A group carries at most this many aliases (its name is one more, always).
+MAX_ALIASES = 16
+#: An alias is one line of at most this many characters.
+MAX_ALIAS_CHARS = 64
 
 
 class ToolGroup(BaseModel):
     """A declared group: its name, how tools join it, whether the host writes it, load mode.
 
     ``rules`` go to the model with the group's tools; ``description`` is the one line the
-    catalogue and ToolSearch show for the group.
+    catalogue and ToolSearch show for the group; ``aliases`` are other names a request may
+    call the service by (a query that mentions the group's name or an alias weights its
+    tools up, ``docs/analysis.md`` §8). Membership and aliases never reach the provider.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -40,6 +46,7 @@ class ToolGroup(BaseModel):
     load: LoadMode = "auto"
     rules: str | None = Field(default=None, max_length=MAX_RULES_CHARS)
     description: str | None = None
+    aliases: tuple[str, ...] = ()
 
     @field_validator("name")
     @classmethod
@@ -58,6 +65,23 @@ class ToolGroup(BaseModel):
         if len(line) > MAX_DESCRIPTION_CHARS:
             raise ValueError(f"must be one line of at most {MAX_DESCRIPTION_CHARS} characters")
         return line or None
+
+    @field_validator("aliases")
+    @classmethod
+    def _check_aliases(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """One line each (white space folded), distinct, at most ``MAX_ALIASES`` of them."""
+        if len(value) > MAX_ALIASES:
+            raise ValueError(f"at most {MAX_ALIASES} aliases, got {len(value)}")
+        out: list[str] = []
+        for alias in value:
+            line = " ".join(alias.split())
+            if not 0 < len(line) <= MAX_ALIAS_CHARS:
+                raise ValueError(
+                    f"alias {alias!r} must be one line of 1 to {MAX_ALIAS_CHARS} characters"
+                )
+            if line not in out:
+                out.append(line)
+        return tuple(out)
 
     @field_validator("rules")
     @classmethod

@@ -15,9 +15,12 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
+from pydantic import ValidationError
+
 from toolsurface.errors import UnknownGroupError
-from toolsurface.groups import ToolGroup
+from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import Tool
+from toolsurface.retrieval.backend import Backend
 
 __all__ = ["LOOKUPS_BEFORE_MAP", "GroupMembership", "Membership", "Prefixes"]
 
@@ -94,6 +97,7 @@ class GroupMembership:
     """
 
     _lock: threading.RLock
+    _backend: Backend
     _tools: dict[str, Tool]
     _generation: int
     _groups: dict[str, ToolGroup]
@@ -102,6 +106,84 @@ class GroupMembership:
     _prefixes: Prefixes
     _membership: Membership | None
     _misses: tuple[tuple[int, int], int]
+
+    def declare_group(
+        self,
+        name: str,
+        *,
+        prefix: str | None = None,
+        dynamic: bool = False,
+        load: LoadMode = "auto",
+        rules: str | None = None,
+        description: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> ToolGroup:
+        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
+
+        ``dynamic=True`` marks membership the host does not write (an MCP server's tools);
+        ``description`` is one line the catalogue and ToolSearch show for the group;
+        ``aliases`` are other names of the service (a query that mentions the group by name or
+        alias weights the group's tools up: ``docs/analysis.md`` §8). Each alias must have
+        index terms (``ValueError`` naming it otherwise).
+        The catalogue generation does not move: groups shape what is held back, not what
+        is registered.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ... ])
+        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
+        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
+        ('fs', None)
+        >>> fs.load, registry.groups_version
+        ('auto', 1)
+        """
+        try:
+            group = ToolGroup(
+                name=name,
+                prefix=prefix,
+                dynamic=dynamic,
+                load=load,
+                rules=rules,
+                description=description,
+                aliases=tuple(aliases) if not isinstance(aliases, str) else (aliases,),
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise ValueError(f"group {name!r}: field {loc!r}: {first['msg']}") from None
+        self._check_alias_terms(group)
+        with self._lock:
+            self._groups[name] = group
+            self._group_list = tuple(self._groups.values())
+            self._groups_version += 1
+        return group
+
+    def undeclare_group(self, name: str) -> bool:
+        """Remove a group's declaration; idempotent (returns whether it was declared)."""
+        with self._lock:
+            found = self._groups.pop(name, None) is not None
+            if found:
+                self._group_list = tuple(self._groups.values())
+                self._groups_version += 1
+            return found
+
+    def groups(self) -> dict[str, ToolGroup]:
+        """Declared groups by name."""
+        with self._lock:
+            return dict(self._groups)
+
+    @property
+    def groups_version(self) -> int:
+        """Moves whenever a group is declared or undeclared."""
+        return self._groups_version
+
+    def _check_alias_terms(self, group: ToolGroup) -> None:
+        """Refuse an alias that analyses to no index term (it could never be mentioned)."""
+        for alias in group.aliases:
+            if not self._backend.tokens(alias):
+                raise ValueError(f"group {group.name!r}: alias {alias!r} has no index terms")
 
     def group_of(self, name: str) -> str | None:
         """The group a registered tool belongs to: its own field, else the longest prefix.

@@ -185,7 +185,7 @@ def _bs() -> FieldValues:
 
 
 class RetrievalSettings(BaseModel):
-    """BM25F settings: field weights, per-field length normalisation ``b``, ``k1``, expansion.
+    """BM25F settings: field weights, length normalisation ``b``, ``k1``, expansion, mentions.
 
     Frozen and hashable, so an index caches one table of saturated weights per value.
     """
@@ -196,6 +196,9 @@ class RetrievalSettings(BaseModel):
     b: FieldValues = Field(default_factory=_bs)
     k1: float = Field(default=2.0, gt=0.0, allow_inf_nan=False)
     expansion_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
+    #: A mentioned group's hits score ``(1 + mention_weight)`` times their BM25F score
+    #: (``docs/analysis.md`` §8); 0 turns mentions off. Not an engine argument.
+    mention_weight: float = Field(default=0.5, ge=0.0, allow_inf_nan=False)
 
     @field_validator("weights")
     @classmethod

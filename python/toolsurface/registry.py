@@ -11,13 +11,12 @@ import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from pydantic import ValidationError
-
 from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
 from toolsurface.errors import DuplicateToolError, UnknownToolError
-from toolsurface.groups import LoadMode, ToolGroup
+from toolsurface.groups import ToolGroup
 from toolsurface.membership import GroupMembership, Prefixes
+from toolsurface.mentions import MentionBoost
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
@@ -75,7 +74,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership, ViewCache):
+class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -255,74 +254,6 @@ class ToolRegistry(GroupMembership, ViewCache):
         with self._lock:
             return [self._tools[n] for n in sorted(self._tools)]
 
-    # -- groups ----------------------------------------------------------------------------
-
-    def declare_group(
-        self,
-        name: str,
-        *,
-        prefix: str | None = None,
-        dynamic: bool = False,
-        load: LoadMode = "auto",
-        rules: str | None = None,
-        description: str | None = None,
-    ) -> ToolGroup:
-        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
-
-        ``dynamic=True`` marks membership the host does not write (an MCP server's tools);
-        ``description`` is one line the catalogue and ToolSearch show for the group.
-        The catalogue generation does not move: groups shape what is held back, not what
-        is registered.
-
-        >>> from toolsurface import Tool, ToolRegistry
-        >>> registry = ToolRegistry([
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
-        ... ])
-        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
-        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
-        ('fs', None)
-        >>> fs.load, registry.groups_version
-        ('auto', 1)
-        """
-        try:
-            group = ToolGroup(
-                name=name,
-                prefix=prefix,
-                dynamic=dynamic,
-                load=load,
-                rules=rules,
-                description=description,
-            )
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            loc = ".".join(str(p) for p in first["loc"])
-            raise ValueError(f"group {name!r}: field {loc!r}: {first['msg']}") from None
-        with self._lock:
-            self._groups[name] = group
-            self._group_list = tuple(self._groups.values())
-            self._groups_version += 1
-        return group
-
-    def undeclare_group(self, name: str) -> bool:
-        """Remove a group's declaration; idempotent (returns whether it was declared)."""
-        with self._lock:
-            found = self._groups.pop(name, None) is not None
-            if found:
-                self._group_list = tuple(self._groups.values())
-                self._groups_version += 1
-            return found
-
-    def groups(self) -> dict[str, ToolGroup]:
-        """Declared groups by name."""
-        with self._lock:
-            return dict(self._groups)
-
-    @property
-    def groups_version(self) -> int:
-        """Moves whenever a group is declared or undeclared."""
-        return self._groups_version
-
     # -- search ----------------------------------------------------------------------------
 
     def _current(self) -> _Built:
@@ -408,6 +339,7 @@ class ToolRegistry(GroupMembership, ViewCache):
             and fast[0] == self._generation
             and fast[1] is self.settings
             and len(query) <= QUERY_MAX_CHARS
+            and not self._mentions_in(query, self.settings)
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
@@ -419,10 +351,14 @@ class ToolRegistry(GroupMembership, ViewCache):
         how = self.fusion if fusion is None else _check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
-        if not hosts and not explain and admitted is None:
+        mentioned = self._mentions_in(query, chosen)
+        if not hosts and not explain and admitted is None and not mentioned:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
         ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
+        if mentioned:
+            plain = (ids, scores, fallback)
+            ids, scores, _ = self._boost(built, query, depth, chosen, admitted, mentioned, plain)
         if not hosts and not explain:
             table, new = built.names, tuple.__new__
             return [
@@ -439,7 +375,7 @@ class ToolRegistry(GroupMembership, ViewCache):
         for rank, (name, score) in enumerate(zip(names, scores), 1):
             explanation = None
             if explain:
-                explanation = self._explain(built, query, name, chosen, fallback)
+                explanation = self._explain(built, query, name, chosen, fallback, mentioned)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
 
@@ -464,6 +400,8 @@ class ToolRegistry(GroupMembership, ViewCache):
                 raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
+        if any(self._mentions_in(q, chosen) for q in prepared):  # boosted one by one (§8)
+            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         built = self._current()
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).
@@ -560,13 +498,15 @@ class ToolRegistry(GroupMembership, ViewCache):
         name: str,
         settings: RetrievalSettings,
         fallback: bool,
+        mentioned: Sequence[str] = (),
     ) -> tuple[TermContribution, ...]:
         weights, b, k1, ew = scoring_args(settings)
         rows = built.index.explain(
             query, built.ids[name], weights, b, k1, ew, self._lexicon, fallback
         )
+        f = self._boost_factor(name, settings, mentioned)  # a mention's boost, shared out
         return tuple(
-            TermContribution(term, weight, dict(zip(FIELD_NAMES, parts)))
+            TermContribution(term, weight, {n: p * f for n, p in zip(FIELD_NAMES, parts)})
             for term, weight, parts in rows
         )
 

@@ -27,7 +27,7 @@ import contextlib
 import hashlib
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ from toolsurface.errors import (
     UnknownToolError,
 )
 from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode, ToolGroup
+from toolsurface.mentions import server_aliases
 from toolsurface.models import Tool, tool_from_mapping
 from toolsurface.registry import ToolRegistry
 
@@ -60,6 +61,7 @@ __all__ = [
     "is_tools_list_changed",
     "mcp_tool_name",
     "message_handler",
+    "server_aliases",
     "tools_from_list_result",
 ]
 
@@ -537,6 +539,7 @@ async def connect_server(
     load: LoadMode = "auto",
     rules: str | None = None,
     handler: ToolListChangedHandler | None = None,
+    aliases: Sequence[str] | None = None,
 ) -> McpServerLink:
     """Register an initialised session's tools as ``{name}__{tool}`` in a dynamic group ``name``.
 
@@ -547,6 +550,10 @@ async def connect_server(
     host's own group) is refused with :class:`McpAdapterError`, so a connect never takes
     over a group it did not make, and the link's ``close()`` undeclares only its own; so is a
     prefix that registered tools already carry, so a connect never takes over the host's tools.
+
+    ``aliases`` (default: from the server's ``initialize`` answer, :func:`server_aliases`)
+    are the group's other names: a request that mentions one weights the server's tools up
+    (``docs/analysis.md`` §8).
     """
     chosen = _check_names(name, prefix)
     if name in registry.groups():
@@ -565,7 +572,13 @@ async def connect_server(
             f"({shown}); the server's group would take them over. Connect it under another "
             "name or prefix, or unregister them first"
         )
-    group = registry.declare_group(name, prefix=chosen, dynamic=True, load=load, rules=rules)
+    if aliases is None:
+        found = server_aliases(name, getattr(session, "server_info", None))
+        # A title of stopwords or one-letter words could never be mentioned: left out.
+        aliases = [a for a in found if registry._backend.tokens(a)]
+    group = registry.declare_group(
+        name, prefix=chosen, dynamic=True, load=load, rules=rules, aliases=aliases
+    )
     link = McpServerLink(registry, name, session, prefix=chosen, handler=handler)
     link._group = group
     if handler is not None:
