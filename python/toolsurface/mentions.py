@@ -30,6 +30,8 @@ __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 
 #: A query is read for mentions on the same first characters the search analyses.
 _QUERY_MAX_CHARS = 4096
+#: Mention filters kept before the cache starts over.
+_MENTION_FILTERS = 256
 
 Hits = tuple[list[int], list[float], bool]
 
@@ -78,6 +80,9 @@ class MentionBoost:
     _group_list: tuple[ToolGroup, ...]
     _lexicon: Any
     _aliases: AliasTable | None = None
+    #: Filters of the mentioned groups' admitted tools, by (generation, groups version,
+    #: groups mentioned, admitted set): a run's searches mention the same few groups again.
+    _mention_filters: dict[tuple[Any, ...], Any] | None = None
     settings: RetrievalSettings
     # The registry's current index and membership's group members.
     _current: Callable[[], _Built]
@@ -117,6 +122,8 @@ class MentionBoost:
         return list(self._mentions_in(query, chosen))
 
     def _mentions_in(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
+        if chosen.mention_weight == 0:  # off: no query is analysed for mentions
+            return ()
         table = self._alias_table()
         if not table.first:
             return ()
@@ -149,7 +156,7 @@ class MentionBoost:
         if not members or k == 0:
             return plain
         weights, b, k1, ew = scoring_args(chosen)
-        only = built.filter_for(members)
+        only = self._mention_filter(built, mentioned, admitted, members)
         ids, scores, fallback = plain
         m_ids, m_scores, m_fallback = built.index.search(
             query, k, weights, b, k1, ew, self._lexicon, only
@@ -164,6 +171,27 @@ class MentionBoost:
                 merged[i] = s * factor
         best = sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:k]
         return [i for i, _ in best], [s for _, s in best], fallback
+
+    def _mention_filter(
+        self,
+        built: _Built,
+        mentioned: Sequence[str],
+        admitted: Collection[str] | None,
+        members: frozenset[str],
+    ) -> Any:
+        """The index filter of ``members``, kept per mention (an unhashable admitted: not)."""
+        try:
+            key = (built.generation, self._groups_version, tuple(mentioned), admitted)
+            hash(key)
+        except TypeError:
+            return built.filter_for(members)
+        cache = self._mention_filters
+        if cache is None or len(cache) > _MENTION_FILTERS:
+            cache = self._mention_filters = {}
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = built.filter_for(members)
+        return found
 
     def _boost_factor(
         self, name: str, chosen: RetrievalSettings, mentioned: Sequence[str]
