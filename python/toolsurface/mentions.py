@@ -121,9 +121,11 @@ class MentionBoost:
         chosen = settings or self.settings
         return list(self._mentions_in(query, chosen))
 
+    def _boosted_mentions(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
+        """The mentions a search boosts: none at all, unanalysed, with the weight at 0."""
+        return () if chosen.mention_weight == 0 else self._mentions_in(query, chosen)
+
     def _mentions_in(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
-        if chosen.mention_weight == 0:  # off: no query is analysed for mentions
-            return ()
         table = self._alias_table()
         if not table.first:
             return ()

@@ -339,7 +339,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
             and fast[0] == self._generation
             and fast[1] is self.settings
             and len(query) <= QUERY_MAX_CHARS
-            and not self._mentions_in(query, self.settings)
+            and not self._boosted_mentions(query, self.settings)
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
@@ -351,7 +351,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
         how = self.fusion if fusion is None else _check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
-        mentioned = self._mentions_in(query, chosen)
+        mentioned = self._boosted_mentions(query, chosen)
         if not hosts and not explain and admitted is None and not mentioned:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
@@ -400,7 +400,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
                 raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
-        if any(self._mentions_in(q, chosen) for q in prepared):  # boosted one by one (§8)
+        if any(self._boosted_mentions(q, chosen) for q in prepared):  # boosted one by one (§8)
             return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         built = self._current()
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
