@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from toolsurface import Tool
 from toolsurface.errors import CatalogueFormatError
 from toolsurface.evaluation import EvalQuery, check_expected, evaluate, load_queries
 
@@ -120,3 +121,13 @@ def test_the_query_id_and_item_of_a_json_list_are_named(tmp_path: Path) -> None:
     assert message.endswith("... and 2 more")
     with pytest.raises(CatalogueFormatError, match="query 'x': expected tool 'y'"):
         check_expected([_q("x", {"y"})], {"z"})  # built by hand: no place in a file
+
+
+def test_the_fresh_queries_name_catalogue_tools(mcp_tools: list[Tool]) -> None:
+    """tests/data/fresh_queries.jsonl (docs/quality.md, "Generalisation"): labels that exist."""
+    queries = load_queries(Path(__file__).parent / "data" / "fresh_queries.jsonl")
+    check_expected(queries, {t.name for t in mcp_tools})
+    groups = {(q.lang, q.style) for q in queries}
+    assert groups == {("en", "user"), ("ru", "user")}
+    assert sum(q.lang == "en" for q in queries) == sum(q.lang == "ru" for q in queries) >= 100
+    assert len({q.id for q in queries}) == len(queries)
