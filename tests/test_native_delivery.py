@@ -58,8 +58,12 @@ def _registry(engine: str) -> ToolRegistry:
 
 
 def _surface(engine: str, provider: str, **kw: Any) -> ToolSurface:
+    return _surface_over(_registry(engine), provider, **kw)
+
+
+def _surface_over(registry: ToolRegistry, provider: str, **kw: Any) -> ToolSurface:
     return ToolSurface(
-        _registry(engine),
+        registry,
         provider=provider,
         delivery="native",
         policy=lambda n: n != BLOCKED,
@@ -67,6 +71,13 @@ def _surface(engine: str, provider: str, **kw: Any) -> ToolSurface:
         mark_key=KEY,
         **kw,
     )
+
+
+def _resumed(surface: ToolSurface) -> ToolSurface:
+    """A new surface like ``surface``, over its registry, restored from its snapshot."""
+    again = _surface_over(surface.registry, str(surface.provider))
+    again.restore(surface.snapshot().to_json())
+    return again
 
 
 def _validate(param: Any, value: Any) -> None:
@@ -256,16 +267,7 @@ def test_an_anthropic_loop_through_the_sdk_keeps_the_tools_array_byte_identical(
     assert {"type": "tool_reference", "tool_name": "gh__list_issues"} in second["content"]
     assert fake.requests[2]["messages"][-1]["content"][0]["content"] == "2 open issues"
     # A snapshot and a resume send the same bytes next.
-    again = ToolSurface(
-        surface.registry,
-        provider="anthropic",
-        delivery="native",
-        policy=lambda n: n != BLOCKED,
-        session_id="native",
-        mark_key=KEY,
-    )
-    again.restore(surface.snapshot().to_json())
-    mine, theirs = surface.plan(), again.plan()
+    mine, theirs = surface.plan(), _resumed(surface).plan()
     assert theirs.render() == mine.render() and theirs.system_text() == mine.system_text()
     assert theirs.loaded == mine.loaded and "gh__list_issues" in mine.loaded
 
@@ -357,15 +359,6 @@ def test_a_responses_loop_through_the_sdk_answers_tool_search_calls(engine_name:
     assert last == {"type": "function_call_output", "call_id": "c1", "output": "sent"}
     assert BLOCKED not in json.dumps(fake.requests)
     # A snapshot and a resume send the same bytes next.
-    again = ToolSurface(
-        surface.registry,
-        provider="openai-responses",
-        delivery="native",
-        policy=lambda n: n != BLOCKED,
-        session_id="native",
-        mark_key=KEY,
-    )
-    again.restore(surface.snapshot().to_json())
-    mine, theirs = surface.plan(), again.plan()
+    mine, theirs = surface.plan(), _resumed(surface).plan()
     assert theirs.render() == mine.render() and theirs.system_text() == mine.system_text()
     assert theirs.loaded == mine.loaded == ("slack__send_message",)

@@ -27,8 +27,7 @@ def estimate_tokens(tool: Tool) -> int:
         "description": tool.description,
         "input_schema": tool.input_schema,
     }
-    size = len(json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
-    return max(1, math.ceil(size / 4))
+    return estimate_text_tokens(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
 
 
 def estimate_text_tokens(text: str) -> int:

@@ -432,7 +432,7 @@ class ToolSurface(RunListing, ModelMoves):
         )
         self._last_plan = plan
         if self.provider is not None:
-            aliased = {n: self.shown(n) for n in plan.names if self.shown(n) != n}
+            aliased = {n: a for n in plan.names if (a := self.shown(n)) != n}
             if aliased:
                 self.emit("tool_names_aliased", {"provider": self.provider, "aliases": aliased})
         if self.on_event is not None or _log.isEnabledFor(logging.INFO):
