@@ -35,7 +35,7 @@ __version__: str
 #: Number of indexed fields.
 N_FIELDS: Final[int]
 #: Field names, in index order.
-FIELD_NAMES: Final[tuple[str, str, str, str, str]]
+FIELD_NAMES: Final[tuple[str, str, str, str, str, str]]
 #: Saturated-weight tables an index keeps (one per scoring settings value).
 SETTINGS_CACHE: Final[int]
 #: Query tokens and terms shorter than this never take part in the fallback.

@@ -176,6 +176,11 @@ class FieldValues(BaseModel):
         return (self.name, self.search_hint, self.summary, self.body, self.params)
 
 
+#: The learned field's default weight and ``b`` (chosen by cross-validation, docs/quality.md).
+LEARNED_WEIGHT = 1.0
+LEARNED_B = 0.5
+
+
 def _weights() -> FieldValues:
     return FieldValues(name=5.0, search_hint=2.5, summary=1.25, body=0.4, params=0.4)
 
@@ -199,6 +204,10 @@ class RetrievalSettings(BaseModel):
     #: A mentioned group's hits score ``(1 + mention_weight)`` times their BM25F score
     #: (``docs/analysis.md`` §8); 0 turns mentions off. Not an engine argument.
     mention_weight: float = Field(default=0.5, ge=0.0, allow_inf_nan=False)
+    #: The BM25F weight and ``b`` of the learned field (the requests ``registry.learn`` was
+    #: given, docs/analysis.md §9); with nothing learned the field is empty and scores 0.
+    learned_weight: float = Field(default=LEARNED_WEIGHT, ge=0.0, allow_inf_nan=False)
+    learned_b: float = Field(default=LEARNED_B, ge=0.0, le=1.0, allow_inf_nan=False)
 
     @field_validator("weights")
     @classmethod
@@ -217,9 +226,9 @@ class RetrievalSettings(BaseModel):
         return value
 
 
-ScoringArgs = tuple[
-    tuple[float, float, float, float, float], tuple[float, float, float, float, float], float, float
-]
+#: Per-field values in the engines' order: the five of ``FieldValues``, then learned.
+PerField = tuple[float, float, float, float, float, float]
+ScoringArgs = tuple[PerField, PerField, float, float]
 _ARGS: dict[int, tuple[RetrievalSettings, ScoringArgs]] = {}
 
 
@@ -228,9 +237,9 @@ def scoring_args(settings: RetrievalSettings) -> ScoringArgs:
     found = _ARGS.get(id(settings))
     if found is not None and found[0] is settings:
         return found[1]
-    args = (
-        settings.weights.as_tuple(),
-        settings.b.as_tuple(),
+    args: ScoringArgs = (
+        (*settings.weights.as_tuple(), settings.learned_weight),
+        (*settings.b.as_tuple(), settings.learned_b),
         settings.k1,
         settings.expansion_weight,
     )

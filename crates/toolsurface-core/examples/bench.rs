@@ -80,8 +80,10 @@ fn main() {
     let mut fields = Vec::new();
     for row in fields_json.as_array().expect("rows") {
         names.push(row[0].as_str().expect("name").to_string());
-        let f = strings(&row[1]);
-        fields.push(<[String; 5]>::try_from(f).expect("five fields"));
+        // Five fields (a file written before the learned field) or six.
+        let mut f = strings(&row[1]);
+        f.resize(6, String::new());
+        fields.push(<[String; 6]>::try_from(f).expect("five or six fields"));
     }
     drop(fields_json);
     let text_bytes: usize = fields.iter().flatten().map(String::len).sum();
@@ -129,8 +131,8 @@ fn main() {
         return;
     }
     let settings = Settings::new(
-        [5.0, 2.5, 1.25, 0.4, 0.4],
-        [0.5, 0.5, 0.5, 0.6, 0.6],
+        [5.0, 2.5, 1.25, 0.4, 0.4, 1.0],
+        [0.5, 0.5, 0.5, 0.6, 0.6, 0.5],
         2.0,
         1.0,
     );
@@ -231,8 +233,8 @@ fn timed_rounds(
 /// Every other path a search can take, printed for diffing two builds.
 fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
     let other = Settings::new(
-        [3.0, 2.5, 2.0, 1.0, 0.4],
-        [0.3, 0.5, 0.5, 0.75, 0.75],
+        [3.0, 2.5, 2.0, 1.0, 0.4, 1.0],
+        [0.3, 0.5, 0.5, 0.75, 0.75, 0.5],
         1.2,
         0.6,
     );

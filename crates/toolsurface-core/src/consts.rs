@@ -1,9 +1,17 @@
 //! The crate's public constants: the fields, the settings cache, the fallback and the payload.
 
-/// Number of indexed fields: name, search_hint, summary, body, params.
-pub const N_FIELDS: usize = 5;
+/// Number of indexed fields: name, search_hint, summary, body, params, and learned (the
+/// requests a host taught the tool, docs/analysis.md section 9; empty unless it did).
+pub const N_FIELDS: usize = 6;
 /// Field names, in index order.
-pub const FIELD_NAMES: [&str; N_FIELDS] = ["name", "search_hint", "summary", "body", "params"];
+pub const FIELD_NAMES: [&str; N_FIELDS] = [
+    "name",
+    "search_hint",
+    "summary",
+    "body",
+    "params",
+    "learned",
+];
 /// Saturated-weight tables kept (one per scoring settings value, least recently used out).
 pub const SETTINGS_CACHE: usize = 8;
 /// Query tokens and vocabulary terms shorter than this never take part in the fallback.

@@ -1,4 +1,4 @@
-//! The native engine of `toolsurface`: text analysis, a columnar BM25F index over five
+//! The native engine of `toolsurface`: text analysis, a columnar BM25F index over six
 //! fields, its search with lexicon expansion and a trigram fallback, and explanations.
 //!
 //! Pure Rust with no Python dependency; `toolsurface-py` binds it. Every step mirrors the
@@ -7,9 +7,10 @@
 //!
 //! # Examples
 //!
-//! Build an index of a few tools and search it. Each tool is a name and five field texts:
+//! Build an index of a few tools and search it. Each tool is a name and six field texts:
 //! name, search hint, summary (the description's first sentence), the rest of the
-//! description, and the parameters.
+//! description, the parameters, and the requests a host learned lead to the tool (empty
+//! unless it taught some).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -23,19 +24,25 @@
 //!     ("calendar__create_event", "Creates a calendar event.", "start\nend"),
 //! ];
 //! let names: Vec<String> = tools.iter().map(|t| t.0.to_string()).collect();
-//! let fields: Vec<[String; 5]> = tools
+//! let fields: Vec<[String; 6]> = tools
 //!     .iter()
 //!     .map(|&(name, summary, params)| {
-//!         [name.into(), String::new(), summary.into(), String::new(), params.into()]
+//!         let learned = if name.starts_with("calendar") { "book a slot with bob" } else { "" };
+//!         [name.into(), String::new(), summary.into(), String::new(), params.into(), learned.into()]
 //!     })
 //!     .collect();
 //! let index = Index::build(analyzer, names, fields)?;
 //!
 //! // Field weights and b per field, k1, and the weight of lexicon expansions.
-//! let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.3, 0.5, 0.5, 0.75, 0.75], 1.2, 0.6);
+//! let settings =
+//!     Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.3, 0.5, 0.5, 0.75, 0.75, 0.5], 1.2, 0.6);
 //! let hits = index.search("send a message", 2, &settings, None, None)?;
 //! assert_eq!(index.name(hits.docs[0] as usize), "slack__send_message");
 //! assert!(!hits.fallback);
+//!
+//! // A learned request finds its tool though no description says "book".
+//! let learned = index.search("book a slot", 1, &settings, None, None)?;
+//! assert_eq!(index.name(learned.docs[0] as usize), "calendar__create_event");
 //!
 //! // Why it scored: per matched term (stemmed), its query weight and its part of the
 //! // score in each field; the parts add up to the score.
@@ -62,7 +69,7 @@
 //! # let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
 //! # let analyzer = Arc::new(Analyzer::new(table, ["a", "the"]));
 //! # let doc = |name: &str, summary: &str| {
-//! #     [name.to_string(), String::new(), summary.to_string(), String::new(), String::new()]
+//! #     [name, "", summary, "", "", ""].map(String::from)
 //! # };
 //! # let fields = vec![
 //! #     doc("slack__send_message", "Sends a message to a channel."),
@@ -70,7 +77,8 @@
 //! # ];
 //! # let names = fields.iter().map(|f| f[0].clone()).collect();
 //! # let index = Index::build(analyzer, names, fields)?;
-//! # let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.3, 0.5, 0.5, 0.75, 0.75], 1.2, 0.6);
+//! # let settings =
+//! #     Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.3, 0.5, 0.5, 0.75, 0.75, 0.5], 1.2, 0.6);
 //! let entries = [("созвон".to_string(), "meeting event".to_string())];
 //! let lexicon = Lexicon::new(index.analyzer(), &entries)?;
 //! let terms = index.query_terms("созвон", Some(&lexicon), settings.expansion_weight);

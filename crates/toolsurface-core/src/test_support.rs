@@ -22,14 +22,20 @@ pub(crate) fn analyzer() -> Arc<Analyzer> {
     Arc::new(Analyzer::new(table, en.lines().chain(ru.lines())))
 }
 
-pub(crate) fn doc(name: &str, hint: &str, summary: &str, body: &str, params: &str) -> [String; 5] {
-    [name, hint, summary, body, params].map(String::from)
+pub(crate) fn doc(
+    name: &str,
+    hint: &str,
+    summary: &str,
+    body: &str,
+    params: &str,
+) -> [String; N_FIELDS] {
+    [name, hint, summary, body, params, ""].map(String::from)
 }
 
 pub(crate) fn settings() -> Settings {
     Settings::new(
-        [3.0, 2.5, 2.0, 1.0, 0.4],
-        [0.3, 0.5, 0.5, 0.75, 0.75],
+        [3.0, 2.5, 2.0, 1.0, 0.4, 1.0],
+        [0.3, 0.5, 0.5, 0.75, 0.75, 0.5],
         1.2,
         0.6,
     )

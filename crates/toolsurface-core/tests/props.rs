@@ -55,17 +55,17 @@ proptest! {
 
     #[test]
     fn index_and_search_never_panic(
-        docs in proptest::collection::vec(proptest::collection::vec(text(), 5), 0..8),
+        docs in proptest::collection::vec(proptest::collection::vec(text(), 6), 0..8),
         queries in proptest::collection::vec(text(), 1..4),
         k in 0usize..12,
-        w in proptest::array::uniform5(0.0f64..5.0),
-        b in proptest::array::uniform5(0.0f64..=1.0),
+        w in proptest::array::uniform6(0.0f64..5.0),
+        b in proptest::array::uniform6(0.0f64..=1.0),
         k1 in 0.01f64..4.0,
         ew in 0.0f64..2.0,
     ) {
         let a = analyzer();
         let names: Vec<String> = (0..docs.len()).map(|i| format!("doc{i}")).collect();
-        let fields: Vec<[String; 5]> = docs
+        let fields: Vec<[String; 6]> = docs
             .into_iter()
             .map(|d| std::array::from_fn(|i| d[i].clone()))
             .collect();
@@ -106,7 +106,7 @@ fn hostile_inputs() {
         std::array::from_fn(|_| "word ".repeat(10_000)),
     ];
     let index = Index::build(a, names, fields).unwrap();
-    let s = Settings::new([1e308; 5], [1.0; 5], 1e-300, 1e308);
+    let s = Settings::new([1e308; 6], [1.0; 6], 1e-300, 1e308);
     let r = index
         .search(&"word ".repeat(5000), usize::MAX, &s, None, None)
         .unwrap();

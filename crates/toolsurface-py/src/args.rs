@@ -8,13 +8,20 @@ use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
 use toolsurface_core as core;
+use toolsurface_core::N_FIELDS;
 
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
 
-fn five(values: &[f64], what: &str) -> Result<[f64; 5], String> {
-    <[f64; 5]>::try_from(values)
-        .map_err(|_| format!("{what} take five values: name, search_hint, summary, body, params"))
+/// Per-field values: five (a caller that predates the learned field: its weight and `b`
+/// are then 0, so it scores nothing) or six.
+fn per_field(values: &[f64], what: &str) -> Result<[f64; N_FIELDS], String> {
+    match values.len() {
+        5 | N_FIELDS => Ok(std::array::from_fn(|f| values.get(f).copied().unwrap_or(0.0))),
+        _ => Err(format!(
+            "{what} take five or six values: name, search_hint, summary, body, params[, learned]"
+        )),
+    }
 }
 
 pub(crate) fn settings(
@@ -23,8 +30,8 @@ pub(crate) fn settings(
     k1: f64,
     expansion_weight: f64,
 ) -> Result<core::Settings, String> {
-    let weights = five(weights, "weights and b")?;
-    let b = five(b, "weights and b")?;
+    let weights = per_field(weights, "weights and b")?;
+    let b = per_field(b, "weights and b")?;
     let s = core::Settings::new(weights, b, k1, expansion_weight);
     s.validate()?;
     Ok(s)

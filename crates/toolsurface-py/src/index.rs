@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
+use toolsurface_core::N_FIELDS;
 
 use crate::analyzer::PyAnalyzer;
 use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
@@ -23,8 +24,9 @@ type Hits = (Vec<u32>, Vec<f64>, bool);
 /// strings themselves: no copy of the catalogue's text (61 MB at 100,000 tools) and nothing
 /// to free. The strings stay valid while the index is built without the interpreter: they
 /// are immutable, `names` holds a reference to each name and `fields` to each tuple, which
-/// holds its items. An item of `fields` that is not five strings is a `TypeError`.
-type BorrowedTexts<'a> = (Vec<&'a str>, Vec<[&'a str; 5]>);
+/// holds its items. An item of `fields` is five strings (the learned field then empty) or
+/// six; anything else is a `TypeError`.
+type BorrowedTexts<'a> = (Vec<&'a str>, Vec<[&'a str; N_FIELDS]>);
 
 fn borrow_texts<'a>(
     names: &'a [Bound<'_, PyString>],
@@ -36,17 +38,17 @@ fn borrow_texts<'a>(
         .collect::<PyResult<Vec<&str>>>()?;
     let mut docs = Vec::with_capacity(fields.len());
     for (i, doc) in fields.iter().enumerate() {
-        if doc.len() != 5 {
+        if doc.len() != 5 && doc.len() != N_FIELDS {
             return Err(PyTypeError::new_err(format!(
-                "fields[{i}] must be a tuple of five strings, got {} items",
+                "fields[{i}] must be a tuple of five or six strings, got {} items",
                 doc.len()
             )));
         }
-        let mut five = [""; 5];
-        for (slot, item) in five.iter_mut().zip(doc.iter_borrowed()) {
+        let mut texts = [""; N_FIELDS];
+        for (slot, item) in texts.iter_mut().zip(doc.iter_borrowed()) {
             if !item.is_instance_of::<PyString>() {
                 return Err(PyTypeError::new_err(format!(
-                    "fields[{i}] must be a tuple of five strings, got an item of type {}",
+                    "fields[{i}] must be a tuple of five or six strings, got an item of type {}",
                     item.get_type()
                         .name()
                         .map_or_else(|_| "?".into(), |n| n.to_string())
@@ -54,12 +56,12 @@ fn borrow_texts<'a>(
             }
             *slot = item.extract::<&str>()?;
         }
-        docs.push(five);
+        docs.push(texts);
     }
     Ok((names, docs))
 }
 
-/// The BM25F index over five fields.
+/// The BM25F index over six fields.
 #[pyclass(frozen, module = "toolsurface._native", name = "Index")]
 pub(crate) struct PyIndex {
     inner: Arc<core::Index>,

@@ -17,7 +17,7 @@ from toolsurface.retrieval.analysis import Analyzer
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
 
-N_FIELDS = 5
+N_FIELDS = 6
 SETTINGS_CACHE = 8
 FUZZY_MIN_CHARS = 3
 FUZZY_MIN_SIMILARITY = 0.5
@@ -25,17 +25,31 @@ FUZZY_PER_TOKEN = 3
 #: Query weight of a token of the request's payload (quoted text, the text after a colon).
 PAYLOAD_WEIGHT = 0.5
 
-#: The scoring part of the settings: five weights, five ``b``, ``k1``.
+#: The scoring part of the settings: six weights, six ``b``, ``k1``.
 ScoringKey = tuple[float, ...]
 Hits = tuple[list[int], list[float], bool]
 
 
+def per_field(values: Sequence[float]) -> tuple[float, ...]:
+    """Six per-field values from five or six.
+
+    Five is a caller that predates the learned field: its weight and ``b`` are then 0, so it
+    scores nothing (the native binding reads five the same way).
+    """
+    if len(values) == N_FIELDS:
+        return tuple(values)
+    if len(values) == N_FIELDS - 1:
+        return (*values, 0.0)
+    raise ValueError(
+        "weights and b take five or six values: name, search_hint, summary, body, params[, learned]"
+    )
+
+
 def check_settings(
     weights: Sequence[float], b: Sequence[float], k1: float, expansion_weight: float
-) -> None:
-    """Raise ``ValueError`` for settings no score can be computed with."""
-    if len(weights) != N_FIELDS or len(b) != N_FIELDS:
-        raise ValueError("weights and b take five values: name, search_hint, summary, body, params")
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The six weights and ``b``; ``ValueError`` for settings no score can be computed with."""
+    weights, b = per_field(weights), per_field(b)
     for w in weights:
         if not (math.isfinite(w) and w >= 0.0):
             raise ValueError(f"field weight {w!r} must be finite and >= 0")
@@ -46,6 +60,7 @@ def check_settings(
         raise ValueError(f"k1 {k1!r} must be finite and > 0")
     if not (math.isfinite(expansion_weight) and expansion_weight >= 0.0):
         raise ValueError(f"expansion_weight {expansion_weight!r} must be finite and >= 0")
+    return weights, b
 
 
 def field_parts(
@@ -117,13 +132,16 @@ def _trigrams(term: str) -> set[str]:
 
 
 class PureIndex:
-    """BM25F over five fields: postings with per-field counts, saturated weights per settings."""
+    """BM25F over six fields: postings with per-field counts, saturated weights per settings.
+
+    A document is five field texts (the learned field then empty) or six.
+    """
 
     def __init__(
         self,
         analyzer: Analyzer,
         names: Sequence[str],
-        fields: Sequence[tuple[str, str, str, str, str]],
+        fields: Sequence[tuple[str, ...]],
     ) -> None:
         if len(names) != len(fields):
             raise ValueError(f"{len(names)} names but {len(fields)} field tuples")
@@ -134,8 +152,10 @@ class PureIndex:
         postings: dict[str, dict[int, list[int]]] = {}
         totals = [0] * N_FIELDS
         for doc, doc_fields in enumerate(fields):
-            if len(doc_fields) != N_FIELDS:
-                raise ValueError(f"document {doc} ({names[doc]!r}) needs five fields")
+            if len(doc_fields) not in (N_FIELDS - 1, N_FIELDS):
+                raise ValueError(f"document {doc} ({names[doc]!r}) needs five or six fields")
+            if len(doc_fields) < N_FIELDS:
+                doc_fields = (*doc_fields, "")
             lens = []
             for f, text in enumerate(doc_fields):
                 toks = analyzer.tokens(text)
@@ -215,7 +235,7 @@ class PureIndex:
             if table is not None:
                 self._tables.move_to_end(key)
                 return table
-        w, b, k1 = key[0:5], key[5:10], key[10]
+        w, b, k1 = key[0:N_FIELDS], key[N_FIELDS : 2 * N_FIELDS], key[2 * N_FIELDS]
         avg = self.avglen
         table = {}
         for term, (docs, counts) in self.postings.items():
@@ -282,7 +302,7 @@ class PureIndex:
         allowed: PureFilter | None = None,
     ) -> Hits:
         """The ``k`` best documents: ids and scores, best first, and whether the fallback ran."""
-        check_settings(weights, b, k1, expansion_weight)
+        weights, b = check_settings(weights, b, k1, expansion_weight)
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         table = self._table((*weights, *b, k1))
@@ -324,7 +344,7 @@ class PureIndex:
         fallback: bool,
     ) -> list[tuple[str, float, list[float]]]:
         """Per matched term of ``doc``: the term, its query weight, each field's contribution."""
-        check_settings(weights, b, k1, expansion_weight)
+        weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
         toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)

@@ -98,8 +98,8 @@ fn merge_vocabularies(terms: Vec<StrTable>) -> Result<(StrTable, Vec<Vec<u32>>),
 }
 
 impl Index {
-    /// Build the index of `names[i]` with the five field texts `fields[i]` (name,
-    /// search_hint, summary, body, params). Analysis runs in parallel.
+    /// Build the index of `names[i]` with the six field texts `fields[i]` (name,
+    /// search_hint, summary, body, params, learned). Analysis runs in parallel.
     pub fn build(
         analyzer: Arc<Analyzer>,
         names: Vec<String>,
@@ -364,7 +364,7 @@ mod tests {
         // Several build chunks (256 documents at least each), counts either side of TF_BIG.
         let counts = |i: usize| -> [u32; N_FIELDS] {
             let big = |c: usize| if i % 7 == c { 250 + (i % 11) as u32 } else { 1 };
-            [big(0), 0, 0, big(3), (i % 3) as u32]
+            [big(0), 0, 0, big(3), (i % 3) as u32, 0]
         };
         let mut names = Vec::new();
         let mut docs = Vec::new();
@@ -378,6 +378,7 @@ mod tests {
                 String::new(),
                 text(c[3]),
                 text(c[4]),
+                String::new(),
             ]);
         }
         let idx = Index::build(analyzer(), names, docs).unwrap();

@@ -1,4 +1,4 @@
-//! The columnar BM25F index over five fields: its arrays and their accessors. Building it
+//! The columnar BM25F index over six fields: its arrays and their accessors. Building it
 //! is in `build.rs` (the chunks' analysis in `chunk.rs`, behind `hot_memo.rs`), the
 //! trigram index in `trigram.rs`; searching it, explaining a hit and its scoring live in
 //! the crate's `search`, `explain` and `scoring` modules, as further `impl Index` blocks.

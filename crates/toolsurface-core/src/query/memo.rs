@@ -106,6 +106,7 @@ mod tests {
                 text.to_string(),
                 String::new(),
                 String::new(),
+                String::new(),
             ]
         };
         let names = |n: usize| (0..n).map(|i| format!("t{i}")).collect::<Vec<_>>();
@@ -165,11 +166,13 @@ mod tests {
                     "alpha beta".to_string(),
                     String::new(),
                     String::new(),
+                    String::new(),
                 ],
                 [
                     "beta_tool".to_string(),
                     String::new(),
                     "beta gamma".to_string(),
+                    String::new(),
                     String::new(),
                     String::new(),
                 ],

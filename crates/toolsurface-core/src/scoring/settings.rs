@@ -91,13 +91,13 @@ mod tests {
     fn settings_are_validated_and_cached() {
         let idx = catalogue();
         let bad = [
-            Settings::new([f64::NAN, 1.0, 1.0, 1.0, 1.0], [0.5; 5], 1.2, 0.5),
-            Settings::new([-1.0, 1.0, 1.0, 1.0, 1.0], [0.5; 5], 1.2, 0.5),
-            Settings::new([1.0; 5], [1.5, 0.5, 0.5, 0.5, 0.5], 1.2, 0.5),
-            Settings::new([1.0; 5], [0.5; 5], 0.0, 0.5),
-            Settings::new([1.0; 5], [0.5; 5], f64::INFINITY, 0.5),
-            Settings::new([1.0; 5], [0.5; 5], 1.2, f64::NAN),
-            Settings::new([1.0; 5], [0.5; 5], 1.2, -0.1),
+            Settings::new([f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0], [0.5; N_FIELDS], 1.2, 0.5),
+            Settings::new([-1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [0.5; N_FIELDS], 1.2, 0.5),
+            Settings::new([1.0; N_FIELDS], [1.5, 0.5, 0.5, 0.5, 0.5, 0.5], 1.2, 0.5),
+            Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 0.0, 0.5),
+            Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], f64::INFINITY, 0.5),
+            Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, f64::NAN),
+            Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, -0.1),
         ];
         for s in bad {
             assert!(idx.search("pull", 3, &s, None, None).is_err());
@@ -108,16 +108,16 @@ mod tests {
         }
         assert_eq!(idx.cached_settings(), 0);
         for i in 0..12 {
-            let s = Settings::new([1.0 + i as f64; 5], [0.5; 5], 1.2, 0.5);
+            let s = Settings::new([1.0 + i as f64; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.5);
             idx.search("pull", 3, &s, None, None).unwrap();
         }
         assert_eq!(idx.cached_settings(), SETTINGS_CACHE);
         // Zero weights: nothing scores above zero, so the fallback runs and finds nothing.
-        let zero = Settings::new([0.0; 5], [0.5; 5], 1.2, 0.5);
+        let zero = Settings::new([0.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.5);
         let r = idx.search("pull", 3, &zero, None, None).unwrap();
         assert!(r.fallback && r.docs.is_empty());
         assert!(idx.explain("pull", 99, &settings(), None, false).is_err());
         let ex = idx.explain("pull", 0, &zero, None, false).unwrap();
-        assert_eq!(ex[0].2, [0.0; 5]);
+        assert_eq!(ex[0].2, [0.0; N_FIELDS]);
     }
 }

@@ -67,7 +67,7 @@ impl Index {
     ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
     /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
     /// let doc = |name: &str, summary: &str| {
-    ///     [name.to_string(), String::new(), summary.to_string(), String::new(), String::new()]
+    ///     [name, "", summary, "", "", ""].map(String::from)
     /// };
     /// let fields = vec![
     ///     doc("github__list_issues", "Lists the issues of a repository."),
@@ -76,7 +76,7 @@ impl Index {
     /// ];
     /// let names = fields.iter().map(|f| f[0].clone()).collect();
     /// let index = Index::build(analyzer, names, fields)?;
-    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4], [0.5; 5], 1.2, 0.6);
+    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
     ///
     /// let hits = index.search("list pull requests", 10, &settings, None, None)?;
     /// assert_eq!(index.name(hits.docs[0] as usize), "github__list_pull_requests");

@@ -463,8 +463,8 @@ mod tests {
             "alpha", "beta", "gamma", "delta", "omega", "sigma", "pi", "rho",
         ];
         let s = Settings::new(
-            [1.0, 0.5, 2.0, 0.25, 1.5],
-            [0.75, 0.2, 0.5, 1.0, 0.0],
+            [1.0, 0.5, 2.0, 0.25, 1.5, 0.75],
+            [0.75, 0.2, 0.5, 1.0, 0.0, 0.4],
             1.2,
             0.7,
         );
@@ -513,7 +513,7 @@ mod tests {
     #[test]
     fn skipping_light_terms_keeps_the_ranking() {
         let a = the_analyzer();
-        let s = Settings::new([5.0, 2.5, 1.25, 0.4, 0.4], [0.5; N_FIELDS], 2.0, 1.0);
+        let s = Settings::new([5.0, 2.5, 1.25, 0.4, 0.4, 1.0], [0.5; N_FIELDS], 2.0, 1.0);
         for n in [60usize, 300, 900] {
             let mut next = lcg(7 + n as u64);
             let mut names = Vec::new();

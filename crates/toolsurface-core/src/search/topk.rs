@@ -144,10 +144,11 @@ mod tests {
                 text,
                 String::new(),
                 String::new(),
+                String::new(),
             ]);
         }
         let idx = Index::build(a, names, fields).unwrap();
-        let s = Settings::new([1.0; 5], [0.75; 5], 1.2, 0.0);
+        let s = Settings::new([1.0; N_FIELDS], [0.75; N_FIELDS], 1.2, 0.0);
         for q in ["alpha", "alpha beta", "omega sigma gamma", "delt"] {
             let full = idx.search(q, usize::MAX, &s, None, None).unwrap();
             assert!(full.docs.len() > 40, "{q}");
