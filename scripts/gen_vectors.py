@@ -6,8 +6,10 @@ analysis_vectors.jsonl: every input of analysis_inputs.jsonl with its tokens.
 scoring_vectors.json: a self-contained catalogue, lexicon, settings and queries with the
 ranked names and scores the reference gives. mention_vectors.json: the same catalogue with
 groups and aliases declared (service mentions, docs/analysis.md section 8): per query and
-mention weight, with and without an admitted set, the groups mentioned and the hits. Both
-engines must reproduce all three files; a change to analysis or scoring that moves them is
+mention weight, with and without an admitted set, the groups mentioned and the hits.
+learned_vectors.json: the same catalogue with requests taught (learned hints, §9): per query
+and learned weight and b, with and without an admitted set, the hits and their scores. Both
+engines must reproduce every file; a change to analysis or scoring that moves them is
 a change to the spec (docs/analysis.md).
 """
 
@@ -49,6 +51,9 @@ QUERIES = [
     "k8s pods crashlooping",
     "",
     "the and of",
+    "who's holding the pager",
+    "bounce the payments pods",
+    "кто на пейджере",
     "BrowserOpen",
     "🚀 deploy v2.3.1",
     # the payload and numbers weigh half: quoted text, text after "word: ", 2023-04-15
@@ -94,6 +99,12 @@ SETTINGS = [
         "k1": 0.7,
         "expansion_weight": 1.0,
     },
+    {
+        "weights": [5.0, 2.5, 1.25, 0.4, 0.4, 0.75],
+        "b": [0.5, 0.5, 0.5, 0.6, 0.6, 0.3],
+        "k1": 2.0,
+        "expansion_weight": 1.0,
+    },
 ]
 
 
@@ -131,7 +142,15 @@ def main() -> None:
             "sentry",
         }
     ]
-    docs = [{"name": t.name, "fields": list(tool_fields(t))} for t in tools]
+    # The sixth field, learned requests, as the registry composes it (one a line).
+    taught: dict[str, list[str]] = {}
+    for tool, query in LEARNED:
+        if query not in taught.setdefault(tool, []):
+            taught[tool].append(query)
+    docs = [
+        {"name": t.name, "fields": [*tool_fields(t), "\n".join(taught.get(t.name, []))]}
+        for t in tools
+    ]
     names = [d["name"] for d in docs]
     index = pure.index(names, [tuple(d["fields"]) for d in docs])
     lexicon = pure.lexicon([tuple(e) for e in LEXICON])
@@ -161,6 +180,11 @@ def main() -> None:
     (DATA / "scoring_vectors.json").write_text(
         json.dumps(payload, ensure_ascii=False, indent=1) + "\n", "utf-8"
     )
+    learned = learned_cases(tools)
+    (DATA / "learned_vectors.json").write_text(
+        json.dumps(learned, ensure_ascii=False, indent=1) + "\n", "utf-8"
+    )
+    print(f"{len(learned['cases'])} learned cases")
     mentions = mention_cases(tools)
     (DATA / "mention_vectors.json").write_text(
         json.dumps(mentions, ensure_ascii=False, indent=1) + "\n", "utf-8"
@@ -236,6 +260,75 @@ def mention_cases(tools: list) -> dict:
         "admitted": admitted,
         "lexicon": LEXICON,
         "tools": [t.model_dump(mode="json") for t in tools],
+        "cases": cases,
+    }
+
+
+#: Requests taught for tools of the catalogue (tool, request), some twice, some in Russian.
+LEARNED = [
+    ["pagerduty__get_oncalls", "who's holding the pager tonight"],
+    ["pagerduty__get_oncalls", "кто сегодня на пейджере"],
+    ["pagerduty__get_oncalls", "who's holding the pager tonight"],
+    ["k8s__rollout_restart", "bounce the checkout pods"],
+    ["k8s__rollout_restart", "передёрни поды checkout"],
+    ["slack__add_reaction", "put an :eyes: on that message"],
+    ["github__list_pull_requests", "what PRs are waiting on me"],
+    ["gcal__find_free_slots", "when can bob and I meet"],
+    ["jira__create_issue", "log a bug: export button does nothing"],
+]
+LEARNED_QUERIES = [
+    "who's holding the pager",
+    "кто на пейджере",
+    "bounce the payments pods",
+    "put an :eyes: on it",
+    "what PRs are waiting",
+    "when can we meet",
+    "log a bug",
+    "list open pull requests",
+    "send a message",
+    "",
+]
+#: (learned weight, learned b) of the learned cases.
+LEARNED_POINTS = [(0.0, 0.0), (0.25, 0.0), (1.0, 0.75)]
+
+
+def learned_cases(tools: list) -> dict:
+    """Registry-level vectors of learned hints (the sixth field), from the pure engine."""
+    s = SETTINGS[0]
+    fields = ("name", "search_hint", "summary", "body", "params")
+    base = RetrievalSettings(
+        weights=FieldValues(**dict(zip(fields, s["weights"]))),
+        b=FieldValues(**dict(zip(fields, s["b"]))),
+        k1=s["k1"],
+        expansion_weight=s["expansion_weight"],
+    )
+    registry = ToolRegistry(
+        tools, engine="pure", lexicon=[tuple(e) for e in LEXICON], word_forms=False
+    )
+    registry.learn_many([(query, tool) for tool, query in LEARNED])
+    admitted = sorted(n for n in registry.names() if n != "pagerduty__get_oncalls")[::2]
+    cases = []
+    for weight, b in LEARNED_POINTS:
+        chosen = base.model_copy(update={"learned_weight": weight, "learned_b": b})
+        for q in LEARNED_QUERIES:
+            for allowed in (None, admitted):
+                hits = registry.search(q, 10, settings=chosen, admitted=allowed)
+                cases.append(
+                    {
+                        "query": q,
+                        "learned_weight": weight,
+                        "learned_b": b,
+                        "admitted": allowed is not None,
+                        "names": [h.name for h in hits],
+                        "scores": [h.score for h in hits],
+                    }
+                )
+    return {
+        "tools": [t.model_dump(mode="json") for t in tools],
+        "lexicon": LEXICON,
+        "settings": s,
+        "learned": LEARNED,
+        "admitted": admitted,
         "cases": cases,
     }
 

@@ -21,6 +21,7 @@ REQUIRED = [
     ("toolsurface.registry", "ToolRegistry.search"),
     ("toolsurface.membership", "GroupMembership.declare_group"),
     ("toolsurface.mentions", "MentionBoost.mentioned_groups"),
+    ("toolsurface.learning", "LearnedField.learn"),
     ("toolsurface.evaluation", "declare_server_groups"),
     ("toolsurface.surface.surface", "ToolSurface.plan"),
     ("toolsurface.surface.moves", "ModelMoves.tool_search"),

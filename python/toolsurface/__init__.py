@@ -1,7 +1,8 @@
 """toolsurface: find, hold back and load tools on a large LLM tool surface.
 
-Search is BM25F over five fields of each tool, in English and Russian, in a native (Rust)
-engine with a pure-Python twin that gives the same results.
+Search is BM25F over five fields of each tool and a sixth of what the host's usage taught
+it, in English and Russian, in a native (Rust) engine with a pure-Python twin that gives the
+same results.
 """
 
 from toolsurface._engine import engine
@@ -15,6 +16,7 @@ from toolsurface.errors import (
     ToolsurfaceError,
     UnknownToolError,
 )
+from toolsurface.learned import LearnedFormatError, LearnedHints, LearnedRequest
 from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
 from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
 from toolsurface.retrieval.fusion import FusionSettings
@@ -39,6 +41,9 @@ __all__ = [
     "FieldValues",
     "FusionSettings",
     "IToolRetriever",
+    "LearnedFormatError",
+    "LearnedHints",
+    "LearnedRequest",
     "RequestPlan",
     "RetrievalSettings",
     "SearchHit",

@@ -51,7 +51,8 @@ MIN_TOKEN_CHARS: Final[int]
 #: Characters that join the parts of one identifier.
 CONNECTORS: Final[str]
 
-_Five = tuple[float, float, float, float, float]
+#: Per-field values: five (the learned field's then 0) or six.
+_PerField = tuple[float, ...]
 _Hits = tuple[list[int], list[float], bool]
 
 @final
@@ -84,7 +85,7 @@ class Index:
         cls,
         analyzer: Analyzer,
         names: list[str],
-        fields: list[tuple[str, str, str, str, str]],
+        fields: list[tuple[str, ...]],
     ) -> Index: ...
     def __len__(self) -> int:
         """Number of documents."""
@@ -104,8 +105,8 @@ class Index:
         self,
         query: str,
         k: int,
-        weights: _Five,
-        b: _Five,
+        weights: _PerField,
+        b: _PerField,
         k1: float,
         expansion_weight: float,
         lexicon: Lexicon | None = None,
@@ -116,8 +117,8 @@ class Index:
         self,
         queries: list[str],
         k: int,
-        weights: _Five,
-        b: _Five,
+        weights: _PerField,
+        b: _PerField,
         k1: float,
         expansion_weight: float,
         lexicon: Lexicon | None = None,
@@ -128,8 +129,8 @@ class Index:
         self,
         names: list[str],
         hit_type: type[tuple[Any, ...]],
-        weights: _Five,
-        b: _Five,
+        weights: _PerField,
+        b: _PerField,
         k1: float,
         expansion_weight: float,
         lexicon: Lexicon | None,
@@ -149,8 +150,8 @@ class Index:
         self,
         query: str,
         doc: int,
-        weights: _Five,
-        b: _Five,
+        weights: _PerField,
+        b: _PerField,
         k1: float,
         expansion_weight: float,
         lexicon: Lexicon | None,

@@ -183,7 +183,13 @@ class MentionBoost:
     ) -> Any:
         """The index filter of ``members``, kept per mention (an unhashable admitted: not)."""
         try:
-            key = (built.generation, self._groups_version, tuple(mentioned), admitted)
+            key = (
+                built.generation,
+                built.learned,
+                self._groups_version,
+                tuple(mentioned),
+                admitted,
+            )
             hash(key)
         except TypeError:
             return built.filter_for(members)

@@ -177,8 +177,8 @@ class FieldValues(BaseModel):
 
 
 #: The learned field's default weight and ``b`` (chosen by cross-validation, docs/quality.md).
-LEARNED_WEIGHT = 1.0
-LEARNED_B = 0.5
+LEARNED_WEIGHT = 0.25
+LEARNED_B = 0.0
 
 
 def _weights() -> FieldValues:

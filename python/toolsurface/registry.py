@@ -15,6 +15,8 @@ from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
 from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import ToolGroup
+from toolsurface.learned import LearnedHints
+from toolsurface.learning import LearnedField
 from toolsurface.membership import GroupMembership, Prefixes
 from toolsurface.mentions import MentionBoost
 from toolsurface.models import (
@@ -74,12 +76,13 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
+class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
     bundled one by default, ``None`` for none, or a host's own ``(source, targets)`` pairs
     (with their Russian word forms, ``retrieval/morphology.py``, unless ``word_forms=False``).
+    ``learned`` is the store of learned hints (``learn``; default: a new, empty one).
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
         retrievers: Sequence[IToolRetriever] = (),
         fusion: FusionSettings | None = None,
         word_forms: bool = True,
+        learned: LearnedHints | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
         self._tool_fields = self._backend.fields
@@ -110,6 +114,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
         self._origins: dict[str, str] = {}
         self._fields: dict[str, FieldTexts] = {}
         self._generation = 0
+        self._hints = learned if learned is not None else LearnedHints()
         self._groups: dict[str, ToolGroup] = {}
         # What readers iterate without the lock: replaced whole, never mutated.
         self._group_list: tuple[ToolGroup, ...] = ()
@@ -122,9 +127,9 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
         self._misses = ((0, 0), 0)
         self._view = None
         self._built: _Built | None = None
-        # The hot path's bound search: (generation, settings, searcher) of the last plain
-        # search; used while both still hold (see ``search``).
-        self._fast: tuple[int, RetrievalSettings, Searcher] | None = None
+        # The hot path's bound search: (generation, learned version, settings, searcher) of
+        # the last plain search; used while all three still hold (see ``search``).
+        self._fast: tuple[int, int, RetrievalSettings, Searcher] | None = None
         # One batch (one generation step; errors name "item i" as ``register_many`` does).
         self.register_many(tools)
 
@@ -258,16 +263,19 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
 
     def _current(self) -> _Built:
         with self._lock:
-            built = self._built
-            if built is not None and built.generation == self._generation:
+            built, hints = self._built, self._hints
+            stamp = (self._generation, hints.version)
+            if built is not None and (built.generation, built.learned) == stamp:
                 return built
-            generation = self._generation
             names, fields = list(self._fields), list(self._fields.values())
-        names, fields = self._backend.by_name(names, fields)
-        index = self._backend.index(names, fields)
-        made = _Built(generation, names, index)
+        # The learned texts are read after the stamp: a change in between makes a newer
+        # index than the stamp says, never an older one, and the next search rebuilds.
+        texts = self._index_texts(names, fields, hints.texts())
+        names, texts = self._backend.by_name(names, texts)
+        index = self._backend.index(names, texts)
+        made = _Built(stamp[0], names, index, learned=stamp[1])
         with self._lock:
-            if self._built is None or self._built.generation < generation:
+            if self._built is None or (self._built.generation, self._built.learned) < stamp:
                 self._built = made
         return made
 
@@ -337,14 +345,15 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
             and fusion is None
             and not self.retrievers
             and fast[0] == self._generation
-            and fast[1] is self.settings
+            and fast[1] == self._hints.version
+            and fast[2] is self.settings
             and len(query) <= QUERY_MAX_CHARS
             and not self._boosted_mentions(query, self.settings)
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
             try:
-                return fast[2].search(query, k)
+                return fast[3].search(query, k)
             except UnicodeEncodeError:
                 pass
         query, k, chosen = self._prepare(query, k, settings)
@@ -428,8 +437,12 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
     def _searcher(self, built: _Built, chosen: RetrievalSettings) -> Searcher:
         """The bound search of ``built`` under ``chosen`` (the hot path keeps the registry's)."""
         fast = self._fast
-        if fast is not None and fast[0] == built.generation and fast[1] is chosen:
-            return fast[2]
+        if (
+            fast is not None
+            and (fast[0], fast[1]) == (built.generation, built.learned)
+            and fast[2] is chosen
+        ):
+            return fast[3]
         with built.lock:
             found = built.searchers.get(id(chosen))
         if found is not None and found[0] is chosen:
@@ -443,7 +456,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost):
                     built.searchers.pop(next(iter(built.searchers)))
                 built.searchers[id(chosen)] = (chosen, made)
         if chosen is self.settings:
-            self._fast = (built.generation, chosen, made)
+            self._fast = (built.generation, built.learned, chosen, made)
         return made
 
     def _lexical(

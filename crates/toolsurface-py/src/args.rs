@@ -17,7 +17,9 @@ use crate::lexicon::PyLexicon;
 /// are then 0, so it scores nothing) or six.
 fn per_field(values: &[f64], what: &str) -> Result<[f64; N_FIELDS], String> {
     match values.len() {
-        5 | N_FIELDS => Ok(std::array::from_fn(|f| values.get(f).copied().unwrap_or(0.0))),
+        5 | N_FIELDS => Ok(std::array::from_fn(|f| {
+            values.get(f).copied().unwrap_or(0.0)
+        })),
         _ => Err(format!(
             "{what} take five or six values: name, search_hint, summary, body, params[, learned]"
         )),

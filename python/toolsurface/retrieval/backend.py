@@ -17,7 +17,7 @@ from toolsurface.errors import EngineUnavailableError
 from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval import pure
 from toolsurface.retrieval.analysis import Analyzer, CharTable
-from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
+from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
@@ -39,8 +39,8 @@ class IndexLike(Protocol):
         self,
         query: str,
         k: int,
-        weights: tuple[float, float, float, float, float],
-        b: tuple[float, float, float, float, float],
+        weights: Sequence[float],
+        b: Sequence[float],
         k1: float,
         expansion_weight: float,
         lexicon: Any = None,
@@ -50,8 +50,8 @@ class IndexLike(Protocol):
         self,
         queries: list[str],
         k: int,
-        weights: tuple[float, float, float, float, float],
-        b: tuple[float, float, float, float, float],
+        weights: Sequence[float],
+        b: Sequence[float],
         k1: float,
         expansion_weight: float,
         lexicon: Any = None,
@@ -61,8 +61,8 @@ class IndexLike(Protocol):
         self,
         query: str,
         doc: int,
-        weights: tuple[float, float, float, float, float],
-        b: tuple[float, float, float, float, float],
+        weights: Sequence[float],
+        b: Sequence[float],
         k1: float,
         expansion_weight: float,
         lexicon: Any,
@@ -127,8 +127,8 @@ class Backend(Protocol):
         ...
 
     def by_name(
-        self, names: list[str], fields: list[FieldTexts]
-    ) -> tuple[list[str], list[FieldTexts]]:
+        self, names: list[str], fields: list[IndexTexts]
+    ) -> tuple[list[str], list[IndexTexts]]:
         """``names`` and their ``fields`` in name order, the order of an index's ids."""
         ...
 
@@ -136,8 +136,11 @@ class Backend(Protocol):
         """A compiled lexicon for this engine."""
         ...
 
-    def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
-        """An index of the given documents (ids are positions in ``names``)."""
+    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
+        """An index of the given documents (ids are positions in ``names``).
+
+        A document is a tool's five field texts, or those and its learned text.
+        """
         ...
 
     def searcher(
@@ -151,8 +154,8 @@ class Backend(Protocol):
 
 
 def _sorted_by_name(
-    names: list[str], fields: list[FieldTexts]
-) -> tuple[list[str], list[FieldTexts]]:
+    names: list[str], fields: list[IndexTexts]
+) -> tuple[list[str], list[IndexTexts]]:
     order = sorted(range(len(names)), key=names.__getitem__)
     return [names[i] for i in order], [fields[i] for i in order]
 
@@ -174,14 +177,14 @@ class PureBackend:
         return tool_fields(tool)
 
     def by_name(
-        self, names: list[str], fields: list[FieldTexts]
-    ) -> tuple[list[str], list[FieldTexts]]:
+        self, names: list[str], fields: list[IndexTexts]
+    ) -> tuple[list[str], list[IndexTexts]]:
         return _sorted_by_name(names, fields)
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return pure.PureLexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
 
-    def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
+    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         return pure.PureIndex(self.analyzer, names, fields)
 
     def searcher(
@@ -225,15 +228,15 @@ class NativeBackend:
         return tool_fields(tool)
 
     def by_name(
-        self, names: list[str], fields: list[FieldTexts]
-    ) -> tuple[list[str], list[FieldTexts]]:
+        self, names: list[str], fields: list[IndexTexts]
+    ) -> tuple[list[str], list[IndexTexts]]:
         """The native sort orders copies of the names in one buffer.
 
         At 100,000 tools, ``sorted`` and a lookup per name wait on memory for about 120 ms
         of the build.
         """
         if self.name_sort is not None:
-            done: tuple[list[str], list[FieldTexts]] | None = self.name_sort(names, fields)
+            done: tuple[list[str], list[IndexTexts]] | None = self.name_sort(names, fields)
             if done is not None:
                 return done
         return _sorted_by_name(names, fields)
@@ -241,7 +244,7 @@ class NativeBackend:
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return self.native.Lexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
 
-    def index(self, names: Sequence[str], fields: Sequence[FieldTexts]) -> IndexLike:
+    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
         return idx
 

@@ -24,6 +24,8 @@ class _Built:
     generation: int
     names: list[str]
     index: IndexLike
+    #: The learned hints' version the index was built from (``learned.LearnedHints``).
+    learned: int = 0
     filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
     # Bound searches by settings object (kept alive here, so an id is not reused).
     searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)

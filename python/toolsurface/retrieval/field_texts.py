@@ -18,11 +18,13 @@ from toolsurface.retrieval.fields import (
     split_description,
 )
 
-__all__ = ["FieldTexts", "tool_fields"]
+__all__ = ["FieldTexts", "IndexTexts", "tool_fields"]
 
 _log = logging.getLogger("toolsurface")
 
 FieldTexts = tuple[str, str, str, str, str]
+#: One indexed document: a tool's five texts, or those and its learned text (the sixth).
+IndexTexts = tuple[str, ...]
 
 
 def tool_fields(tool: Tool) -> FieldTexts:

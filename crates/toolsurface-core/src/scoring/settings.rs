@@ -91,7 +91,12 @@ mod tests {
     fn settings_are_validated_and_cached() {
         let idx = catalogue();
         let bad = [
-            Settings::new([f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0], [0.5; N_FIELDS], 1.2, 0.5),
+            Settings::new(
+                [f64::NAN, 1.0, 1.0, 1.0, 1.0, 1.0],
+                [0.5; N_FIELDS],
+                1.2,
+                0.5,
+            ),
             Settings::new([-1.0, 1.0, 1.0, 1.0, 1.0, 1.0], [0.5; N_FIELDS], 1.2, 0.5),
             Settings::new([1.0; N_FIELDS], [1.5, 0.5, 0.5, 0.5, 0.5, 0.5], 1.2, 0.5),
             Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 0.0, 0.5),

@@ -1,0 +1,136 @@
+"""The registry's side of learned hints: teach, forget, inspect, keep across restarts.
+
+A mixin of :class:`~toolsurface.registry.ToolRegistry`. What is taught goes into the
+registry's :class:`~toolsurface.learned.LearnedHints`; the next search rebuilds the index
+with each tool's requests as its sixth field (docs/analysis.md §9). The tools themselves,
+and so everything a provider is sent, never change.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from toolsurface.errors import UnknownToolError
+from toolsurface.learned import LearnedHints, LearnedRequest
+from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
+
+__all__ = ["LearnedField"]
+
+
+class LearnedField:
+    """Learned hints on a registry (the registry sets ``_hints``, ``_tools``, ``_lock``)."""
+
+    _hints: LearnedHints
+    _tools: Mapping[str, object]
+    _lock: threading.RLock
+
+    @property
+    def learned_hints(self) -> LearnedHints:
+        """The registry's store of learned requests (shared with whoever passed it in)."""
+        return self._hints
+
+    def learn(self, query: str, tool_name: str) -> bool:
+        """Teach that ``query`` led to ``tool_name``; whether anything was kept.
+
+        Opt-in: nothing is learned unless a host calls this (or ``learn_many``). A name
+        that is not registered raises ``UnknownToolError``; a query that is empty once
+        cleaned keeps nothing.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="pagerduty__list_oncalls", description="List who is on call."),
+        ...     Tool(name="slack__send_message", description="Send a message."),
+        ... ])
+        >>> [h.name for h in registry.search("who's babysitting prod tonight", k=1)]
+        []
+        >>> registry.learn("who is babysitting prod tonight?", "pagerduty__list_oncalls")
+        True
+        >>> [h.name for h in registry.search("who's babysitting prod", k=1)]
+        ['pagerduty__list_oncalls']
+        >>> registry.forget("pagerduty__list_oncalls")
+        1
+        """
+        _check_query(query, "query")
+        if tool_name not in self._tools:
+            raise UnknownToolError(f"no tool named {tool_name!r} is registered")
+        return self._hints.add(query, tool_name)
+
+    def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
+        """Teach many (query, tool name) pairs, a host's logs; how many were kept.
+
+        Every pair is checked before any is taught (errors name ``item i``); with
+        ``missing_ok`` a pair naming a tool no longer registered is passed over.
+        """
+        checked: list[tuple[str, str]] = []
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, Sequence) and not isinstance(pair, str) and len(pair) == 2):
+                raise TypeError(f"item {i}: expected a (query, tool name) pair")
+            query, name = pair
+            _check_query(query, f"item {i}: query")
+            if not isinstance(name, str):
+                raise TypeError(f"item {i}: tool name must be a string")
+            if name not in self._tools:
+                if missing_ok:
+                    continue
+                raise UnknownToolError(f"item {i}: no tool named {name!r} is registered")
+            checked.append((query, name))
+        return sum(self._hints.add(q, n) for q, n in checked)
+
+    def forget(self, tool_name: str | None = None, query: str | None = None) -> int:
+        """Drop what was learned: one request, one tool's, a request everywhere, or all.
+
+        Returns how many requests went; the next search no longer sees them.
+        """
+        if query is not None:
+            _check_query(query, "query")
+        return self._hints.forget(tool_name, query)
+
+    def learned(self, tool_name: str | None = None) -> dict[str, list[LearnedRequest]]:
+        """What was learned, per tool (or for ``tool_name`` alone), oldest request first."""
+        found = self._hints.export()
+        if tool_name is None:
+            return found
+        return {tool_name: found[tool_name]} if tool_name in found else {}
+
+    def save_learned(self, path: str | os.PathLike[str]) -> None:
+        """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
+        where = Path(path)
+        text = self._hints.to_json()
+        fd, tmp = tempfile.mkstemp(dir=where.parent or ".", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(tmp, where)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def load_learned(self, path: str | os.PathLike[str]) -> int:
+        """Replace the learned hints by those of ``path``; how many requests it held.
+
+        A file that cannot be read raises ``LearnedFormatError`` naming the field, and the
+        hints the registry had stay as they were.
+        """
+        where = Path(path)
+        loaded = LearnedHints.from_json(where.read_text("utf-8"), where=str(where))
+        with self._lock:
+            loaded.version = self._hints.version + 1
+            self._hints = loaded
+        return len(loaded)
+
+    def _index_texts(
+        self, names: list[str], fields: list[FieldTexts], hints: dict[str, str]
+    ) -> list[IndexTexts]:
+        """The documents to index: a tool's five texts, six where it has learned ones."""
+        if not hints:
+            return list(fields)
+        return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
+
+
+def _check_query(query: object, what: str) -> None:
+    if not isinstance(query, str):
+        raise TypeError(f"{what} must be a string, got {type(query).__name__}")
