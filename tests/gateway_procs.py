@@ -82,6 +82,10 @@ class GatewayProcess:
 
     def start(self) -> GatewayProcess:
         """Start the process and wait until it listens (or fail with its stderr)."""
+        return self.spawn().wait_ready()
+
+    def spawn(self) -> GatewayProcess:
+        """Start the process; :meth:`wait_ready` waits for it (so several start at once)."""
         config, policy = self.tmp / "mcp.json", self.tmp / "policy.json"
         argv = [sys.executable, "-m", "toolsurface.cli", "gateway", "--config", str(config)]
         argv += ["--policy", str(policy), "--http", f"127.0.0.1:{self.port}"]
@@ -98,8 +102,12 @@ class GatewayProcess:
             text=True,
             env=env,
         )
+        threading.Thread(target=self._read, args=(self._proc, self._ready), daemon=True).start()
+        return self
+
+    def wait_ready(self) -> GatewayProcess:
+        """Wait for the ``listening on`` line; if the process ends first, fail with its stderr."""
         ready = self._ready
-        threading.Thread(target=self._read, args=(self._proc, ready), daemon=True).start()
         try:
             line = ready.get(timeout=READY_TIMEOUT)
         except queue.Empty:
@@ -129,17 +137,6 @@ class GatewayProcess:
             self._proc.kill()
             self._proc.wait(timeout=15)
         self._proc = None
-
-    def run_to_exit(self, timeout: float = 60.0) -> tuple[int, str]:
-        """Start the process expecting it to refuse: its exit status and its stderr."""
-        config = self.tmp / "mcp.json"
-        argv = [sys.executable, "-m", "toolsurface.cli", "gateway", "--config", str(config)]
-        env = {**os.environ, **self.env}
-        env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), env.get("PYTHONPATH", "")])
-        done = subprocess.run(
-            argv + self.extra, capture_output=True, text=True, env=env, timeout=timeout
-        )
-        return done.returncode, done.stderr
 
     def __enter__(self) -> GatewayProcess:
         return self.start()

@@ -29,6 +29,8 @@ from gateway_procs import (
     write_config,
 )
 
+from toolsurface.cli import main
+
 TOKEN = "s3cret-bearer-token-for-tests"
 INIT = {
     "jsonrpc": "2.0",
@@ -183,14 +185,21 @@ def test_a_restarted_gateway_resumes_the_session_mid_session(tmp_path: Path) -> 
     assert any("stored snapshot refused" in line for line in gw.lines)
 
 
-def test_unsafe_or_broken_http_settings_are_refused_with_a_clear_error(tmp_path: Path) -> None:
-    write_config(tmp_path)
-    gw = GatewayProcess(tmp_path, extra=["--http", "0.0.0.0:0"])
-    status, err = gw.run_to_exit()
-    assert status == 2 and "not a loopback address" in err and "--token-env" in err
-    gw.extra = ["--http", "127.0.0.1:0", "--token-env", "GW_NO_SUCH_VAR"]
-    status, err = gw.run_to_exit()
-    assert status == 2 and "--token-env GW_NO_SUCH_VAR" in err and "not set" in err
-    gw.extra = ["--http", "127.0.0.1:http"]
-    status, err = gw.run_to_exit()
-    assert status == 2 and "--http 127.0.0.1:http: the port must be a number" in err
+def test_unsafe_or_broken_http_settings_are_refused_with_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config, _ = write_config(tmp_path)
+    monkeypatch.delenv("GW_NO_SUCH_VAR", raising=False)
+
+    def refused(*argv: str) -> str:
+        assert main(["gateway", "--config", str(config), *argv]) == 2
+        return capsys.readouterr().err
+
+    err = refused("--http", "0.0.0.0:0")
+    assert "not a loopback address" in err and "--token-env" in err
+    err = refused("--http", "127.0.0.1:0", "--token-env", "GW_NO_SUCH_VAR")
+    assert "--token-env GW_NO_SUCH_VAR: the environment variable is not set" in err
+    err = refused("--http", "127.0.0.1:http")
+    assert "--http 127.0.0.1:http: the port must be a number" in err
+    err = refused("--store", "ftp://somewhere")
+    assert "unknown scheme" in err
