@@ -8,6 +8,7 @@ several gateway processes behind one address for it, as a load balancer would.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import queue
@@ -40,13 +41,9 @@ def free_port() -> int:
 def write_config(tmp: Path) -> tuple[Path, Path]:
     """An ``mcpServers`` file (the demo ops server, ``mcp-server-time``) and a policy file."""
     servers: dict[str, Any] = {"ops": {"command": sys.executable, "args": [str(DEMO_SERVER)]}}
-    try:
-        import mcp_server_time  # noqa: F401
-
+    if importlib.util.find_spec("mcp_server_time") is not None:  # a test dependency
         args = ["-m", "mcp_server_time", "--local-timezone", "Etc/UTC"]
         servers["time"] = {"command": sys.executable, "args": args}
-    except ImportError:  # pragma: no cover - a test dependency
-        pass
     config = tmp / "mcp.json"
     config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
     policy = tmp / "policy.json"
@@ -74,6 +71,12 @@ class GatewayProcess:
         self.lines: list[str] = []
         self._proc: subprocess.Popen[str] | None = None
         self._ready: queue.Queue[str | None] = queue.Queue()
+
+    @property
+    def pid(self) -> int:
+        """The running process's id."""
+        assert self._proc is not None
+        return self._proc.pid
 
     @property
     def url(self) -> str:
@@ -180,7 +183,7 @@ async def client(
     *,
     token: str | None = None,
     changes: Changes | None = None,
-    router: Router | None = None,
+    router: httpx2.AsyncBaseTransport | None = None,
 ) -> AsyncIterator[ClientSession]:
     """An initialised SDK client session over streamable HTTP."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}

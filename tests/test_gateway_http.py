@@ -203,3 +203,36 @@ def test_unsafe_or_broken_http_settings_are_refused_with_a_clear_error(
     assert "--http 127.0.0.1:http: the port must be a number" in err
     err = refused("--store", "ftp://somewhere")
     assert "unknown scheme" in err
+
+
+def test_memory_holds_at_most_max_sessions_and_the_store_keeps_the_rest() -> None:
+    from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+    from toolsurface.gateway.sessions import Sessions
+    from toolsurface.gateway.store import MemoryStore
+
+    registry = ToolRegistry([tool_search_tool()])
+    for verb in ("list", "create", "close"):
+        registry.register(Tool(name=f"gh__{verb}_issue", description=f"{verb} an issue."))
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    sessions = Sessions(
+        lambda sid: ToolSurface(registry, session_id=sid), MemoryStore(), capacity=2
+    )
+
+    async def run() -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        ids = [await sessions.issue() for _ in range(3)]
+        async with sessions.use(ids[0]) as surface:
+            surface.tool_search({"select": ["gh__close_issue"]})
+        for sid in ids[1:]:  # two more sessions push the first out of memory
+            async with sessions.use(sid) as surface:
+                surface.plan()
+        held = len(sessions)
+        async with sessions.use(ids[0]) as surface:  # back from the store
+            first = surface.plan().names
+        async with sessions.use(ids[1]) as surface:
+            second = surface.plan().names
+        return held, first, second
+
+    held, first, second = asyncio.run(run())
+    assert held == 2
+    assert first == ("ToolSearch", "gh__close_issue")
+    assert second == ("ToolSearch",)

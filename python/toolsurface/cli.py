@@ -214,6 +214,8 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
                 f"sealed: set {key_var} (16+ bytes, the same in every gateway process)"
             )
         store.ping()
+    if args.max_sessions < 1:
+        raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
     policy = read_policy(args.policy)
     gateway = Gateway(
         read_config(args.config),

@@ -37,6 +37,8 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: The largest request body read to find an ``initialize`` (the SDK's own limit).
 MAX_BODY = 4 * 1024 * 1024
+#: The longest session id looked up (the gateway's own are 43 characters).
+MAX_SESSION_ID = 256
 _SESSION_HEADER = b"mcp-session-id"
 
 
@@ -188,7 +190,12 @@ class SessionsMiddleware:
 
     async def _continue(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """A request of a session: known to the store (read now), or 404."""
-        if not session_id.isascii() or not session_id.isprintable() or " " in session_id:
+        if (
+            len(session_id) > MAX_SESSION_ID
+            or not session_id.isascii()
+            or not session_id.isprintable()
+            or " " in session_id
+        ):
             await _answer(send, 400, "Bad Request: invalid session ID")
             return
         try:
