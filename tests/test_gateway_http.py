@@ -236,3 +236,39 @@ def test_memory_holds_at_most_max_sessions_and_the_store_keeps_the_rest() -> Non
     assert held == 2
     assert first == ("ToolSearch", "gh__close_issue")
     assert second == ("ToolSearch",)
+
+
+def test_a_store_that_does_not_answer_is_a_503_not_a_crash() -> None:
+    from toolsurface import ToolRegistry, ToolSurface, tool_search_tool
+    from toolsurface.gateway.http import SessionsMiddleware
+    from toolsurface.gateway.sessions import Sessions
+    from toolsurface.gateway.store import StoreError
+
+    class Down:
+        shared = True
+
+        def load(self, session_id: str) -> str | None:
+            raise StoreError("store redis://db:6379/0: cannot read a session (timed out)")
+
+        def save(self, session_id: str, snapshot: str) -> None:
+            raise StoreError("store redis://db:6379/0: cannot write a session (timed out)")
+
+        def delete(self, session_id: str) -> None:
+            raise StoreError("store redis://db:6379/0: cannot delete a session (timed out)")
+
+    async def never(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("the request reached the MCP app")
+
+    registry = ToolRegistry([tool_search_tool()])
+    sessions = Sessions(lambda sid: ToolSurface(registry, session_id=sid), Down())
+    app = SessionsMiddleware(never, sessions)
+
+    async def run() -> list[int]:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            opened = await http.post("/mcp", json=INIT, headers=ACCEPT)
+            headers = {**ACCEPT, "Mcp-Session-Id": "abc"}
+            used = await http.post("/mcp", json=INIT, headers=headers)
+            return [opened.status_code, used.status_code]
+
+    assert asyncio.run(run()) == [503, 503]

@@ -145,6 +145,7 @@ class Gateway:
         """
         arguments: Mapping[str, Any] = params.arguments or {}
         forward: str | None = None
+        answer: types.CallToolResult | None = None
         async with self.sessions.use(self._session(), create=True) as surface:
             before = surface.last_plan_names()
             if params.name == TOOL_SEARCH_NAME:
@@ -162,6 +163,7 @@ class Gateway:
             await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
         if forward is not None:
             answer = await self._forward(forward, arguments)
+        assert answer is not None  # a call either runs (forward) or is answered here
         return answer
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
