@@ -127,6 +127,8 @@ def test_the_bearer_token_is_required(gateway: GatewayProcess) -> None:
     assert post({"Authorization": TOKEN}).status_code == 401  # the scheme is part of it
     accepted = post({"Authorization": f"Bearer {TOKEN}"})
     assert accepted.status_code == 200 and accepted.headers.get("mcp-session-id")
+    assert "<tool_catalogue>" in accepted.text  # the catalogue rides in the instructions
+    assert '"listChanged":true' in accepted.text.replace(" ", "")
 
 
 def test_what_a_client_sends_never_breaks_the_gateway(gateway: GatewayProcess) -> None:
