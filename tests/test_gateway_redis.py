@@ -27,7 +27,7 @@ from toolsurface.gateway.store import StoreError, open_store  # noqa: E402
 from toolsurface.gateway.store_redis import RedisStore  # noqa: E402
 
 REDIS_SERVER = shutil.which("redis-server")
-pytestmark = pytest.mark.skipif(
+needs_redis = pytest.mark.skipif(
     REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"
 )
 
@@ -59,6 +59,7 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
+@needs_redis
 def test_the_redis_store_round_trips_under_namespaced_keys(redis_url: str) -> None:
     store = open_store(redis_url, ttl=120)
     assert isinstance(store, RedisStore)
@@ -89,6 +90,7 @@ def test_an_unreachable_redis_is_a_clear_error() -> None:
     assert "hunter2" not in str(caught.value)  # a password in the URL is never shown
 
 
+@needs_redis
 def test_a_session_moves_between_two_gateway_processes_sharing_redis(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -130,6 +132,7 @@ def test_a_session_moves_between_two_gateway_processes_sharing_redis(
     assert seen["after_a_died"] == loaded
 
 
+@needs_redis
 def test_a_snapshot_tampered_with_in_redis_starts_the_session_fresh(
     tmp_path: Path, redis_url: str
 ) -> None:
@@ -153,6 +156,7 @@ def test_a_snapshot_tampered_with_in_redis_starts_the_session_fresh(
     assert any("stored snapshot refused" in line and "seal" in line for line in gw.lines)
 
 
+@needs_redis
 def test_a_redis_store_needs_a_mark_key(
     tmp_path: Path,
     redis_url: str,
