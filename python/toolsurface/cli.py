@@ -178,22 +178,69 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _secret_env(var: str, flag: str, *, required: bool) -> str | None:
+    """A secret read from the environment variable ``var`` (never from the command line)."""
+    value = os.environ.get(var, "")
+    if not value:
+        if required:
+            raise ValueError(f"{flag} {var}: the environment variable is not set or empty")
+        return None
+    return value
+
+
 def _cmd_gateway(args: argparse.Namespace) -> int:
-    """Serve the gateway over stdio (needs the ``mcp`` extra)."""
+    """Serve the gateway over stdio or streamable HTTP (needs the ``mcp`` extra)."""
     import anyio
 
     from toolsurface.gateway.config import read_config, read_policy
+    from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
-    from toolsurface.gateway.store import DirectoryStore
+    from toolsurface.gateway.store import MemoryStore, open_store
+    from toolsurface.gateway.store_redis import RedisStore
 
+    explicit = args.mark_key_env is not None
+    key_var = args.mark_key_env or "TOOLSURFACE_MARK_KEY"
+    mark_key = _secret_env(key_var, "--mark-key-env", required=explicit)
+    if mark_key is not None and len(mark_key.encode("utf-8")) < 16:
+        raise ValueError(f"--mark-key-env {key_var}: the mark key must be 16 bytes or more")
+    token = _secret_env(args.token_env, "--token-env", required=True) if args.token_env else None
+    if token is not None and args.http is None:
+        raise ValueError("--token-env: a bearer token is for --http only")
+    store = open_store(args.store, ttl=args.store_ttl)
+    if isinstance(store, RedisStore):
+        if mark_key is None:
+            raise ValueError(
+                f"--store {store.url}: a Redis store is shared, so its snapshots must be "
+                f"sealed: set {key_var} (16+ bytes, the same in every gateway process)"
+            )
+        store.ping()
+    if args.max_sessions < 1:
+        raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
+    policy = read_policy(args.policy)
     gateway = Gateway(
         read_config(args.config),
-        policy=read_policy(args.policy),
-        store=DirectoryStore(args.store) if args.store else None,
+        policy=policy,
+        store=store,
         session_id=args.session,
-        mark_key=os.environ.get("TOOLSURFACE_MARK_KEY", "").encode("utf-8") or None,
+        mark_key=mark_key.encode("utf-8") if mark_key else None,
+        max_sessions=args.max_sessions,
     )
-    anyio.run(gateway.serve_stdio)
+    if args.http is None:
+        anyio.run(gateway.serve_stdio)
+        return 0
+    host, port = parse_listen(args.http)
+    if not is_loopback(host) and token is None:
+        raise ValueError(
+            f"--http {args.http}: {host} is not a loopback address; serving other machines "
+            "needs a bearer token (--token-env VAR)"
+        )
+    if isinstance(store, MemoryStore):
+        print(
+            "toolsurface gateway: no --store: sessions live in this process only",
+            file=sys.stderr,
+        )
+    sock = listening_socket(host, port)
+    anyio.run(lambda: gateway.serve_http(sock, token=token))
     return 0
 
 
@@ -331,8 +378,25 @@ def _build_parser() -> argparse.ArgumentParser:
     gw = sub.add_parser("gateway", help="serve MCP: upstream servers behind one surface")
     gw.add_argument("--config", required=True, help="the mcpServers JSON of an MCP client")
     gw.add_argument("--policy", help="allow and deny globs, per upstream (JSON)")
-    gw.add_argument("--store", help="a directory for the session's snapshot (resumed on start)")
-    gw.add_argument("--session", default="stdio", help="the session id (default: stdio)")
+    gw.add_argument(
+        "--store",
+        help="where sessions are kept: a directory, or redis://host:port/db (shared by processes)",
+    )
+    gw.add_argument("--store-ttl", type=float, help="forget a session idle this many seconds")
+    gw.add_argument("--session", default="stdio", help="the stdio session id (default: stdio)")
+    gw.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP (host 127.0.0.1)")
+    gw.add_argument("--token-env", metavar="VAR", help="require the bearer token in env VAR")
+    gw.add_argument(
+        "--mark-key-env",
+        metavar="VAR",
+        help="read the snapshot sealing key from env VAR (default TOOLSURFACE_MARK_KEY)",
+    )
+    gw.add_argument(
+        "--max-sessions",
+        type=int,
+        default=1024,
+        help="surfaces held in memory (least recently used dropped; the store keeps them)",
+    )
     gw.set_defaults(func=_cmd_gateway)
     return parser
 

@@ -1,31 +1,37 @@
-"""The gateway itself: upstream MCP servers in one registry, one surface served over MCP.
+"""The gateway itself: upstream MCP servers in one registry, one surface a session over it.
 
 Each upstream of the config is started and connected through the MCP adapter as a dynamic
-group named by its key (its ``tools/list_changed`` followed). The gateway serves MCP over
-stdio: its ``tools/list`` is the surface's plan (what is listed, ToolSearch, what was
-loaded); the catalogue block is the server's ``instructions``; a ToolSearch load or a blind
-call sends ``notifications/tools/list_changed``; every call goes through admission (the cap,
-unknown names, blind calls, rules) and is forwarded to its upstream under the upstream's
-own name, whose errors come back as tool errors. The session's snapshot is written after
-every call, so a restarted gateway resumes with the same tool list.
+group named by its key (its ``tools/list_changed`` followed). The registry and the policy
+are shared by every session; each session has its own surface over them (see
+:mod:`toolsurface.gateway.sessions`). Its ``tools/list`` is the session's plan (what is
+listed, ToolSearch, what was loaded); the catalogue block is the server's ``instructions``;
+a ToolSearch load or a blind call sends ``notifications/tools/list_changed``; every call
+goes through admission (the cap, unknown names, blind calls, rules) and is forwarded to its
+upstream under the upstream's own name, whose errors come back as tool errors. The session's
+snapshot is written after every change, so a restarted gateway resumes with the same tools.
+Served over stdio here (one session) and over streamable HTTP by
+:mod:`toolsurface.gateway.http`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import socket
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 from mcp import ClientSession, StdioServerParameters, stdio_client, types
 from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 
 from toolsurface.adapters.mcp import McpServerLink, connect_server, message_handler
 from toolsurface.dispatch import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
-from toolsurface.gateway.store import DirectoryStore
+from toolsurface.gateway.sessions import CURRENT, Sessions
+from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
@@ -35,34 +41,54 @@ __all__ = ["Gateway"]
 _log = logging.getLogger("toolsurface.gateway")
 
 
+class _Server(Server[Any]):
+    """The SDK's server, advertising ``tools.listChanged`` on every transport."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """The SDK's options, with ``tools/list_changed`` on unless the caller says otherwise."""
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
 def _text(text: str, *, error: bool = False) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
 
 
 class Gateway:
-    """Upstreams in one registry and one session's surface over them, served over MCP."""
+    """Upstreams in one registry, and a surface per client session over them, served over MCP."""
 
     def __init__(
         self,
         upstreams: list[Upstream],
         *,
         policy: Policy | None = None,
-        store: DirectoryStore | None = None,
+        store: SessionStore | None = None,
         session_id: str = "stdio",
         mark_key: bytes | None = None,
+        max_sessions: int = 1024,
     ) -> None:
         self.upstreams = upstreams
         self.policy = policy or Policy()
-        self.store = store
+        self.store: SessionStore = store if store is not None else MemoryStore()
         self.session_id = session_id
+        self.mark_key = mark_key
         self.registry = ToolRegistry()
         self.registry.register(tool_search_tool())
         self.links: dict[str, McpServerLink] = {}
-        self.surface = ToolSurface(
-            self.registry,
-            policy=self._admits,
-            session_id=session_id,
-            mark_key=mark_key,
+        self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
+
+    def new_surface(self, session_id: str) -> ToolSurface:
+        """A fresh surface of a session: the shared registry, policy and mark key."""
+        return ToolSurface(
+            self.registry, policy=self._admits, session_id=session_id, mark_key=self.mark_key
         )
 
     def _owner(self, name: str) -> tuple[str, str] | None:
@@ -77,7 +103,7 @@ class Gateway:
         return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
-        """Start and connect every upstream; one that fails is reported and left out."""
+        """Start and connect every upstream into the shared registry; a failure is left out."""
         for up in self.upstreams:
             params = StdioServerParameters(
                 command=up.command, args=list(up.args), env=dict(up.env or {}) or None, cwd=up.cwd
@@ -96,40 +122,48 @@ class Gateway:
                 )
             except Exception as exc:  # an upstream that does not start is reported, not fatal
                 _log.error("toolsurface gateway: upstream %r did not start: %r", up.name, exc)
-        saved = self.store.load(self.session_id) if self.store is not None else None
-        if saved is not None:
-            dropped = self.surface.restore(saved)
-            _log.info("toolsurface gateway: resumed %r, dropped %s", self.session_id, dropped)
 
-    def _save(self) -> None:
-        if self.store is not None:
-            self.store.save(self.session_id, self.surface.snapshot().to_json())
+    def _session(self) -> str:
+        """The session of the request being served: HTTP's, or the stdio session."""
+        current = CURRENT.get()
+        return current[0] if current is not None else self.session_id
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
-        """``tools/list``: the surface's plan."""
-        plan = self.surface.plan()
+        """``tools/list``: the session's plan."""
+        async with self.sessions.use(self._session(), create=True) as surface:
+            definitions = surface.plan().definitions()
         tools = [
             types.Tool(name=d["name"], description=d["description"], input_schema=d["input_schema"])
-            for d in plan.definitions()
+            for d in definitions
         ]
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(self, ctx: Any, params: Any) -> types.CallToolResult:
-        """``tools/call``: ToolSearch on the surface, any other tool admitted and forwarded."""
-        before = self.surface.last_plan_names()
+        """``tools/call``: ToolSearch on the session's surface, any other tool admitted and run.
+
+        The session is held only while its surface changes, not while an upstream runs.
+        """
         arguments: Mapping[str, Any] = params.arguments or {}
-        if params.name == TOOL_SEARCH_NAME:
-            result = self.surface.tool_search(dict(arguments))
-            answer = _text(result.text, error=result.refused)
-        else:
-            (verdict,) = self.surface.admit([ToolCall(params.name, dict(arguments))])
-            if not verdict.runs:
-                answer = _text(verdict.message, error=True)
+        forward: str | None = None
+        answer: types.CallToolResult | None = None
+        async with self.sessions.use(self._session(), create=True) as surface:
+            before = surface.last_plan_names()
+            if params.name == TOOL_SEARCH_NAME:
+                result = surface.tool_search(dict(arguments))
+                answer = _text(result.text, error=result.refused)
             else:
-                answer = await self._forward(verdict.call.name, arguments)
-        if self.surface.plan().names != before:
-            await ctx.session.send_tool_list_changed()
-        self._save()
+                (verdict,) = surface.admit([ToolCall(params.name, dict(arguments))])
+                if verdict.runs:
+                    forward = verdict.call.name
+                else:
+                    answer = _text(verdict.message, error=True)
+            changed = surface.plan().names != before
+        if changed:  # on the call's own response stream: HTTP here has no GET stream
+            notice = types.ToolListChangedNotification()
+            await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
+        if forward is not None:
+            answer = await self._forward(forward, arguments)
+        assert answer is not None  # a call either runs (forward) or is answered here
         return answer
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
@@ -142,10 +176,10 @@ class Gateway:
             return _text(f"Tool {name!r} failed upstream: {exc}", error=True)
 
     def server(self) -> Server[Any]:
-        """The MCP server: instructions carry the catalogue block of the first plan."""
-        return Server(
+        """The MCP server: instructions carry the catalogue block of a new session's plan."""
+        return _Server(
             "toolsurface-gateway",
-            instructions=self.surface.plan().catalogue or None,
+            instructions=self.new_surface("instructions").plan().catalogue or None,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
@@ -155,6 +189,16 @@ class Gateway:
         async with contextlib.AsyncExitStack() as stack:
             await self.connect(stack)
             server = self.server()
-            options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+            options = server.create_initialization_options()
             async with stdio_server() as (read, write):
                 await server.run(read, write, options)
+
+    async def serve_http(self, sock: socket.socket, *, token: str | None = None) -> None:
+        """Connect the upstreams, then serve streamable HTTP on ``sock`` until stopped."""
+        from toolsurface.gateway.http import SessionsMiddleware, serve_http
+
+        host = str(sock.getsockname()[0])
+        async with contextlib.AsyncExitStack() as stack:
+            await self.connect(stack)
+            app = self.server().streamable_http_app(stateless_http=True, host=host)
+            await serve_http(SessionsMiddleware(app, self.sessions, token=token), sock)

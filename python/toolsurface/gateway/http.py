@@ -1,0 +1,248 @@
+"""The gateway over streamable HTTP: the SDK's transport, stateless, with our own sessions.
+
+The SDK's session manager keeps sessions in one process's memory, so it runs here in its
+stateless mode and the gateway issues the ``Mcp-Session-Id`` itself: an ``initialize``
+without one opens a session (stored at once, so every process over the store knows it) and
+the id rides on the response; every later request must echo a session the store knows, or
+it is answered 404 (the client then opens a new one), whichever process it reaches. A
+``DELETE`` ends the session. There is no GET stream: ``list_changed`` rides on the response
+of the call that changed the list. With a bearer token every request must carry it.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import socket
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio
+
+from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
+from toolsurface.gateway.store import StoreError
+
+__all__ = ["GatewayHttpError", "SessionsMiddleware", "parse_listen", "serve_http"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: The largest request body read to find an ``initialize`` (the SDK's own limit).
+MAX_BODY = 4 * 1024 * 1024
+#: The longest session id looked up (the gateway's own are 43 characters).
+MAX_SESSION_ID = 256
+_SESSION_HEADER = b"mcp-session-id"
+
+
+class GatewayHttpError(ValueError):
+    """An ``--http`` address, or a token setting, the gateway refuses; the message says why."""
+
+
+def parse_listen(spec: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``:PORT`` or ``PORT`` (host 127.0.0.1); ``[::1]:PORT`` for IPv6."""
+    host, sep, port = spec.rpartition(":")
+    if not sep:
+        host, port = "", spec
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise GatewayHttpError(f"--http {spec}: the port must be a number") from None
+    if not 0 <= number <= 65535:
+        raise GatewayHttpError(f"--http {spec}: the port must be 0 to 65535")
+    return host, number
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address (``localhost`` counts)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def _answer(send: Send, status: int, message: str, headers: list[Any] | None = None) -> None:
+    """A JSON-RPC error body (no id) with an HTTP status, as the SDK answers its own refusals."""
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    ).encode("utf-8")
+    head = [(b"content-type", b"application/json"), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    """The whole request body, or ``None`` past :data:`MAX_BODY` or when the client left."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunk = bytes(message.get("body", b""))
+        size += len(chunk)
+        if size > MAX_BODY:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _is_initialize(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+class SessionsMiddleware:
+    """ASGI in front of the SDK's stateless app: the bearer token, then our session ids."""
+
+    def __init__(self, app: App, sessions: Sessions, *, token: str | None = None) -> None:
+        self.app = app
+        self.sessions = sessions
+        self._expected = f"Bearer {token}".encode() if token else None
+
+    def _authorised(self, scope: Scope) -> bool:
+        if self._expected is None:
+            return True
+        got = (_header(scope, b"authorization") or "").encode("latin-1")
+        return hmac.compare_digest(got, self._expected)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse a request without the token, end or open a session, or serve one."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if not self._authorised(scope):
+            challenge = [(b"www-authenticate", b'Bearer realm="toolsurface-gateway"')]
+            await _answer(send, 401, "Unauthorized: a valid bearer token is required", challenge)
+            return
+        session_id = _header(scope, _SESSION_HEADER)
+        method = scope.get("method", "")
+        try:
+            if method == "DELETE":
+                if session_id is not None:
+                    await self.sessions.end(session_id)
+                await send({"type": "http.response.start", "status": 200, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+            elif method != "POST":
+                allow = [(b"allow", b"POST, DELETE")]
+                await _answer(
+                    send, 405, "Method Not Allowed: this gateway has no GET stream", allow
+                )
+            elif session_id is None:
+                await self._open(scope, receive, send)
+            else:
+                await self._continue(session_id, scope, receive, send)
+        except StoreError as exc:
+            _log.error("toolsurface gateway: %s", exc)
+            await _answer(send, 503, "Service Unavailable: the session store does not answer")
+
+    async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """An ``initialize`` without a session id opens one; anything else is refused."""
+        body = await _read_body(receive)
+        if body is None:
+            await _answer(send, 413, "Payload Too Large")
+            return
+        if not _is_initialize(body):
+            await _answer(send, 400, "Bad Request: Missing session ID")
+            return
+        session_id = await self.sessions.issue()
+        token = CURRENT.set((session_id, True))
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", []) if h[0].lower() != _SESSION_HEADER]
+                message = {**message, "headers": [*headers, (_SESSION_HEADER, session_id.encode())]}
+            await send(message)
+
+        try:
+            await self.app(scope, replay, with_id)
+        finally:
+            CURRENT.reset(token)
+
+    async def _continue(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request of a session: known to the store (read now), or 404."""
+        if (
+            len(session_id) > MAX_SESSION_ID
+            or not session_id.isascii()
+            or not session_id.isprintable()
+            or " " in session_id
+        ):
+            await _answer(send, 400, "Bad Request: invalid session ID")
+            return
+        try:
+            await self.sessions.check(session_id)
+        except UnknownSessionError:
+            await _answer(send, 404, "Session not found")
+            return
+        token = CURRENT.set((session_id, True))
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            CURRENT.reset(token)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A bound, listening TCP socket (port 0 picks a free one); an error names the address."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise GatewayHttpError(f"--http {host}:{port}: cannot listen ({exc.strerror})") from None
+    sock.listen(1024)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve_http(app: App, sock: socket.socket, *, path: str = "/mcp") -> None:
+    """Serve ``app`` on ``sock`` with uvicorn; one stderr line says where once it listens."""
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    server = uvicorn.Server(config)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+
+    async def announce() -> None:
+        while not server.started:
+            if server.should_exit:
+                return
+            await anyio.sleep(0.01)
+        print(f"toolsurface gateway: listening on http://{shown}:{port}{path}", file=sys.stderr)
+        sys.stderr.flush()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(announce)
+        await server.serve(sockets=[sock])
+        tg.cancel_scope.cancel()

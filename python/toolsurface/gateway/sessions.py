@@ -1,0 +1,176 @@
+"""One surface per client session, over the gateway's one registry; the store is the truth.
+
+A process holds at most ``capacity`` surfaces (least recently used dropped first); each is a
+cache of the session's stored snapshot. Before a session is used its stored snapshot is
+read, and when it is not the text this process last read or wrote (another process changed
+the session, or this process never saw it) the surface is rebuilt from it, so a session may
+move between processes from one request to the next. After use the snapshot is written
+back if it changed. A snapshot that does not restore (tampered, sealed under another key,
+another session's) is refused with the reason in the log, and the session starts fresh.
+Requests of one session are served one at a time within a process; across processes the
+last write wins.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.to_thread
+
+from toolsurface.gateway.store import SessionStore
+from toolsurface.snapshot import SnapshotError
+from toolsurface.surface.surface import ToolSurface
+
+__all__ = ["CURRENT", "Sessions", "UnknownSessionError", "new_session_id"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+#: The session the current request belongs to, and whether its snapshot was read for it.
+CURRENT: contextvars.ContextVar[tuple[str, bool] | None] = contextvars.ContextVar(
+    "toolsurface_gateway_session", default=None
+)
+
+
+class UnknownSessionError(LookupError):
+    """A session id this gateway never issued, or one whose snapshot expired or was deleted."""
+
+
+def new_session_id() -> str:
+    """A fresh session id: 32 random bytes, URL-safe (visible ASCII, as MCP requires)."""
+    return secrets.token_urlsafe(32)
+
+
+@dataclass
+class _Held:
+    """A session as this process holds it: its surface and the snapshot text it came from."""
+
+    surface: ToolSurface | None = None
+    text: str | None = None
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+class Sessions:
+    """The sessions of one gateway process: surfaces made by ``new_surface``, kept in ``store``."""
+
+    def __init__(
+        self,
+        new_surface: Callable[[str], ToolSurface],
+        store: SessionStore,
+        *,
+        capacity: int = 1024,
+    ) -> None:
+        if capacity < 1:
+            raise ValueError(f"sessions capacity: must be at least 1, got {capacity!r}")
+        self.new_surface = new_surface
+        self.store = store
+        self.capacity = capacity
+        self._held: OrderedDict[str, _Held] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+    def _slot(self, session_id: str) -> _Held:
+        """The session's slot, most recently used; the least recently used idle ones go."""
+        held = self._held.get(session_id)
+        if held is None:
+            held = self._held[session_id] = _Held()
+        self._held.move_to_end(session_id)
+        if len(self._held) > self.capacity:
+            for old in [k for k, h in self._held.items() if not h.lock.locked()]:
+                if len(self._held) <= self.capacity:
+                    break
+                del self._held[old]
+        return held
+
+    async def _refresh(self, session_id: str, held: _Held, *, create: bool) -> None:
+        """Bring the held surface up to the stored snapshot (see the module's docstring)."""
+        text = await anyio.to_thread.run_sync(self.store.load, session_id)
+        if text is None:
+            if held.surface is None:
+                if not create:
+                    raise UnknownSessionError(session_id)
+                held.surface = self.new_surface(session_id)
+            return
+        if held.surface is not None and text == held.text:
+            return
+        surface = self.new_surface(session_id)
+        try:
+            dropped = surface.restore(text)
+        except SnapshotError as exc:
+            _log.warning(
+                "toolsurface gateway: session %s: stored snapshot refused, starting fresh: %s",
+                _short(session_id),
+                exc,
+            )
+            surface = self.new_surface(session_id)
+        else:
+            if dropped:
+                _log.info(
+                    "toolsurface gateway: session %s resumed without %s",
+                    _short(session_id),
+                    dropped,
+                )
+        held.surface, held.text = surface, text
+
+    async def _save(self, session_id: str, held: _Held) -> None:
+        assert held.surface is not None
+        text = held.surface.snapshot().to_json()
+        if text != held.text:
+            await anyio.to_thread.run_sync(self.store.save, session_id, text)
+            held.text = text
+
+    async def issue(self) -> str:
+        """Open a new session: a fresh surface, stored at once so every process knows it."""
+        session_id = new_session_id()
+        async with self.use(session_id, create=True):
+            pass
+        return session_id
+
+    async def check(self, session_id: str) -> None:
+        """Read the session for the request about to use it (:class:`UnknownSessionError`)."""
+        held = self._slot(session_id)
+        try:
+            async with held.lock:
+                await self._refresh(session_id, held, create=False)
+        except UnknownSessionError:
+            if held.surface is None:
+                self._held.pop(session_id, None)
+            raise
+
+    @asynccontextmanager
+    async def use(self, session_id: str, *, create: bool = False) -> AsyncIterator[ToolSurface]:
+        """The session's surface, alone, up to date with the store; saved if it changed."""
+        held = self._slot(session_id)
+        async with held.lock:
+            current = CURRENT.get()
+            fresh = current is not None and current == (session_id, True)
+            if held.surface is None or not fresh:
+                try:
+                    await self._refresh(session_id, held, create=create)
+                except UnknownSessionError:
+                    self._held.pop(session_id, None)
+                    raise
+            assert held.surface is not None
+            if fresh:
+                CURRENT.set((session_id, False))  # a second use in this request reads again
+            try:
+                yield held.surface
+            finally:
+                await self._save(session_id, held)
+
+    async def end(self, session_id: str) -> None:
+        """The client ended the session: forget it here and in the store."""
+        self._held.pop(session_id, None)
+        await anyio.to_thread.run_sync(self.store.delete, session_id)
+
+
+def _short(session_id: str) -> str:
+    """A session id cut short for the log (the whole id is a credential of sorts)."""
+    return session_id[:8] + "…" if len(session_id) > 8 else session_id

@@ -1,0 +1,91 @@
+"""A Redis session store, so several gateway processes behind one address share sessions.
+
+Each session's snapshot is one string key, ``toolsurface:session:<sha256 of the id>``,
+written whole with ``SET`` (a reader sees the old snapshot or the new one), with the time to
+live restarted on every write when one is given. The client times out rather than hangs, so
+a Redis that stops answering fails a request, never the gateway.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from toolsurface.gateway.store import StoreError, digest_of
+
+__all__ = ["KEY_PREFIX", "RedisStore"]
+
+#: Every key the gateway writes starts with this, so a shared Redis stays tidy.
+KEY_PREFIX = "toolsurface:session:"
+#: Seconds a connect or a command may take before it is an error.
+TIMEOUT = 5.0
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+class RedisStore:
+    """Snapshots in Redis at ``url`` (``redis://host:port/db``; ``rediss://`` for TLS)."""
+
+    shared = True
+
+    def __init__(self, url: str, *, ttl: float | None = None, prefix: str = KEY_PREFIX) -> None:
+        try:
+            import redis
+        except ImportError:
+            raise StoreError(
+                f"store {_redacted(url)}: the redis package is missing "
+                "(pip install 'toolsurface[mcp]')"
+            ) from None
+        self.url = _redacted(url)
+        self.ttl = ttl
+        self.prefix = prefix
+        try:
+            self._redis = redis.Redis.from_url(
+                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=True
+            )
+        except ValueError as exc:
+            raise StoreError(f"store {self.url}: not a Redis URL ({exc})") from None
+        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+
+    def key(self, session_id: str) -> str:
+        """The Redis key of a session."""
+        return self.prefix + digest_of(session_id)
+
+    def ping(self) -> None:
+        """Check that the server answers; a clear error naming the URL if not."""
+        try:
+            self._redis.ping()
+        except self._errors as exc:
+            raise StoreError(f"store {self.url}: Redis does not answer ({exc})") from None
+
+    def load(self, session_id: str) -> str | None:
+        """The session's last snapshot, or ``None``."""
+        try:
+            value = self._redis.get(self.key(session_id))
+        except self._errors as exc:
+            raise StoreError(f"store {self.url}: cannot read a session ({exc})") from None
+        return value if isinstance(value, str) else None
+
+    def save(self, session_id: str, snapshot: str) -> None:
+        """Replace the session's snapshot (restarting its time to live)."""
+        ex = max(1, round(self.ttl)) if self.ttl is not None else None
+        try:
+            self._redis.set(self.key(session_id), snapshot, ex=ex)
+        except self._errors as exc:
+            raise StoreError(f"store {self.url}: cannot write a session ({exc})") from None
+
+    def delete(self, session_id: str) -> None:
+        """Forget the session."""
+        try:
+            self._redis.delete(self.key(session_id))
+        except self._errors as exc:
+            raise StoreError(f"store {self.url}: cannot delete a session ({exc})") from None
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._redis.close()
