@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 
-from toolsurface.adapters.mcp import McpServerLink, connect_server, message_handler
+from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.dispatch import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.store import DirectoryStore
+from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
@@ -67,35 +67,25 @@ class Gateway:
 
     def _owner(self, name: str) -> tuple[str, str] | None:
         """The upstream a gateway tool name belongs to, and the upstream's own name for it."""
-        server = name.split("__", 1)[0]
-        link = self.links.get(server)
-        if link is None or name not in link.names():
-            return None
-        return server, link.server_name(name)
+        upstreams = getattr(self, "upstream_set", None)
+        return None if upstreams is None else upstreams.owner(name)
+
+    async def _upstreams_changed(self) -> None:
+        """An upstream's tools entered or left the registry: tell the client if its list moved."""
+        before = self.surface.last_plan_names()
+        client = getattr(self, "_client", None)
+        if self.surface.plan().names != before and client is not None:
+            await client.send_tool_list_changed()
 
     def _admits(self, name: str) -> bool:
         return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
-        """Start and connect every upstream; one that fails is reported and left out."""
-        for up in self.upstreams:
-            params = StdioServerParameters(
-                command=up.command, args=list(up.args), env=dict(up.env or {}) or None, cwd=up.cwd
-            )
-            handler = message_handler()
-            try:
-                read, write = await stack.enter_async_context(
-                    stdio_client(params, errlog=sys.stderr)
-                )
-                session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=handler)
-                )
-                await session.initialize()
-                self.links[up.name] = await connect_server(
-                    self.registry, up.name, session, handler=handler
-                )
-            except Exception as exc:  # an upstream that does not start is reported, not fatal
-                _log.error("toolsurface gateway: upstream %r did not start: %r", up.name, exc)
+        """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
+        self.upstream_set = await stack.enter_async_context(
+            UpstreamSet(self.registry, self.upstreams, on_change=self._upstreams_changed)
+        )
+        self.links = self.upstream_set.links
         saved = self.store.load(self.session_id) if self.store is not None else None
         if saved is not None:
             dropped = self.surface.restore(saved)
@@ -107,6 +97,7 @@ class Gateway:
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         """``tools/list``: the surface's plan."""
+        self._client = ctx.session
         plan = self.surface.plan()
         tools = [
             types.Tool(name=d["name"], description=d["description"], input_schema=d["input_schema"])
@@ -116,9 +107,13 @@ class Gateway:
 
     async def call_tool(self, ctx: Any, params: Any) -> types.CallToolResult:
         """``tools/call``: ToolSearch on the surface, any other tool admitted and forwarded."""
+        self._client = ctx.session
         before = self.surface.last_plan_names()
         arguments: Mapping[str, Any] = params.arguments or {}
-        if params.name == TOOL_SEARCH_NAME:
+        down = self.upstream_set.unavailable(params.name) if self._admits(params.name) else None
+        if down is not None:  # a tool of an upstream being retried: say so, not "unknown"
+            answer = down
+        elif params.name == TOOL_SEARCH_NAME:
             result = self.surface.tool_search(dict(arguments))
             answer = _text(result.text, error=result.refused)
         else:
@@ -133,13 +128,7 @@ class Gateway:
         return answer
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        owner = self._owner(name)
-        if owner is None:
-            return _text(f"Tool {name!r} is not available right now.", error=True)
-        try:
-            return await self.links[owner[0]].call(name, arguments)
-        except Exception as exc:  # the upstream failed: a tool error, not a gateway crash
-            return _text(f"Tool {name!r} failed upstream: {exc}", error=True)
+        return await self.upstream_set.call(name, arguments)
 
     def server(self) -> Server[Any]:
         """The MCP server: instructions carry the catalogue block of the first plan."""
