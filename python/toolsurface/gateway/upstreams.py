@@ -72,9 +72,9 @@ class _WatchedStream:
     process exited) or of the HTTP stream is seen at once, not at the next ping or call.
     """
 
-    def __init__(self, inner: Any, ended: anyio.Event) -> None:
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
         self._inner = inner
-        self._ended = ended
+        self._on_end = on_end
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -85,7 +85,7 @@ class _WatchedStream:
             return await self._inner.receive()
         except BaseException as exc:
             if isinstance(exc, _CLOSED):
-                self._ended.set()
+                self._on_end()
             raise
 
     def __aiter__(self) -> _WatchedStream:
@@ -102,7 +102,7 @@ class _WatchedStream:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self._ended.set()
+        self._on_end()
         await self._inner.__aexit__(*exc)
 
 
@@ -139,6 +139,9 @@ class _Supervisor:
     def lose(self, why: str) -> None:
         """Mark the live connection lost (idempotent); the supervisor then reconnects."""
         if self._lost is not None and not self._lost.is_set():
+            self._lost.set()
+            if self.owner.closing or self.state != "up":  # a failed start is logged as one
+                return
             _log.warning(
                 "toolsurface gateway: upstream %r (%s) lost: %s",
                 self.spec.name,
@@ -170,7 +173,7 @@ class _Supervisor:
             self.state = "down"
             delay = self.spec.supervision.retry_delay(self.attempts - 1, spread.uniform(-1.0, 1.0))
             _log.warning(
-                "toolsurface gateway: upstream %r is unavailable; retrying in %.1f s",
+                "toolsurface gateway: upstream %r is unavailable; retrying in %.2f s",
                 self.spec.name,
                 delay,
             )
@@ -209,7 +212,7 @@ class _Supervisor:
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
             session = await stack.enter_async_context(
-                ClientSession(_WatchedStream(read, lost), write, message_handler=handler)
+                ClientSession(_WatchedStream(read, self._ended), write, message_handler=handler)
             )
             with anyio.fail_after(spec.supervision.connect_timeout):
                 await session.initialize()
@@ -237,6 +240,9 @@ class _Supervisor:
                 await lost.wait()
                 tasks.cancel_scope.cancel()
             self._tasks = None
+
+    def _ended(self) -> None:
+        self.lose("its connection ended (the process exited or the stream closed)")
 
     async def _drop(self, link: McpServerLink) -> None:
         """Take a lost link's tools out of the registry, then tell the server (not on close)."""
@@ -331,6 +337,8 @@ class UpstreamSet:
         self.errlog = errlog if errlog is not None else sys.stderr
         self.links: dict[str, McpServerLink] = {}
         self.closing = False
+        #: Set once every first attempt is over: changes before that are the start itself.
+        self.started = False
         self.supervisors = {u.name: _Supervisor(self, u) for u in upstreams}
         self._group: anyio.abc.TaskGroup | None = None
 
@@ -347,6 +355,7 @@ class UpstreamSet:
         with anyio.move_on_after(longest + 5.0):
             for sup in self.supervisors.values():
                 await sup.first_attempt.wait()
+        self.started = True
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -359,7 +368,7 @@ class UpstreamSet:
 
     async def changed(self) -> None:
         """Await ``on_change``; its failure is logged, never allowed to stop a supervisor."""
-        if self.on_change is None or self.closing:
+        if self.on_change is None or self.closing or not self.started:
             return
         try:
             await self.on_change()
