@@ -13,6 +13,7 @@ every call, so a restarted gateway resumes with the same tool list.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -92,8 +93,20 @@ class Gateway:
             _log.info("toolsurface gateway: resumed %r, dropped %s", self.session_id, dropped)
 
     def _save(self) -> None:
-        if self.store is not None:
-            self.store.save(self.session_id, self.surface.snapshot().to_json())
+        if self.store is None:
+            return
+        text = self.surface.snapshot().to_json()
+        # Only the use clock (and the seal over it) moves on a plain call: such a snapshot
+        # is not rewritten, so the store is written when what a resume restores changed.
+        data = json.loads(text)
+        data.pop("clock", None)
+        data.pop("seal", None)
+        for entry in data.get("loaded", []):
+            entry.pop("last_use", None)
+        key = json.dumps(data, sort_keys=True)
+        if key != getattr(self, "_saved_key", None):
+            self.store.save(self.session_id, text)
+            self._saved_key = key
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         """``tools/list``: the surface's plan."""
