@@ -34,6 +34,7 @@ import pytest
 
 mcp = pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
+from mcp.types import TextContent  # noqa: E402
 
 from toolsurface.gateway.config import (  # noqa: E402
     GatewayConfigError,
@@ -125,7 +126,7 @@ class _Client:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> tuple[str, bool]:
         result = await asyncio.wait_for(self.session.call_tool(name, arguments), TIMEOUT)
-        text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+        text = "\n".join(c.text for c in result.content if isinstance(c, TextContent))
         return text, bool(result.is_error)
 
     def stderr(self) -> str:
@@ -431,6 +432,9 @@ def test_http_and_stdio_entries_are_read_in_the_forms_clients_write(tmp_path: Pa
     assert ups["d"].supervision.call_timeout == 5 and ups["d"].supervision.retry_cap == 9
     assert ups["b"].shown == "http://127.0.0.1:8000/mcp"
     assert "k-secret-1" not in repr(ups["b"]) and "v1" not in repr(ups["a"])
+    vscode = {"servers": {"v": {"type": "stdio", "command": "srv"}}}  # .vscode/mcp.json
+    path.write_text(json.dumps(vscode), "utf-8")
+    assert [u.name for u in read_config(path)] == ["v"]
 
 
 @pytest.mark.parametrize(

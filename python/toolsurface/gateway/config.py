@@ -231,7 +231,9 @@ def read_config(path: str | Path) -> list[Upstream]:
     """
     where = Path(path)
     data = _load(where, "config")
-    servers = data.get("mcpServers") if isinstance(data, Mapping) else None
+    servers = None
+    if isinstance(data, Mapping):  # VS Code's .vscode/mcp.json names the object "servers"
+        servers = data.get("mcpServers", data.get("servers"))
     if not isinstance(servers, Mapping) or not servers:
         raise GatewayConfigError(f"config {where}: expected an object with 'mcpServers'")
     base = _supervision(data.get("toolsurface"), Supervision(), f"config {where}: toolsurface")
