@@ -260,6 +260,18 @@ def test_a_blocked_tool_is_never_shown(tmp_path: Path) -> None:
 # -- an upstream killed, kept down, and brought back --------------------------------------
 
 
+async def _alive_after(pid: int) -> bool:
+    """Whether process ``pid`` still runs once the gateway has had TIMEOUT to stop it."""
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
 def test_a_killed_upstream_is_reported_retried_and_comes_back(tmp_path: Path) -> None:
     pidfile, gate = tmp_path / "flaky.pid", tmp_path / "flaky.down"
     flaky = {
@@ -292,6 +304,7 @@ def test_a_killed_upstream_is_reported_retried_and_comes_back(tmp_path: Path) ->
             out["after"] = await gw.call(tool, {"city": "Oslo"})
             out["pids"] = (first_pid, int(pidfile.read_text("utf-8")))
             out["log"] = gw.stderr()
+        out["orphan"] = await _alive_after(out["pids"][1])  # the gateway stopped its child
         return out
 
     out = asyncio.run(run())
@@ -307,6 +320,7 @@ def test_a_killed_upstream_is_reported_retried_and_comes_back(tmp_path: Path) ->
     assert out["pids"][0] != out["pids"][1]
     assert "upstream 'weather'" in out["log"] and "lost" in out["log"]
     assert "retrying in" in out["log"] and "is back" in out["log"]
+    assert not out["orphan"]
 
 
 def test_an_upstream_that_never_starts_leaves_the_others_serving(tmp_path: Path) -> None:
