@@ -413,6 +413,62 @@ def test_an_http_upstream_gets_its_headers_and_no_secret_is_ever_shown(tmp_path:
         assert secret not in shown
 
 
+def _http_server(port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "UPSTREAM_KEY": KEY}
+    proc = subprocess.Popen([sys.executable, str(SERVERS / "http_server.py"), str(port)], env=env)
+    _wait_listening(port, proc)
+    return proc
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(TIMEOUT)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a stuck test server
+        proc.kill()
+        proc.wait(TIMEOUT)
+
+
+def test_an_http_upstream_that_goes_away_is_retried_and_comes_back(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"X-Upstream-Key": KEY, "X-Tenant": "acme"}
+    _write(tmp_path, {"notes": {"url": url, "headers": headers}})
+    procs = [_http_server(port)]
+    tool = "notes__whoami"
+
+    async def run() -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        async with _gateway(tmp_path) as gw:
+            await gw.call("ToolSearch", {"select": [tool]})
+            out["before"] = await gw.call(tool, {})
+            seen = gw.changed
+            _stop(procs[0])  # the server goes away: a ping (or a call) finds it gone
+            await gw.change_after(seen)
+            out["down_list"] = await gw.names()
+            out["down_call"] = await gw.call(tool, {})
+            seen = gw.changed
+            procs.append(_http_server(port))
+            await gw.change_after(seen)
+            out["after"] = await gw.call(tool, {})
+            out["log"] = gw.stderr()
+        return out
+
+    try:
+        out = asyncio.run(run())
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                _stop(proc)
+    assert out["before"] == ("tenant=acme", False)
+    assert tool not in out["down_list"]
+    text, error = out["down_call"]
+    assert error and "unavailable" in text and "'notes'" in text
+    assert out["after"] == ("tenant=acme", False)
+    assert "upstream 'notes'" in out["log"] and "is back" in out["log"]
+    assert KEY not in out["log"]
+
+
 # -- the config ---------------------------------------------------------------------------
 
 

@@ -252,10 +252,12 @@ class _Supervisor:
         self.link = None
         if self.owner.links.get(self.spec.name) is link:
             del self.owner.links[self.spec.name]
+        # Shielded: a transport that failed cancels its task group, and so this unwinding,
+        # yet the tools must still leave and the client must still be told.
         with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
             await link.close()
-        if not self.owner.closing:
-            await self.owner.changed()
+            if not self.owner.closing:
+                await self.owner.changed()
 
     async def _heartbeat(self, session: ClientSession, lost: anyio.Event) -> None:
         sup = self.spec.supervision
