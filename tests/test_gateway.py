@@ -157,8 +157,8 @@ def test_config_and_policy_errors_name_the_place(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"mcpServers": {"x": {"args": []}}}), "utf-8")
     with pytest.raises(GatewayConfigError, match=r"mcpServers\.x\.command"):
         read_config(bad)
-    bad.write_text(json.dumps({"mcpServers": {"x": {"url": "http://h"}}}), "utf-8")
-    with pytest.raises(GatewayConfigError, match="streamable-HTTP upstreams"):
+    bad.write_text(json.dumps({"mcpServers": {"x": {"url": "ftp://h"}}}), "utf-8")
+    with pytest.raises(GatewayConfigError, match=r"mcpServers\.x\.url: must be an http"):
         read_config(bad)
     bad.write_text(json.dumps({"alow": []}), "utf-8")
     with pytest.raises(GatewayConfigError, match="unknown field 'alow'"):

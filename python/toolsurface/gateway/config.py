@@ -8,15 +8,38 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from toolsurface.errors import ToolsurfaceError
 from toolsurface.groups import GROUP_NAME_PATTERN
 
-__all__ = ["GatewayConfigError", "Policy", "Upstream", "read_config", "read_policy"]
+__all__ = [
+    "GatewayConfigError",
+    "Policy",
+    "Supervision",
+    "Transport",
+    "Upstream",
+    "read_config",
+    "read_policy",
+]
+
+#: How an upstream is reached: a child process over stdio, streamable HTTP, or legacy SSE.
+Transport = Literal["stdio", "http", "sse"]
+#: The ``type`` values clients write, by the transport each one means.
+_TYPES: dict[str, Transport] = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "sse": "sse",
+}
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 
 
 class GatewayConfigError(ToolsurfaceError, ValueError):
@@ -24,14 +47,78 @@ class GatewayConfigError(ToolsurfaceError, ValueError):
 
 
 @dataclass(frozen=True)
+class Supervision:
+    """How the gateway watches an upstream; every timing constant of the gateway lives here.
+
+    A forwarded call waits ``call_timeout`` seconds at most; connecting (start, initialize,
+    first listing) ``connect_timeout``; a live link is pinged every ``ping_interval`` and is
+    lost if a ping takes over ``ping_timeout``. A lost or failed upstream is retried after
+    ``retry_base * 2**attempt`` seconds, capped at ``retry_cap``, each delay spread by up to
+    ``retry_jitter`` of itself either way so that upstreams lost together do not retry together.
+    """
+
+    call_timeout: float = 60.0
+    connect_timeout: float = 30.0
+    ping_interval: float = 10.0
+    ping_timeout: float = 10.0
+    retry_base: float = 0.5
+    retry_cap: float = 30.0
+    retry_jitter: float = 0.2
+
+    def retry_delay(self, attempt: int, spread: float = 0.0) -> float:
+        """The wait before retry ``attempt`` (0 first); ``spread`` in [-1, 1] picks the jitter."""
+        delay = min(self.retry_cap, self.retry_base * 2.0 ** min(attempt, 60))
+        return max(0.0, delay * (1.0 + self.retry_jitter * spread))
+
+
+#: The keys of a ``toolsurface`` section (the file's, or one server's), by field.
+_SUPERVISION_KEYS = {
+    "callTimeout": "call_timeout",
+    "connectTimeout": "connect_timeout",
+    "pingInterval": "ping_interval",
+    "pingTimeout": "ping_timeout",
+    "retryBase": "retry_base",
+    "retryCap": "retry_cap",
+    "retryJitter": "retry_jitter",
+}
+
+
+@dataclass(frozen=True)
 class Upstream:
-    """One upstream MCP server: a stdio command (HTTP upstreams are not served yet)."""
+    """One upstream MCP server: a stdio command, or an HTTP endpoint with its headers.
+
+    ``env``, ``headers`` and ``url`` (which may carry a key in its query) are secrets: they
+    are left out of ``repr``; :attr:`shown` is what logs and messages print.
+    """
 
     name: str
-    command: str
+    command: str | None = None
     args: tuple[str, ...] = ()
-    env: Mapping[str, str] | None = None
+    env: Mapping[str, str] | None = field(default=None, repr=False)
     cwd: str | None = None
+    url: str | None = field(default=None, repr=False)
+    headers: Mapping[str, str] | None = field(default=None, repr=False)
+    transport: Transport = "stdio"
+    supervision: Supervision = field(default_factory=Supervision)
+
+    @property
+    def shown(self) -> str:
+        """The upstream as logs print it: the command's name, or the URL without secrets."""
+        if self.url is None:
+            return Path(self.command or "?").name
+        parts = urlsplit(self.url)
+        host = parts.hostname or "?"
+        port = f":{parts.port}" if parts.port else ""
+        return f"{parts.scheme}://{host}{port}{parts.path}"
+
+    def secrets(self) -> list[str]:
+        """The values that must never be printed: env and header values, the URL's query."""
+        out = [v for v in (self.env or {}).values() if len(v) >= 4]
+        out += [v for v in (self.headers or {}).values() if len(v) >= 4]
+        if self.url is not None:
+            parts = urlsplit(self.url)
+            out += [p for p in (parts.query, parts.password or "", self.url) if len(p) >= 4]
+        return sorted(set(out), key=len, reverse=True)
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:
@@ -49,13 +136,107 @@ def _load(path: Path, what: str) -> Any:
         raise GatewayConfigError(f"{what} {path}: not JSON ({exc})") from None
 
 
+def _supervision(spec: Any, base: Supervision, at: str) -> Supervision:
+    """``base`` with a ``toolsurface`` section's timings over it (seconds, positive)."""
+    if spec is None:
+        return base
+    if not isinstance(spec, Mapping):
+        raise GatewayConfigError(f"{at}: must be an object")
+    changes: dict[str, float] = {}
+    for key, value in spec.items():
+        if key not in _SUPERVISION_KEYS:
+            known = ", ".join(_SUPERVISION_KEYS)
+            raise GatewayConfigError(f"{at}.{key}: unknown setting (known: {known})")
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        jitter = key == "retryJitter"
+        if not number or not math.isfinite(value) or value < 0 or (value == 0 and not jitter):
+            raise GatewayConfigError(f"{at}.{key}: must be a positive number of seconds")
+        if jitter and value > 1:
+            raise GatewayConfigError(f"{at}.{key}: must be a fraction from 0 to 1")
+        changes[_SUPERVISION_KEYS[key]] = float(value)
+    made = replace(base, **changes)
+    if made.retry_cap < made.retry_base:
+        raise GatewayConfigError(f"{at}.retryCap: must not be below retryBase")
+    return made
+
+
+def _string_map(value: Any, at: str) -> dict[str, str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise GatewayConfigError(f"{at}: must be an object of strings")
+    return dict(value)
+
+
+def _transport(spec: Mapping[str, Any], at: str) -> Transport:
+    kind = spec.get("type", spec.get("transport"))
+    has_url = "url" in spec or "serverUrl" in spec
+    if kind is None:
+        if has_url and "command" in spec:
+            raise GatewayConfigError(f"{at}: give either command (stdio) or url (HTTP), not both")
+        return "http" if has_url else "stdio"
+    if not isinstance(kind, str) or kind not in _TYPES:
+        raise GatewayConfigError(f"{at}.type: must be one of {', '.join(_TYPES)}; got {kind!r}")
+    return _TYPES[kind]
+
+
+def _http(
+    name: str, spec: Mapping[str, Any], at: str, kind: Transport, sup: Supervision
+) -> Upstream:
+    url = spec.get("url", spec.get("serverUrl"))
+    field_name = "url" if "url" in spec else "serverUrl"
+    if not isinstance(url, str) or not url:
+        raise GatewayConfigError(f"{at}.url: an HTTP server needs its URL")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise GatewayConfigError(f"{at}.{field_name}: must be an http:// or https:// URL")
+    for key in ("command", "args", "env", "cwd"):
+        if key in spec:
+            raise GatewayConfigError(f"{at}.{key}: is for stdio servers, not an HTTP one")
+    headers = _string_map(spec.get("headers"), f"{at}.headers")
+    for key, value in (headers or {}).items():
+        if not _HEADER_NAME.fullmatch(key):
+            raise GatewayConfigError(f"{at}.headers: {key!r} is not a header name")
+        if "\r" in value or "\n" in value:
+            # The value is a secret: the message names the header only.
+            raise GatewayConfigError(f"{at}.headers.{key}: a value must be one line")
+    return Upstream(name, url=url, headers=headers or None, transport=kind, supervision=sup)
+
+
+def _stdio(name: str, spec: Mapping[str, Any], at: str, sup: Supervision) -> Upstream:
+    command = spec.get("command")
+    if not isinstance(command, str) or not command:
+        raise GatewayConfigError(f"{at}.command: must be a command to run")
+    for key in ("url", "serverUrl", "headers"):
+        if key in spec:
+            raise GatewayConfigError(f"{at}.{key}: is for HTTP servers, not a stdio one")
+    env = _string_map(spec.get("env"), f"{at}.env")
+    cwd = spec.get("cwd")
+    if cwd is not None and not isinstance(cwd, str):
+        raise GatewayConfigError(f"{at}.cwd: must be a path")
+    args = _strings(spec.get("args", []), f"{at}.args")
+    return Upstream(name, command, args, env or None, cwd, supervision=sup)
+
+
 def read_config(path: str | Path) -> list[Upstream]:
-    """The upstreams of an ``mcpServers`` file, in the file's order."""
+    """The upstreams of an ``mcpServers`` file, in the file's order (``disabled`` ones left out).
+
+    A server is stdio (``command``, ``args``, ``env``, ``cwd``) or HTTP (``url``, ``headers``;
+    ``type`` ``http``/``streamable-http`` or ``sse``). An optional ``toolsurface`` object, at
+    the top or in a server, sets the :class:`Supervision` timings in seconds (``callTimeout``,
+    ``connectTimeout``, ``pingInterval``, ``pingTimeout``, ``retryBase``, ``retryCap``,
+    ``retryJitter``). Other keys of a server, which clients write for themselves, are ignored.
+    """
     where = Path(path)
     data = _load(where, "config")
-    servers = data.get("mcpServers") if isinstance(data, Mapping) else None
+    servers = None
+    if isinstance(data, Mapping):  # VS Code's .vscode/mcp.json names the object "servers"
+        servers = data.get("mcpServers", data.get("servers"))
     if not isinstance(servers, Mapping) or not servers:
         raise GatewayConfigError(f"config {where}: expected an object with 'mcpServers'")
+    base = _supervision(data.get("toolsurface"), Supervision(), f"config {where}: toolsurface")
     out = []
     for name, spec in servers.items():
         at = f"config {where}: mcpServers.{name}"
@@ -63,21 +244,18 @@ def read_config(path: str | Path) -> list[Upstream]:
             raise GatewayConfigError(f"{at}: a server name is 1 to 64 of A-Z a-z 0-9 _ - .")
         if not isinstance(spec, Mapping):
             raise GatewayConfigError(f"{at}: must be an object")
-        if "url" in spec:
-            raise GatewayConfigError(f"{at}: streamable-HTTP upstreams (url) are not served yet")
-        command = spec.get("command")
-        if not isinstance(command, str) or not command:
-            raise GatewayConfigError(f"{at}.command: must be a command to run")
-        env = spec.get("env")
-        if env is not None and not (
-            isinstance(env, Mapping) and all(isinstance(v, str) for v in env.values())
-        ):
-            raise GatewayConfigError(f"{at}.env: must be an object of strings")
-        cwd = spec.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
-            raise GatewayConfigError(f"{at}.cwd: must be a path")
-        args = _strings(spec.get("args", []), f"{at}.args")
-        out.append(Upstream(str(name), command, args, dict(env) if env else None, cwd))
+        disabled = spec.get("disabled", False)
+        if not isinstance(disabled, bool):
+            raise GatewayConfigError(f"{at}.disabled: must be true or false")
+        sup = _supervision(spec.get("toolsurface"), base, f"{at}.toolsurface")
+        kind = _transport(spec, at)
+        made = _stdio(str(name), spec, at, sup) if kind == "stdio" else None
+        if made is None:
+            made = _http(str(name), spec, at, kind, sup)
+        if not disabled:
+            out.append(made)
+    if not out:
+        raise GatewayConfigError(f"config {where}: every server is disabled")
     return out
 
 

@@ -18,20 +18,20 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-import sys
 from collections.abc import Mapping
 from typing import Any
 
-from mcp import ClientSession, StdioServerParameters, stdio_client, types
+from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 
-from toolsurface.adapters.mcp import McpServerLink, connect_server, message_handler
+from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.dispatch import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.sessions import CURRENT, Sessions
 from toolsurface.gateway.store import MemoryStore, SessionStore
+from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
@@ -83,6 +83,10 @@ class Gateway:
         self.registry = ToolRegistry()
         self.registry.register(tool_search_tool())
         self.links: dict[str, McpServerLink] = {}
+        self.upstream_set: UpstreamSet | None = None
+        # The stdio client, to tell of an upstream's tools coming and going; HTTP has no
+        # stream to push on (stateless), so its sessions see the change on their next list.
+        self._client: Any = None
         self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
 
     def new_surface(self, session_id: str) -> ToolSurface:
@@ -93,35 +97,29 @@ class Gateway:
 
     def _owner(self, name: str) -> tuple[str, str] | None:
         """The upstream a gateway tool name belongs to, and the upstream's own name for it."""
-        server = name.split("__", 1)[0]
-        link = self.links.get(server)
-        if link is None or name not in link.names():
-            return None
-        return server, link.server_name(name)
+        upstreams = self.upstream_set
+        return None if upstreams is None else upstreams.owner(name)
+
+    async def _upstreams_changed(self) -> None:
+        """An upstream's tools came or went: tell the stdio client if its list moved."""
+        client = self._client
+        if client is None:
+            return
+        async with self.sessions.use(self.session_id, create=True) as surface:
+            before = surface.last_plan_names()
+            moved = surface.plan().names != before
+        if moved:
+            await client.send_tool_list_changed()
 
     def _admits(self, name: str) -> bool:
         return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
-        """Start and connect every upstream into the shared registry; a failure is left out."""
-        for up in self.upstreams:
-            params = StdioServerParameters(
-                command=up.command, args=list(up.args), env=dict(up.env or {}) or None, cwd=up.cwd
-            )
-            handler = message_handler()
-            try:
-                read, write = await stack.enter_async_context(
-                    stdio_client(params, errlog=sys.stderr)
-                )
-                session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=handler)
-                )
-                await session.initialize()
-                self.links[up.name] = await connect_server(
-                    self.registry, up.name, session, handler=handler
-                )
-            except Exception as exc:  # an upstream that does not start is reported, not fatal
-                _log.error("toolsurface gateway: upstream %r did not start: %r", up.name, exc)
+        """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
+        self.upstream_set = await stack.enter_async_context(
+            UpstreamSet(self.registry, self.upstreams, on_change=self._upstreams_changed)
+        )
+        self.links = self.upstream_set.links
 
     def _session(self) -> str:
         """The session of the request being served: HTTP's, or the stdio session."""
@@ -130,6 +128,8 @@ class Gateway:
 
     async def list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
         """``tools/list``: the session's plan."""
+        if CURRENT.get() is None:
+            self._client = ctx.session
         async with self.sessions.use(self._session(), create=True) as surface:
             definitions = surface.plan().definitions()
         tools = [
@@ -143,12 +143,20 @@ class Gateway:
 
         The session is held only while its surface changes, not while an upstream runs.
         """
+        if CURRENT.get() is None:
+            self._client = ctx.session
         arguments: Mapping[str, Any] = params.arguments or {}
         forward: str | None = None
         answer: types.CallToolResult | None = None
+        upstreams = self.upstream_set
+        down = None
+        if upstreams is not None and self._admits(params.name):
+            down = upstreams.unavailable(params.name)
         async with self.sessions.use(self._session(), create=True) as surface:
             before = surface.last_plan_names()
-            if params.name == TOOL_SEARCH_NAME:
+            if down is not None:  # a tool of an upstream being retried: say so, not "unknown"
+                answer = down
+            elif params.name == TOOL_SEARCH_NAME:
                 result = surface.tool_search(dict(arguments))
                 answer = _text(result.text, error=result.refused)
             else:
@@ -167,13 +175,8 @@ class Gateway:
         return answer
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        owner = self._owner(name)
-        if owner is None:
-            return _text(f"Tool {name!r} is not available right now.", error=True)
-        try:
-            return await self.links[owner[0]].call(name, arguments)
-        except Exception as exc:  # the upstream failed: a tool error, not a gateway crash
-            return _text(f"Tool {name!r} failed upstream: {exc}", error=True)
+        assert self.upstream_set is not None  # a call is forwarded only once connected
+        return await self.upstream_set.call(name, arguments)
 
     def server(self) -> Server[Any]:
         """The MCP server: instructions carry the catalogue block of a new session's plan."""

@@ -14,6 +14,7 @@ last write wins.
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
 import secrets
 from collections import OrderedDict
@@ -53,7 +54,19 @@ class _Held:
 
     surface: ToolSurface | None = None
     text: str | None = None
+    #: ``_material(text)``: what a resume from ``text`` restores beyond the use clock.
+    key: str | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+def _material(text: str) -> str:
+    """A snapshot without its use clock, seal and per-tool last use, for comparing two."""
+    data = json.loads(text)
+    data.pop("clock", None)
+    data.pop("seal", None)
+    for entry in data.get("loaded", []):
+        entry.pop("last_use", None)
+    return json.dumps(data, sort_keys=True)
 
 
 class Sessions:
@@ -117,14 +130,20 @@ class Sessions:
                     _short(session_id),
                     dropped,
                 )
-        held.surface, held.text = surface, text
+        held.surface, held.text, held.key = surface, text, _material(text)
 
     async def _save(self, session_id: str, held: _Held) -> None:
         assert held.surface is not None
         text = held.surface.snapshot().to_json()
-        if text != held.text:
-            await anyio.to_thread.run_sync(self.store.save, session_id, text)
-            held.text = text
+        if text == held.text:
+            return
+        key = _material(text)
+        if held.text is not None and key == held.key:
+            # Only the use clock (and the seal over it) moved, as on a plain forwarded call:
+            # the store keeps the text it has, and this process the surface it holds.
+            return
+        await anyio.to_thread.run_sync(self.store.save, session_id, text)
+        held.text, held.key = text, key
 
     async def issue(self) -> str:
         """Open a new session: a fresh surface, stored at once so every process knows it."""

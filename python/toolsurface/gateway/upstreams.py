@@ -1,0 +1,414 @@
+"""The gateway's upstreams: each connected, watched, and retried with backoff when it is lost.
+
+Every upstream runs in a supervisor task of one task group: it starts the server (a child
+over stdio, or a streamable-HTTP or SSE session), connects it through the MCP adapter as a
+dynamic group of the shared registry, and watches it (the transport ending, a ping that
+fails, a call that finds the connection closed). A lost upstream's tools leave the registry
+(its group with them) and ``on_change`` is awaited so the server can send
+``tools/list_changed``; it is retried after a growing, jittered delay, and its tools come
+back when it does. A call to a tool of an upstream that is down answers a tool error saying
+so; every forwarded call is bounded by the upstream's ``call_timeout``. Leaving the
+``async with`` cancels every supervisor, which stops its child process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import random
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TextIO
+
+import anyio
+import anyio.abc
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp_types import CONNECTION_CLOSED
+
+from toolsurface.adapters.mcp import (
+    McpAdapterError,
+    McpServerLink,
+    connect_server,
+    is_tools_list_changed,
+    message_handler,
+)
+from toolsurface.gateway.config import Upstream
+from toolsurface.registry import ToolRegistry
+
+__all__ = ["ChangeCallback", "UpstreamSet", "UpstreamState"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+#: Awaited after an upstream's tools entered or left the registry (so clients list again).
+ChangeCallback = Callable[[], Awaitable[None]]
+UpstreamState = Literal["starting", "up", "down"]
+
+#: What a transport raises when its connection is gone (beside MCPError CONNECTION_CLOSED).
+_CLOSED = (
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ConnectionError,
+)
+
+
+def _text(text: str, *, error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+
+
+def _is_closed(exc: BaseException) -> bool:
+    """Whether an exception says the upstream's connection is gone."""
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    if isinstance(exc, McpAdapterError):
+        return "closed" in str(exc)
+    return isinstance(exc, _CLOSED)
+
+
+class _WatchedStream:
+    """A transport's read stream that sets ``ended`` when the transport stops delivering.
+
+    The session's receive loop reads through it, so the end of the child's stdout (the
+    process exited) or of the HTTP stream is seen at once, not at the next ping or call.
+    """
+
+    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
+        self._inner = inner
+        self._on_end = on_end
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def receive(self) -> Any:
+        """The next message; the end of the stream sets ``ended``."""
+        try:
+            return await self._inner.receive()
+        except BaseException as exc:
+            if isinstance(exc, _CLOSED):
+                self._on_end()
+            raise
+
+    def __aiter__(self) -> _WatchedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _WatchedStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._on_end()
+        await self._inner.__aexit__(*exc)
+
+
+class _Supervisor:
+    """One upstream's life: connect, watch, drop its tools when lost, retry with backoff."""
+
+    def __init__(self, owner: UpstreamSet, spec: Upstream) -> None:
+        self.owner = owner
+        self.spec = spec
+        self.state: UpstreamState = "starting"
+        self.link: McpServerLink | None = None
+        #: Registry name to server name of the tools last seen, kept while the upstream is down.
+        self.known: dict[str, str] = {}
+        self.attempts = 0
+        self.first_attempt = anyio.Event()
+        self._lost: anyio.Event | None = None
+        self._tasks: anyio.abc.TaskGroup | None = None
+
+    # -- reporting --------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        for secret in self.spec.secrets():
+            text = text.replace(secret, "***")
+        return text
+
+    def describe(self, exc: BaseException) -> str:
+        """An exception as one line, with the upstream's secrets blanked out."""
+        inner = getattr(exc, "exceptions", None)  # an exception group of one: its member
+        if isinstance(inner, tuple) and len(inner) == 1 and isinstance(inner[0], BaseException):
+            return self.describe(inner[0])
+        text = str(exc) or type(exc).__name__
+        return self._redact(f"{type(exc).__name__}: {text}" if str(exc) else text)
+
+    def lose(self, why: str) -> None:
+        """Mark the live connection lost (idempotent); the supervisor then reconnects."""
+        if self._lost is not None and not self._lost.is_set():
+            self._lost.set()
+            if self.owner.closing or self.state != "up":  # a failed start is logged as one
+                return
+            _log.warning(
+                "toolsurface gateway: upstream %r (%s) lost: %s",
+                self.spec.name,
+                self.spec.shown,
+                why,
+            )
+            self._lost.set()
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, serve until lost, then wait and retry, until cancelled."""
+        spread = random.Random()
+        while True:
+            self.attempts += 1
+            try:
+                await self._connect_and_watch()
+            except Exception as exc:  # an upstream's failure stays its own
+                verb = "did not start" if self.state == "starting" else "failed"
+                _log.error(
+                    "toolsurface gateway: upstream %r (%s) %s: %s",
+                    self.spec.name,
+                    self.spec.shown,
+                    verb,
+                    self.describe(exc),
+                )
+            finally:
+                self.first_attempt.set()
+            self.state = "down"
+            delay = self.spec.supervision.retry_delay(self.attempts - 1, spread.uniform(-1.0, 1.0))
+            _log.warning(
+                "toolsurface gateway: upstream %r is unavailable; retrying in %.2f s",
+                self.spec.name,
+                delay,
+            )
+            await anyio.sleep(delay)
+
+    @contextlib.asynccontextmanager
+    async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
+        spec = self.spec
+        if spec.transport == "stdio":
+            params = StdioServerParameters(
+                command=spec.command or "",
+                args=list(spec.args),
+                env=dict(spec.env) if spec.env else None,
+                cwd=spec.cwd,
+            )
+            async with stdio_client(params, errlog=self.owner.errlog) as (read, write):
+                yield read, write
+        elif spec.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            client = create_mcp_http_client(headers=dict(spec.headers or {}))
+            async with client, streamable_http_client(spec.url or "", http_client=client) as pair:
+                yield pair[0], pair[1]
+        else:
+            from mcp.client.sse import sse_client
+
+            async with sse_client(spec.url or "", headers=dict(spec.headers or {})) as pair:
+                yield pair[0], pair[1]
+
+    async def _connect_and_watch(self) -> None:
+        spec, owner = self.spec, self.owner
+        lost = anyio.Event()
+        self._lost = lost
+        handler = message_handler(self._on_message)
+        async with contextlib.AsyncExitStack() as stack:
+            read, write = await stack.enter_async_context(self._transport())
+            session = await stack.enter_async_context(
+                ClientSession(_WatchedStream(read, self._ended), write, message_handler=handler)
+            )
+            with anyio.fail_after(spec.supervision.connect_timeout):
+                await session.initialize()
+                link = await connect_server(owner.registry, spec.name, session, handler=handler)
+            stack.push_async_callback(self._drop, link)
+            self.link = link
+            owner.links[spec.name] = link
+            self.known = {n: link.server_name(n) for n in link.names()}
+            was = self.state
+            self.state, self.attempts = "up", 0
+            self.first_attempt.set()
+            level = logging.WARNING if was == "down" else logging.INFO
+            _log.log(
+                level,
+                "toolsurface gateway: upstream %r (%s) %s with %d tools",
+                spec.name,
+                spec.shown,
+                "is back" if was == "down" else "connected",
+                len(self.known),
+            )
+            await owner.changed()
+            async with anyio.create_task_group() as tasks:
+                self._tasks = tasks
+                tasks.start_soon(self._heartbeat, session, lost)
+                await lost.wait()
+                tasks.cancel_scope.cancel()
+            self._tasks = None
+
+    def _ended(self) -> None:
+        self.lose("its connection ended (the process exited or the stream closed)")
+
+    async def _drop(self, link: McpServerLink) -> None:
+        """Take a lost link's tools out of the registry, then tell the server (not on close)."""
+        if link.names():
+            self.known = {n: link.server_name(n) for n in link.names()}
+        self.state = "down"
+        self.link = None
+        if self.owner.links.get(self.spec.name) is link:
+            del self.owner.links[self.spec.name]
+        # Shielded: a transport that failed cancels its task group, and so this unwinding,
+        # yet the tools must still leave and the client must still be told.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5.0):
+            await link.close()
+            if not self.owner.closing:
+                await self.owner.changed()
+
+    async def _heartbeat(self, session: ClientSession, lost: anyio.Event) -> None:
+        sup = self.spec.supervision
+        while not lost.is_set():
+            await anyio.sleep(sup.ping_interval)
+            try:
+                with anyio.fail_after(sup.ping_timeout):
+                    await session.send_ping()
+            except TimeoutError:
+                self.lose(f"no answer to a ping within {sup.ping_timeout:g} s")
+            except Exception as exc:
+                self.lose(f"a ping failed: {self.describe(exc)}")
+
+    async def _on_message(self, message: object) -> None:
+        """After the upstream's own tools/list_changed, tell the server once the link re-listed."""
+        if isinstance(message, BaseException):
+            _log.debug(
+                "toolsurface gateway: upstream %r: %s", self.spec.name, self.describe(message)
+            )
+        elif is_tools_list_changed(message) and self._tasks is not None:
+            self._tasks.start_soon(self._after_refresh)
+
+    async def _after_refresh(self) -> None:
+        link = self.link
+        if link is not None:
+            await link.wait_idle()
+            self.known = {n: link.server_name(n) for n in link.names()}
+            await self.owner.changed()
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def unavailable(self, name: str) -> types.CallToolResult:
+        """The tool error for a call while the upstream is down."""
+        return _text(
+            f"Tool {name!r} is unavailable: its server {self.spec.name!r} is not connected "
+            "right now and the gateway is retrying it. Try again shortly.",
+            error=True,
+        )
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        """Forward a call, bounded by the call timeout; a lost connection is reported here."""
+        link = self.link
+        if link is None or self.state != "up":
+            return self.unavailable(name)
+        timeout = self.spec.supervision.call_timeout
+        try:
+            with anyio.fail_after(timeout):
+                return await link.call(name, arguments)
+        except TimeoutError:
+            return _text(
+                f"Tool {name!r} did not answer within {timeout:g} s (server {self.spec.name!r}).",
+                error=True,
+            )
+        except Exception as exc:  # the upstream failed: a tool error, never a gateway crash
+            if _is_closed(exc):
+                self.lose(f"a call of {name!r} found the connection closed")
+                return self.unavailable(name)
+            return _text(f"Tool {name!r} failed upstream: {self.describe(exc)}", error=True)
+
+
+class UpstreamSet:
+    """Every upstream of a config, supervised in one task group; ``async with`` runs them.
+
+    ``links`` holds the live links by upstream name (the dict is updated in place, so a
+    holder of it sees upstreams come and go). ``on_change`` is awaited after an upstream's
+    tools entered or left the registry.
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        upstreams: Sequence[Upstream],
+        *,
+        on_change: ChangeCallback | None = None,
+        errlog: TextIO | None = None,
+    ) -> None:
+        self.registry = registry
+        self.on_change = on_change
+        self.errlog = errlog if errlog is not None else sys.stderr
+        self.links: dict[str, McpServerLink] = {}
+        self.closing = False
+        #: Set once every first attempt is over: changes before that are the start itself.
+        self.started = False
+        self.supervisors = {u.name: _Supervisor(self, u) for u in upstreams}
+        self._group: anyio.abc.TaskGroup | None = None
+
+    async def __aenter__(self) -> UpstreamSet:
+        """Start every supervisor and wait for each one's first attempt (bounded)."""
+        group = anyio.create_task_group()
+        await group.__aenter__()
+        self._group = group
+        for sup in self.supervisors.values():
+            group.start_soon(sup.run, name=f"toolsurface upstream {sup.spec.name}")
+        longest = max(
+            (s.spec.supervision.connect_timeout for s in self.supervisors.values()), default=0
+        )
+        with anyio.move_on_after(longest + 5.0):
+            for sup in self.supervisors.values():
+                await sup.first_attempt.wait()
+        self.started = True
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        """Stop every supervisor: each closes its session and stops its child."""
+        self.closing = True
+        group, self._group = self._group, None
+        if group is not None:
+            group.cancel_scope.cancel()
+            await group.__aexit__(None, None, None)
+
+    async def changed(self) -> None:
+        """Await ``on_change``; its failure is logged, never allowed to stop a supervisor."""
+        if self.on_change is None or self.closing or not self.started:
+            return
+        try:
+            await self.on_change()
+        except Exception as exc:
+            _log.warning("toolsurface gateway: telling the client of a change failed: %r", exc)
+
+    def state(self, upstream: str) -> UpstreamState | None:
+        """An upstream's state (``None`` for a name not in the config)."""
+        sup = self.supervisors.get(upstream)
+        return None if sup is None else sup.state
+
+    def _supervisor_of(self, name: str) -> _Supervisor | None:
+        sup = self.supervisors.get(name.split("__", 1)[0])
+        if sup is None:
+            return None
+        if sup.link is not None and name in sup.link.names():
+            return sup
+        return sup if name in sup.known else None
+
+    def owner(self, name: str) -> tuple[str, str] | None:
+        """The upstream a gateway tool name belongs to (live, or last seen if it is down)."""
+        sup = self._supervisor_of(name)
+        if sup is None:
+            return None
+        if sup.link is not None and name in sup.link.names():
+            return sup.spec.name, sup.link.server_name(name)
+        return sup.spec.name, sup.known[name]
+
+    def unavailable(self, name: str) -> types.CallToolResult | None:
+        """The tool error for a tool whose upstream is down now, or ``None`` if it is not."""
+        sup = self._supervisor_of(name)
+        if sup is None or (sup.state == "up" and sup.link is not None):
+            return None
+        return sup.unavailable(name)
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        """Forward a call to its upstream; every failure is a tool error."""
+        sup = self._supervisor_of(name)
+        if sup is None:
+            return _text(f"Tool {name!r} is not available right now.", error=True)
+        return await sup.call(name, arguments)
