@@ -221,9 +221,8 @@ MENTION_QUERIES = [
 ]
 
 
-def mention_cases(tools: list) -> dict:
-    """Registry-level vectors of the service-mention boost, from the pure engine."""
-    s = SETTINGS[0]
+def _reference(tools: list, s: dict) -> tuple[RetrievalSettings, ToolRegistry]:
+    """The settings ``s`` as ``RetrievalSettings``, and a pure registry of ``tools``."""
     fields = ("name", "search_hint", "summary", "body", "params")
     base = RetrievalSettings(
         weights=FieldValues(**dict(zip(fields, s["weights"]))),
@@ -234,6 +233,13 @@ def mention_cases(tools: list) -> dict:
     registry = ToolRegistry(
         tools, engine="pure", lexicon=[tuple(e) for e in LEXICON], word_forms=False
     )
+    return base, registry
+
+
+def mention_cases(tools: list) -> dict:
+    """Registry-level vectors of the service-mention boost, from the pure engine."""
+    s = SETTINGS[0]
+    base, registry = _reference(tools, s)
     for name, prefix, aliases in MENTION_GROUPS:
         registry.declare_group(name, prefix=prefix, aliases=aliases)
     admitted = sorted(n for n in registry.names() if not n.startswith("gitlab__"))[::2]
@@ -295,16 +301,7 @@ LEARNED_POINTS = [(0.0, 0.0), (0.25, 0.0), (1.0, 0.75)]
 def learned_cases(tools: list) -> dict:
     """Registry-level vectors of learned hints (the sixth field), from the pure engine."""
     s = SETTINGS[0]
-    fields = ("name", "search_hint", "summary", "body", "params")
-    base = RetrievalSettings(
-        weights=FieldValues(**dict(zip(fields, s["weights"]))),
-        b=FieldValues(**dict(zip(fields, s["b"]))),
-        k1=s["k1"],
-        expansion_weight=s["expansion_weight"],
-    )
-    registry = ToolRegistry(
-        tools, engine="pure", lexicon=[tuple(e) for e in LEXICON], word_forms=False
-    )
+    base, registry = _reference(tools, s)
     registry.learn_many([(query, tool) for tool, query in LEARNED])
     admitted = sorted(n for n in registry.names() if n != "pagerduty__get_oncalls")[::2]
     cases = []

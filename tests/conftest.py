@@ -41,6 +41,17 @@ def both_backends() -> tuple[Any, Any]:
     return backend("pure"), backend("native")
 
 
+def vector_settings(s: dict[str, Any]) -> toolsurface.RetrievalSettings:
+    """A conformance file's settings (five weights and ``b``) as ``RetrievalSettings``."""
+    fields = ("name", "search_hint", "summary", "body", "params")
+    return toolsurface.RetrievalSettings(
+        weights=toolsurface.FieldValues(**dict(zip(fields, s["weights"]))),
+        b=toolsurface.FieldValues(**dict(zip(fields, s["b"]))),
+        k1=s["k1"],
+        expansion_weight=s["expansion_weight"],
+    )
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]

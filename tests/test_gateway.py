@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 mcp = pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
+from gateway_procs import Changes  # noqa: E402
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from toolsurface.gateway.config import GatewayConfigError, read_config, read_policy  # noqa: E402
@@ -44,20 +45,8 @@ def _config(tmp: Path) -> Path:
     return path
 
 
-class _Changes:
-    """A client message handler counting ``notifications/tools/list_changed``."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def __call__(self, message: Any) -> None:
-        root = getattr(message, "root", message)
-        if getattr(root, "method", None) == "notifications/tools/list_changed":
-            self.count += 1
-
-
 @asynccontextmanager
-async def _gateway(tmp: Path, changes: _Changes) -> AsyncIterator[ClientSession]:
+async def _gateway(tmp: Path, changes: Changes) -> AsyncIterator[ClientSession]:
     args = [
         "-m",
         "toolsurface.cli",
@@ -91,7 +80,7 @@ def test_a_client_searches_loads_and_calls_through_the_gateway(tmp_path: Path) -
     _config(tmp_path)
 
     async def run() -> tuple[list[list[str]], list[str], int]:
-        changes = _Changes()
+        changes = Changes()
         async with _gateway(tmp_path, changes) as session:
             first = _names(await session.list_tools())
             found = await session.call_tool("ToolSearch", {"query": "restart a service"})
@@ -125,12 +114,12 @@ def test_a_restarted_gateway_resumes_the_session_with_the_same_tools(tmp_path: P
     _config(tmp_path)
 
     async def first_run() -> list[str]:
-        async with _gateway(tmp_path, _Changes()) as session:
+        async with _gateway(tmp_path, Changes()) as session:
             await session.call_tool("ToolSearch", {"select": ["ops__list_tickets"]})
             return _names(await session.list_tools())
 
     async def second_run() -> tuple[list[str], str | None]:
-        async with _gateway(tmp_path, _Changes()) as session:
+        async with _gateway(tmp_path, Changes()) as session:
             return _names(await session.list_tools()), None
 
     before = asyncio.run(first_run())
@@ -142,7 +131,7 @@ def test_the_instructions_carry_the_catalogue(tmp_path: Path) -> None:
     _config(tmp_path)
 
     async def run() -> str:
-        async with _gateway(tmp_path, _Changes()) as session:
+        async with _gateway(tmp_path, Changes()) as session:
             init = session.initialize_result if hasattr(session, "initialize_result") else None
             if init is None:  # the SDK keeps it only on newer sessions: ask again
                 init = await session.initialize()

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from toolsurface import FieldValues, RetrievalSettings, Tool, ToolRegistry, ToolSurface
+from conftest import vector_settings
+from toolsurface import Tool, ToolRegistry, ToolSurface
 from toolsurface.errors import UnknownToolError
 from toolsurface.learned import (
     LEARNED_QUERY_CHARS,
@@ -47,14 +48,7 @@ def _names(hits: Any) -> list[str]:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_learned_vectors(engine: str) -> None:
-    fields = ("name", "search_hint", "summary", "body", "params")
-    s = VECTORS["settings"]
-    base = RetrievalSettings(
-        weights=FieldValues(**dict(zip(fields, s["weights"]))),
-        b=FieldValues(**dict(zip(fields, s["b"]))),
-        k1=s["k1"],
-        expansion_weight=s["expansion_weight"],
-    )
+    base = vector_settings(VECTORS["settings"])
     lexicon = [tuple(e) for e in VECTORS["lexicon"]]
     registry = ToolRegistry(VECTORS["tools"], engine=engine, lexicon=lexicon, word_forms=False)  # type: ignore[arg-type]
     registry.learn_many([(query, tool) for tool, query in VECTORS["learned"]])

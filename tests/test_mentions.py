@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from toolsurface import FieldValues, RetrievalSettings, Tool, ToolRegistry
+from conftest import vector_settings
+from toolsurface import RetrievalSettings, Tool, ToolRegistry
 from toolsurface.adapters.mcp import server_aliases
 from toolsurface.evaluation import declare_server_groups
 
@@ -18,14 +19,7 @@ ENGINES = ["native", "pure"]
 
 
 def _registry(engine: str) -> tuple[ToolRegistry, RetrievalSettings]:
-    fields = ("name", "search_hint", "summary", "body", "params")
-    s = VECTORS["settings"]
-    settings = RetrievalSettings(
-        weights=FieldValues(**dict(zip(fields, s["weights"]))),
-        b=FieldValues(**dict(zip(fields, s["b"]))),
-        k1=s["k1"],
-        expansion_weight=s["expansion_weight"],
-    )
+    settings = vector_settings(VECTORS["settings"])
     lexicon = [tuple(e) for e in VECTORS["lexicon"]]
     registry = ToolRegistry(VECTORS["tools"], engine=engine, lexicon=lexicon, word_forms=False)
     for name, prefix, aliases in VECTORS["groups"]:
