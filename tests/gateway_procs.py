@@ -25,8 +25,12 @@ import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+import toolsurface
+
 DEMO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "demo_server.py"
-PYTHON_DIR = Path(__file__).resolve().parent.parent / "python"
+#: Where this test process imported toolsurface from (a checkout's python/, or the
+#: site-packages of an installed wheel): the gateway child imports the same package.
+PACKAGE_PARENT = Path(toolsurface.__file__).resolve().parent.parent
 READY_TIMEOUT = 60.0
 MARK_KEY = "a test mark key of 16+ bytes"
 
@@ -95,7 +99,7 @@ class GatewayProcess:
         if self.store is not None:
             argv += ["--store", self.store]
         env = {**os.environ, "TOOLSURFACE_MARK_KEY": MARK_KEY, **self.env}
-        env["PYTHONPATH"] = os.pathsep.join([str(PYTHON_DIR), env.get("PYTHONPATH", "")])
+        env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_PARENT), env.get("PYTHONPATH", "")])
         self._ready = queue.Queue()
         self._proc = subprocess.Popen(
             argv + self.extra,
