@@ -28,6 +28,7 @@ REQUIRED = [
     ("toolsurface.surface.moves", "ModelMoves.admit"),
     ("toolsurface.surface.surface", "ToolSurface.snapshot"),
     ("toolsurface.surface.surface", "ToolSurface.restore"),
+    ("toolsurface.surface.usage", "UsageWindow"),
 ]
 
 

@@ -34,6 +34,7 @@ from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.plan import RequestPlan
 from toolsurface.surface.search import ToolSearchResult, answer_tool_search
 from toolsurface.surface.state import LoadHow, RunState, entry_tools
+from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import parse_tool_search_arguments
 
 __all__ = ["ModelMoves"]
@@ -51,6 +52,8 @@ class ModelMoves:
     _rules: RulesLedger
     _run: RunState
     _costs: TokenCosts
+    _usage: UsageWindow | None
+    discovery_tool: str | None
     # The surface's own (annotated only, so that nothing here stands in for them).
     _begin_operation: Callable[[], None]
     _decide: Callable[[], Decision]
@@ -124,7 +127,17 @@ class ModelMoves:
                 self.note_tool_used(effect.name)
             else:
                 self.emit(effect.kind, effect.data)
+        if self._usage is not None:
+            self._learn_from(done.verdicts)
         return done.verdicts
+
+    def _learn_from(self, verdicts: Sequence[Verdict]) -> None:
+        """Teach the registry the pairs these verdicts close (see surface/usage.py)."""
+        assert self._usage is not None
+        for query, name in self._usage.ran(verdicts, self.admits):
+            # Only an admitted tool gets here, so the event never names a blocked one.
+            if self.registry.learn(query, name):
+                self.emit("tool_hint_learned", {"query": query, "tool": name})
 
     @one_view
     def failure_text(
@@ -169,6 +182,10 @@ class ModelMoves:
                 describe_group=self.description_of,
                 shown=self.shown,
             )
+            if self._usage is not None and not result.refused:
+                # The discovery tool is never taught: calling it again is no sign of a find.
+                found = [n for n in result.matches if n != self.discovery_tool]
+                self._usage.searched(request.query, found)
         if self.delivery == "append" or self.provider is None:
             return result
         return native_answer(result, self.provider, "" if call is None else call[1], self._v)

@@ -36,6 +36,9 @@ class ToolSearchResult:
     #: ``tool_result`` content with a ``tool_reference`` per loaded tool; Responses: the
     #: ``tool_search_output`` item). ``None`` under append delivery.
     native: Any = None
+    #: The search form's hits, best first, as the answer named them (loaded, already
+    #: listed, or offered for select); empty for a select or a group load.
+    matches: tuple[str, ...] = ()
 
     @classmethod
     def refusal(cls, text: str) -> ToolSearchResult:
@@ -71,6 +74,7 @@ def answer_tool_search(
     loaded: list[str] = []
     already: list[str] = []
     groups_loaded: list[str] = []
+    matches: list[str] = []
     fits = _Room(load_cost, lines)
     how: LoadHow = "search"
     if request.names or request.groups:
@@ -111,6 +115,7 @@ def answer_tool_search(
                 (already if n in advertised else loaded).append(n)
     else:
         hits = registry.search(request.query, k=limits.search_results, admitted=d.admitted_set)
+        matches = [h.name for h in hits]
         if not hits:
             lines.append(f"No tool matches {safe_text(request.query, 120)!r}.")
         # Best first: each hit that fits under the token budget is loaded, up to the cap.
@@ -134,6 +139,7 @@ def answer_tool_search(
         loaded=tuple(loaded),
         already_listed=tuple(already),
         groups=tuple(groups_loaded),
+        matches=tuple(matches),
         metadata={
             "how": how,
             "loaded": list(loaded),

@@ -41,6 +41,7 @@ from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
+from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
 __all__ = [
@@ -121,6 +122,7 @@ class ToolSurface(RunListing, ModelMoves):
         mark_key: bytes | None = None,
         mark_scope: MarkScope = "catalogue",
         delivery: Delivery = "append",
+        learn_from_usage: bool = False,
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
@@ -156,6 +158,8 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
+        # Searches that may still teach the registry; None: the run learns nothing.
+        self._usage = UsageWindow() if learn_from_usage else None
 
     @property
     def mark(self) -> str:
@@ -297,6 +301,8 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
+        if self._usage is not None:
+            self._usage = UsageWindow()  # a snapshot keeps no searches (docs/tools.md)
         return state.dropped
 
     def seed(

@@ -1,0 +1,97 @@
+"""Learning from usage: a ToolSearch query, then a call that runs of a tool it returned.
+
+With ``ToolSurface(learn_from_usage=True)`` the surface keeps each search it answered open
+for the model's next :data:`LEARN_WINDOW` messages of tool calls (the next calls of
+``admit``). A call in one of them that runs, not blind, of a tool that search returned
+teaches the registry that (query, tool) pair, once; the call is credited to the latest open
+search that returned the tool, and the tool is then closed in every open search, so one
+call teaches one pair. Nothing here touches the registry: :meth:`UsageWindow.ran` returns
+the pairs and the surface teaches them (see docs/tools.md, "Learned hints").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from toolsurface.dispatch import Verdict
+
+__all__ = ["LEARN_WINDOW", "MAX_OPEN_SEARCHES", "UsageWindow"]
+
+#: How many of the model's messages after a search (calls of ``admit``) may teach from it:
+#: the message that reads the answer, and two more for a call made after a first step.
+LEARN_WINDOW = 3
+#: Searches open at once; a newer one closes the oldest (a model that searches this often
+#: without calling is not telling which request led to which tool).
+MAX_OPEN_SEARCHES = 8
+
+
+@dataclass
+class _OpenSearch:
+    """A search that may still teach: its query, the tools it returned not yet credited."""
+
+    query: str
+    tools: list[str]
+    messages_left: int = LEARN_WINDOW
+
+
+@dataclass
+class UsageWindow:
+    """The searches a run may still learn from, in the order they were answered.
+
+    A surface that learns: the model searched, then called the search's second hit, so
+    the registry now finds that tool first for the same request.
+
+    >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+    >>> from toolsurface.dispatch import ToolCall
+    >>> registry = ToolRegistry([tool_search_tool(),
+    ...     Tool(name="wiki__search_pages", description="Search the pages of the team wiki."),
+    ...     Tool(name="notes__search_notes", description="Search your notes by text.")])
+    >>> _ = registry.declare_group("wiki", prefix="wiki__", load="lazy")
+    >>> _ = registry.declare_group("notes", prefix="notes__", load="lazy")
+    >>> surface = ToolSurface(registry, session_id="doc", learn_from_usage=True)
+    >>> _ = surface.plan()
+    >>> surface.tool_search({"query": "search the runbook"}).loaded
+    ('notes__search_notes', 'wiki__search_pages')
+    >>> _ = surface.plan()
+    >>> [v.runs for v in surface.admit([ToolCall("wiki__search_pages", {})])]
+    [True]
+    >>> registry.learned()
+    {'wiki__search_pages': [LearnedRequest(query='search the runbook', count=1, last=1)]}
+    >>> [h.name for h in registry.search("search the runbook", k=1)]
+    ['wiki__search_pages']
+    """
+
+    open: list[_OpenSearch] = field(default_factory=list)
+
+    def searched(self, query: str, returned: Sequence[str]) -> None:
+        """A search answered ``query`` with ``returned`` (admitted tools, best first)."""
+        if not returned:
+            return
+        self.open.append(_OpenSearch(query, list(dict.fromkeys(returned))))
+        del self.open[:-MAX_OPEN_SEARCHES]
+
+    def ran(
+        self, verdicts: Iterable[Verdict], admits: Callable[[str], bool]
+    ) -> list[tuple[str, str]]:
+        """The (query, tool) pairs one message's verdicts teach; then the window moves on.
+
+        Only a call that runs and is not blind counts, and only of a tool ``admits`` (the
+        live policy and allowlist) lets the run call; a refused, unknown, ambiguous or blind
+        call teaches nothing.
+        """
+        pairs: list[tuple[str, str]] = []
+        for verdict in verdicts:
+            name = verdict.call.name
+            if not verdict.runs or verdict.blind or not isinstance(name, str):
+                continue
+            found = [s for s in self.open if name in s.tools]
+            if not found or not admits(name):
+                continue
+            pairs.append((found[-1].query, name))
+            for search in found:  # credited once: an older search's result is not retaught
+                search.tools.remove(name)
+        for search in self.open:
+            search.messages_left -= 1
+        self.open = [s for s in self.open if s.messages_left > 0 and s.tools]
+        return pairs
