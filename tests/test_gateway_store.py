@@ -1,4 +1,4 @@
-"""The gateway's session stores as the per-call path reads them.
+"""The gateway's session stores as the per-call path reads them, and its stdio line reader.
 
 ``peek`` lets a session be read without a worker thread when its snapshot is the one last
 read; these tests hold it to never answering with a stale snapshot: a write by another
@@ -19,6 +19,7 @@ pytest.importorskip("mcp")
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.gateway.sessions import Sessions
+from toolsurface.gateway.stdio import _Lines
 from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable
 
 
@@ -82,3 +83,18 @@ def test_a_session_changed_by_another_process_is_seen_through_peek(tmp_path: Pat
 
     seen, again = asyncio.run(run())
     assert seen == again == ("ToolSearch", "gh__close_issue", "gh__list_issue")
+
+
+def test_stdin_lines_are_read_whole_and_a_line_over_the_limit_is_skipped() -> None:
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader(limit=16)
+        reader.feed_data(b'{"a":1}\n' + b"x" * 40 + b'\n{"b":"\xd0\xb4"}\n{"c":3}')
+        reader.feed_eof()
+        return [line async for line in _Lines(reader)]
+
+    assert asyncio.run(run()) == [
+        '{"a":1}\n',
+        "<a line over the limit>\n",
+        '{"b":"д"}\n',
+        '{"c":3}',
+    ]

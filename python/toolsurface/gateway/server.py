@@ -9,7 +9,8 @@ a ToolSearch load or a blind call sends ``notifications/tools/list_changed``; ev
 goes through admission (the cap, unknown names, blind calls, rules) and is forwarded to its
 upstream under the upstream's own name, whose errors come back as tool errors. The session's
 snapshot is written after every change, so a restarted gateway resumes with the same tools.
-Served over stdio here (one session) and over streamable HTTP by
+Served over stdio here (one session; the transport is :mod:`toolsurface.gateway.stdio`)
+and over streamable HTTP by
 :mod:`toolsurface.gateway.http`.
 """
 
@@ -24,12 +25,12 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.dispatch import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.sessions import CURRENT, Sessions
+from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
@@ -193,7 +194,7 @@ class Gateway:
             await self.connect(stack)
             server = self.server()
             options = server.create_initialization_options()
-            async with stdio_server() as (read, write):
+            async with serve_stdio_streams() as (read, write):
                 await server.run(read, write, options)
 
     async def serve_http(self, sock: socket.socket, *, token: str | None = None) -> None:
