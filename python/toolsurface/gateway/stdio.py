@@ -21,10 +21,13 @@ import contextlib
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
+import anyio
 from mcp.server.stdio import stdio_server
+
+from toolsurface.gateway.fastpath import FastCalls
 
 __all__ = ["serve_stdio_streams"]
 
@@ -33,15 +36,27 @@ MAX_LINE = 256 * 1024 * 1024
 
 
 class _Lines:
-    """stdin as the SDK's reader iterates it: text lines, read by the event loop."""
+    """stdin as the SDK's reader iterates it: text lines, read by the event loop.
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    A line ``take`` takes (the pass-through's) is not handed to the SDK.
+    """
+
+    def __init__(
+        self, reader: asyncio.StreamReader, take: Callable[[bytes], bool] | None = None
+    ) -> None:
         self._reader = reader
+        self._take = take
 
     def __aiter__(self) -> _Lines:
         return self
 
     async def __anext__(self) -> str:
+        while True:
+            line = await self._line()
+            if isinstance(line, str) or self._take is None or not self._take(line):
+                return line if isinstance(line, str) else line.decode("utf-8", errors="replace")
+
+    async def _line(self) -> bytes | str:
         try:
             line = await self._reader.readuntil(b"\n")
         except asyncio.IncompleteReadError as exc:  # the end of stdin, maybe mid-line
@@ -61,7 +76,7 @@ class _Lines:
                 except asyncio.IncompleteReadError:
                     break
             return "<a line over the limit>\n"
-        return line.decode("utf-8", errors="replace")
+        return line
 
 
 class _Out:
@@ -77,6 +92,11 @@ class _Out:
     async def flush(self) -> None:
         """Wait until the pipe has taken enough of what is queued (flow control)."""
         await self._writer.drain()
+
+    async def line(self, text: str) -> None:
+        """Write one whole line and flush it (a line is queued whole, so none interleave)."""
+        await self.write(text)
+        await self.flush()
 
 
 def _servable(fd: int) -> bool:
@@ -122,11 +142,12 @@ async def _claimed() -> AsyncIterator[tuple[int, int]]:
 
 
 @contextlib.asynccontextmanager
-async def serve_stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def serve_stdio_streams(fast: FastCalls | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """The read and write streams of MCP over this process's stdin and stdout.
 
     The event loop serves them when both are pipes or sockets on asyncio; otherwise this
-    is the SDK's ``stdio_server()`` as it is.
+    is the SDK's ``stdio_server()`` as it is. ``fast`` is offered every request line (see
+    :mod:`toolsurface.gateway.fastpath`), on the event loop's streams only.
     """
     if sys.platform == "win32" or not _on_asyncio() or not (_servable(0) and _servable(1)):
         async with stdio_server() as streams:
@@ -147,10 +168,17 @@ async def serve_stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
         # nothing is left queued when the transport closes (the fds are closed by _claimed).
         write_transport.set_write_buffer_limits(high=0)
         writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+        out = _Out(writer)
+        lines = _Lines(reader, fast.take if fast is not None else None)
         try:
-            stdin, stdout = cast(Any, _Lines(reader)), cast(Any, _Out(writer))
-            async with stdio_server(stdin=stdin, stdout=stdout) as streams:
-                yield streams
+            async with anyio.create_task_group() as tasks:
+                if fast is not None:
+                    fast.attach(tasks, out.line)
+                async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, out)) as streams:
+                    yield streams
+                tasks.cancel_scope.cancel()  # the connection ended: so do the calls taken
         finally:
+            if fast is not None:
+                fast.attach(None, None)
             read_transport.close()
             write_transport.close()
