@@ -121,28 +121,41 @@ class FastCalls:
     async def _answer(
         self, scope: anyio.CancelScope, rid: int | str, name: str, arguments: dict[str, Any]
     ) -> None:
-        write = self._write
-        assert write is not None  # attached before any line is taken
         try:
             with scope:
-                try:
-                    result = await self.call(name, arguments, lambda: write(_LIST_CHANGED))
-                except Exception as exc:  # as the SDK answers a handler's failure
-                    _log.exception("toolsurface gateway: tools/call %r failed", name)
-                    error = {"code": 0, "message": str(exc)}
-                    await write(_line({"jsonrpc": "2.0", "id": rid, "error": error}))
-                    return
-                body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-                try:
-                    body = methods.serialize_server_result("tools/call", self.version, body)
-                except ValidationError:  # as the SDK answers a result it cannot send
-                    _log.exception("toolsurface gateway: tools/call %r: invalid result", name)
-                    error = {"code": -32603, "message": "Handler returned an invalid result"}
-                    await write(_line({"jsonrpc": "2.0", "id": rid, "error": error}))
-                    return
-                await write(_line({"jsonrpc": "2.0", "id": rid, "result": body}))
+                await self._send(self._response(rid, name, await self._run(name, arguments)))
         finally:
             self._running.pop(rid, None)
+
+    async def _run(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | str:
+        """The call's result, or the message of its failure (the SDK's words for it)."""
+        try:
+            return await self.call(name, arguments, lambda: self._send(_LIST_CHANGED))
+        except Exception as exc:  # as the SDK answers a handler's failure
+            _log.exception("toolsurface gateway: tools/call %r failed", name)
+            return str(exc)
+
+    def _response(self, rid: int | str, name: str, result: types.CallToolResult | str) -> str:
+        if isinstance(result, str):
+            return _line({"jsonrpc": "2.0", "id": rid, "error": {"code": 0, "message": result}})
+        body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        try:
+            body = methods.serialize_server_result("tools/call", self.version, body)
+        except ValidationError:  # as the SDK answers a result it cannot send
+            _log.exception("toolsurface gateway: tools/call %r: invalid result", name)
+            error = {"code": -32603, "message": "Handler returned an invalid result"}
+            return _line({"jsonrpc": "2.0", "id": rid, "error": error})
+        return _line({"jsonrpc": "2.0", "id": rid, "result": body})
+
+    async def _send(self, line: str) -> None:
+        """Write a line; a client gone (its pipe closed) ends the connection, not the call."""
+        write = self._write
+        if write is None:
+            return
+        try:
+            await write(line)
+        except OSError as exc:
+            _log.debug("toolsurface gateway: stdout closed: %r", exc)
 
 
 def _line(message: dict[str, Any]) -> str:

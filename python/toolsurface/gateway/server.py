@@ -134,7 +134,7 @@ class Gateway:
         """``tools/list``: the session's plan."""
         if CURRENT.get() is None:
             self._client = ctx.session
-            self.fast.enable(ctx.protocol_version)
+            self.fast.enable(getattr(ctx, "protocol_version", ""))
         async with self.sessions.use(self._session(), create=True) as surface:
             definitions = surface.plan().definitions()
         tools = [
@@ -150,7 +150,7 @@ class Gateway:
         """
         if CURRENT.get() is None:
             self._client = ctx.session
-            self.fast.enable(ctx.protocol_version)
+            self.fast.enable(getattr(ctx, "protocol_version", ""))
 
         async def notify() -> None:  # on the call's own response stream: HTTP has no other
             notice = types.ToolListChangedNotification()

@@ -123,7 +123,11 @@ async def _claimed() -> AsyncIterator[tuple[int, int]]:
 
     sys.stdout.flush()
     wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
-    wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    try:
+        wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        os.close(wire_in)
+        raise
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)
