@@ -1,6 +1,7 @@
 """What the gateway adds to a call, and what its ``tools/list`` saves, in one run.
 
-    python benches/gateway_calls.py [--calls 500] [--warmup 50] [--json] [--profile FILE]
+    python benches/gateway_calls.py [--calls 500] [--warmup 50] [--no-store] [--json]
+                                    [--profile FILE]
 
 Two MCP SDK clients run side by side over stdio: one to the project's demo server directly,
 one to ``toolsurface gateway`` fronting the same demo server (and, if installed, the
@@ -9,10 +10,11 @@ mcp-server-time, -git and -fetch servers, for the token count). The forwarded ca
 transport is all there is; and mcp-server-git's ``git_status``, a real piece of work) are
 timed ``--calls`` times each, interleaved (direct, gateway, direct, ...) after ``--warmup``
 calls each, so both see the same machine. The gateway keeps its snapshots (``--store``), as
-the docs run it. It prints p50 and p99 of each and their ratios; the issue's target is a
-gateway p50 at most 1.5x the direct one. Then it counts, with the project's estimator
-(``toolsurface.surface.estimate_tokens``), the tokens of the gateway's first ``tools/list``
-plus its instructions (the catalogue block) against the tokens of every upstream tool.
+the docs run it, unless ``--no-store`` (sessions in its memory). It prints p50 and p99 of
+each and their ratios; the issue's target is a gateway p50 at most 1.5x the direct one.
+Then it counts, with the project's estimator (``toolsurface.surface.estimate_tokens``), the
+tokens of the gateway's first ``tools/list`` plus its instructions (the catalogue block)
+against the tokens of every upstream tool.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ async def _session(stack: AsyncExitStack, params: StdioServerParameters) -> Any:
     return session, init
 
 
-async def _run(calls: int, warmup: int, profile: str | None) -> dict[str, Any]:
+async def _run(calls: int, warmup: int, profile: str | None, store: bool) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "repo"
         repo.mkdir()
@@ -107,7 +109,8 @@ async def _run(calls: int, warmup: int, profile: str | None) -> dict[str, Any]:
         if "TOOLSURFACE_ENGINE" in os.environ:
             env["TOOLSURFACE_ENGINE"] = os.environ["TOOLSURFACE_ENGINE"]
         gw_args = ["-m", "toolsurface.cli", "gateway", "--config", str(config)]
-        gw_args += ["--store", str(Path(tmp) / "store")]  # as the docs run it: snapshots kept
+        if store:  # as the docs run it: snapshots kept
+            gw_args += ["--store", str(Path(tmp) / "store")]
         if profile:  # the gateway under pyinstrument, its report written when it exits
             gw_args = ["-m", "pyinstrument", "-r", "text", "-o", profile, *gw_args]
         async with AsyncExitStack() as stack:
@@ -153,7 +156,7 @@ async def _run(calls: int, warmup: int, profile: str | None) -> dict[str, Any]:
                     result = await session.call_tool(name, arguments)
                     times[label].append(time.perf_counter() - start)
                     assert not result.is_error, result
-    out: dict[str, Any] = {"calls": calls, "warmup": warmup}
+    out: dict[str, Any] = {"calls": calls, "warmup": warmup, "store": store}
     for label, values in times.items():
         out[label] = {
             "p50_ms": statistics.median(values) * 1000,
@@ -179,13 +182,18 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-store", action="store_true", help="the gateway without --store")
     parser.add_argument("--profile", help="profile the gateway with pyinstrument into FILE")
     args = parser.parse_args()
-    out = anyio.run(_run, args.calls, args.warmup, args.profile)
+    out = anyio.run(_run, args.calls, args.warmup, args.profile, not args.no_store)
     if args.json:
         print(json.dumps(out, indent=2))
         return
-    print(f"forwarded call, {args.calls} each, interleaved after {args.warmup} warm-up calls")
+    store = "with --store" if out["store"] else "without a store"
+    print(
+        f"forwarded call, {args.calls} each, interleaved after {args.warmup} warm-up calls, "
+        f"the gateway {store}"
+    )
     for suffix, what in (("", "ops get_ticket (canned answer)"), ("_git", "git git_status")):
         if f"gateway{suffix}" not in out:
             continue

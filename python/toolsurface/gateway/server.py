@@ -9,7 +9,8 @@ a ToolSearch load or a blind call sends ``notifications/tools/list_changed``; ev
 goes through admission (the cap, unknown names, blind calls, rules) and is forwarded to its
 upstream under the upstream's own name, whose errors come back as tool errors. The session's
 snapshot is written after every change, so a restarted gateway resumes with the same tools.
-Served over stdio here (one session) and over streamable HTTP by
+Served over stdio here (one session; the transport is :mod:`toolsurface.gateway.stdio`)
+and over streamable HTTP by
 :mod:`toolsurface.gateway.http`.
 """
 
@@ -24,12 +25,13 @@ from typing import Any
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.dispatch import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
+from toolsurface.gateway.fastpath import FastCalls, Notify
 from toolsurface.gateway.sessions import CURRENT, Sessions
+from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
@@ -88,6 +90,8 @@ class Gateway:
         # stream to push on (stateless), so its sessions see the change on their next list.
         self._client: Any = None
         self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
+        #: Plain calls of the stdio client, answered without the SDK's server (fastpath.py).
+        self.fast = FastCalls(self._call)
 
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
@@ -130,6 +134,7 @@ class Gateway:
         """``tools/list``: the session's plan."""
         if CURRENT.get() is None:
             self._client = ctx.session
+            self.fast.enable(getattr(ctx, "protocol_version", ""))
         async with self.sessions.use(self._session(), create=True) as surface:
             definitions = surface.plan().definitions()
         tools = [
@@ -145,30 +150,40 @@ class Gateway:
         """
         if CURRENT.get() is None:
             self._client = ctx.session
-        arguments: Mapping[str, Any] = params.arguments or {}
+            self.fast.enable(getattr(ctx, "protocol_version", ""))
+
+        async def notify() -> None:  # on the call's own response stream: HTTP has no other
+            notice = types.ToolListChangedNotification()
+            await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
+
+        return await self._call(params.name, params.arguments or {}, notify)
+
+    async def _call(
+        self, name: str, arguments: Mapping[str, Any], notify: Notify
+    ) -> types.CallToolResult:
+        """A call, by the SDK's server or the pass-through: ``notify`` if the list moved."""
         forward: str | None = None
         answer: types.CallToolResult | None = None
         upstreams = self.upstream_set
         down = None
-        if upstreams is not None and self._admits(params.name):
-            down = upstreams.unavailable(params.name)
+        if upstreams is not None and self._admits(name):
+            down = upstreams.unavailable(name)
         async with self.sessions.use(self._session(), create=True) as surface:
             before = surface.last_plan_names()
             if down is not None:  # a tool of an upstream being retried: say so, not "unknown"
                 answer = down
-            elif params.name == TOOL_SEARCH_NAME:
+            elif name == TOOL_SEARCH_NAME:
                 result = surface.tool_search(dict(arguments))
                 answer = _text(result.text, error=result.refused)
             else:
-                (verdict,) = surface.admit([ToolCall(params.name, dict(arguments))])
+                (verdict,) = surface.admit([ToolCall(name, dict(arguments))])
                 if verdict.runs:
                     forward = verdict.call.name
                 else:
                     answer = _text(verdict.message, error=True)
             changed = surface.plan().names != before
-        if changed:  # on the call's own response stream: HTTP here has no GET stream
-            notice = types.ToolListChangedNotification()
-            await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
+        if changed:
+            await notify()
         if forward is not None:
             answer = await self._forward(forward, arguments)
         assert answer is not None  # a call either runs (forward) or is answered here
@@ -193,7 +208,7 @@ class Gateway:
             await self.connect(stack)
             server = self.server()
             options = server.create_initialization_options()
-            async with stdio_server() as (read, write):
+            async with serve_stdio_streams(self.fast) as (read, write):
                 await server.run(read, write, options)
 
     async def serve_http(self, sock: socket.socket, *, token: str | None = None) -> None:

@@ -5,7 +5,10 @@ cache of the session's stored snapshot. Before a session is used its stored snap
 read, and when it is not the text this process last read or wrote (another process changed
 the session, or this process never saw it) the surface is rebuilt from it, so a session may
 move between processes from one request to the next. After use the snapshot is written
-back if it changed. A snapshot that does not restore (tampered, sealed under another key,
+back if more than its use clock changed. A store that can tell at once that the snapshot
+is the one last read (:class:`~toolsurface.gateway.store.Peekable`) is asked so on the
+event loop; any other read, and every write, runs in a worker thread. A snapshot that does
+not restore (tampered, sealed under another key,
 another session's) is refused with the reason in the log, and the session starts fresh.
 Requests of one session are served one at a time within a process; across processes the
 last write wins.
@@ -21,12 +24,13 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 import anyio.to_thread
 
-from toolsurface.gateway.store import SessionStore
-from toolsurface.snapshot import SnapshotError
+from toolsurface.gateway.store import Peekable, SessionStore
+from toolsurface.snapshot import SnapshotError, SurfaceSnapshot
 from toolsurface.surface.surface import ToolSurface
 
 __all__ = ["CURRENT", "Sessions", "UnknownSessionError", "new_session_id"]
@@ -55,18 +59,28 @@ class _Held:
     surface: ToolSurface | None = None
     text: str | None = None
     #: ``_material(text)``: what a resume from ``text`` restores beyond the use clock.
-    key: str | None = None
+    key: dict[str, Any] | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
-def _material(text: str) -> str:
-    """A snapshot without its use clock, seal and per-tool last use, for comparing two."""
-    data = json.loads(text)
+#: What a snapshot says beyond what a plain call moves: the use clock, each loaded row's
+#: last use, and the seal over them.
+_CLOCKS: Any = {"clock": True, "seal": True, "loaded": {"__all__": {"last_use"}}}
+
+
+def _material(text: str) -> dict[str, Any]:
+    """A stored snapshot's data without its use clock, seal and per-row last use."""
+    data: dict[str, Any] = json.loads(text)
     data.pop("clock", None)
     data.pop("seal", None)
     for entry in data.get("loaded", []):
         entry.pop("last_use", None)
-    return json.dumps(data, sort_keys=True)
+    return data
+
+
+def _material_of(snap: SurfaceSnapshot) -> dict[str, Any]:
+    """``_material(snap.to_json())`` without the JSON: the same data (plain JSON types)."""
+    return snap.model_dump(exclude=_CLOCKS)
 
 
 class Sessions:
@@ -85,6 +99,7 @@ class Sessions:
         self.store = store
         self.capacity = capacity
         self._held: OrderedDict[str, _Held] = OrderedDict()
+        self._peek = store.peek if isinstance(store, Peekable) else None
 
     def __len__(self) -> int:
         return len(self._held)
@@ -104,7 +119,9 @@ class Sessions:
 
     async def _refresh(self, session_id: str, held: _Held, *, create: bool) -> None:
         """Bring the held surface up to the stored snapshot (see the module's docstring)."""
-        text = await anyio.to_thread.run_sync(self.store.load, session_id)
+        known, text = self._peek(session_id) if self._peek is not None else (False, None)
+        if not known:
+            text = await anyio.to_thread.run_sync(self.store.load, session_id)
         if text is None:
             if held.surface is None:
                 if not create:
@@ -134,13 +151,14 @@ class Sessions:
 
     async def _save(self, session_id: str, held: _Held) -> None:
         assert held.surface is not None
-        text = held.surface.snapshot().to_json()
-        if text == held.text:
-            return
-        key = _material(text)
+        snap = held.surface.snapshot()
+        key = _material_of(snap)
         if held.text is not None and key == held.key:
             # Only the use clock (and the seal over it) moved, as on a plain forwarded call:
             # the store keeps the text it has, and this process the surface it holds.
+            return
+        text = snap.to_json()
+        if text == held.text:
             return
         await anyio.to_thread.run_sync(self.store.save, session_id, text)
         held.text, held.key = text, key

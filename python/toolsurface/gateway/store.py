@@ -4,6 +4,10 @@ A session's snapshot is written after every change, so a gateway restarted mid-s
 another gateway process over the same store) resumes it with the same tool list. Every
 store keys a session by the SHA-256 of its id, so an id never becomes a path or a key
 verbatim. The store is the truth; what a process holds in memory is a cache of it.
+
+A store that can tell without blocking whether a snapshot is the one it last handed out
+also has ``peek`` (:class:`Peekable`): the gateway reads every session before each request,
+and ``peek`` spares that read a trip to a worker thread when nothing changed.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import os
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -21,6 +26,7 @@ from toolsurface.errors import ToolsurfaceError
 __all__ = [
     "DirectoryStore",
     "MemoryStore",
+    "Peekable",
     "SessionStore",
     "StoreError",
     "digest_of",
@@ -59,6 +65,19 @@ class SessionStore(Protocol):
         ...
 
 
+@runtime_checkable
+class Peekable(Protocol):
+    """A store that can often answer ``load`` at once, without I/O that may block."""
+
+    def peek(self, session_id: str) -> tuple[bool, str | None]:
+        """What ``load`` would return now, if known without blocking.
+
+        ``(True, text or None)`` when known; ``(False, None)`` when only ``load``, in a
+        worker thread, can say.
+        """
+        ...
+
+
 class MemoryStore:
     """Snapshots in this process only: sessions last as long as the process."""
 
@@ -80,6 +99,10 @@ class MemoryStore:
                 return None
             return row[1]
 
+    def peek(self, session_id: str) -> tuple[bool, str | None]:
+        """Always known: ``load`` is a dictionary lookup under a lock held for no I/O."""
+        return True, self.load(session_id)
+
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot."""
         with self._lock:
@@ -97,9 +120,21 @@ class DirectoryStore:
     Several processes on one machine may share the directory: a write is a temporary file
     renamed over the old one, so a reader sees the old snapshot or the new one, never half.
     With a ``ttl`` a snapshot not written for that many seconds is expired (and removed).
+
+    ``peek`` answers from the text this store last read when the file's identity (device,
+    inode, size, modification time) is still what it was then: one ``os.stat``, no read.
+    A stamp is kept only for a file last modified more than ``SETTLED`` seconds before it
+    was read, so that any later write, by any process, gives the file a later modification
+    time (timestamps are coarse; a write within the same tick could keep the time) or a
+    new inode (every write is a new file renamed into place).
     """
 
     shared = True
+    #: How long after its last write a file's stamp is trusted (above any filesystem's
+    #: timestamp granularity, two seconds on FAT).
+    SETTLED = 3.0
+    #: At most this many sessions' stamps and texts are kept for ``peek``.
+    PEEKED = 4096
 
     def __init__(self, root: str | Path, ttl: float | None = None) -> None:
         self.root = Path(root)
@@ -108,20 +143,61 @@ class DirectoryStore:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"store {self.root}: cannot make the directory ({exc})") from None
+        # The settled stamp of each session file last read, and the text read with it.
+        self._seen: OrderedDict[Path, tuple[tuple[int, int, int, int], str]] = OrderedDict()
+        self._seen_lock = threading.Lock()
 
     def _path(self, session_id: str) -> Path:
         return self.root / f"session-{digest_of(session_id)[:32]}.json"
+
+    def _expired(self, mtime: float) -> bool:
+        return self.ttl is not None and time.time() - mtime > self.ttl
+
+    def _forget(self, path: Path) -> None:
+        with self._seen_lock:
+            self._seen.pop(path, None)
 
     def load(self, session_id: str) -> str | None:
         """The session's last snapshot, or ``None``."""
         path = self._path(session_id)
         try:
-            if self.ttl is not None and time.time() - path.stat().st_mtime > self.ttl:
-                path.unlink(missing_ok=True)
-                return None
-            return path.read_text("utf-8")
+            # The stamp comes from the open file itself, so it is the stamp of the text read.
+            with path.open("rb") as file:
+                st = os.fstat(file.fileno())
+                if self._expired(st.st_mtime):
+                    self._forget(path)
+                    path.unlink(missing_ok=True)
+                    return None
+                text = file.read().decode("utf-8")
         except FileNotFoundError:
+            self._forget(path)
             return None
+        with self._seen_lock:
+            if time.time_ns() - st.st_mtime_ns > self.SETTLED * 1e9:
+                self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), text)
+                self._seen.move_to_end(path)
+                while len(self._seen) > self.PEEKED:
+                    self._seen.popitem(last=False)
+            else:
+                self._seen.pop(path, None)
+        return text
+
+    def peek(self, session_id: str) -> tuple[bool, str | None]:
+        """The text last read, if the file is still the one it was read from (see above)."""
+        path = self._path(session_id)
+        with self._seen_lock:
+            seen = self._seen.get(path)
+        if seen is None:
+            return False, None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False, None
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != seen[0] or self._expired(
+            st.st_mtime
+        ):
+            return False, None
+        return True, seen[1]
 
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot, atomically."""
@@ -129,6 +205,7 @@ class DirectoryStore:
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 out.write(snapshot)
+            self._forget(self._path(session_id))
             os.replace(tmp, self._path(session_id))
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -136,6 +213,7 @@ class DirectoryStore:
 
     def delete(self, session_id: str) -> None:
         """Forget the session."""
+        self._forget(self._path(session_id))
         self._path(session_id).unlink(missing_ok=True)
 
 

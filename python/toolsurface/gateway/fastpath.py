@@ -1,0 +1,162 @@
+"""A plain ``tools/call`` over stdio answered without the SDK's server: a pass-through.
+
+The SDK's server parses each request into its models, runs it through its dispatcher and
+middleware, validates the handler's result for the negotiated version and serialises it
+again; for a forwarded call that is most of what the gateway adds. Once a session is
+initialised on a handshake version it serves (:data:`VERSIONS`), a request line that is
+exactly ``tools/call`` with a ``name`` and ``arguments`` is taken here before the SDK sees
+it: the gateway's own call runs (the same admission, session and forwarding as through the
+SDK) and its result is written as the response line, shaped for the version by the SDK's
+own ``serialize_server_result``. Anything else (another method, a ``_meta``, a malformed
+line, another version) goes to the SDK as before. A ``notifications/cancelled`` for a call
+taken here cancels it, and it is not answered, as the SDK does.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+import anyio.abc
+from mcp import types
+from mcp_types import methods
+from pydantic import ValidationError
+
+__all__ = ["VERSIONS", "FastCalls", "Notify"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+#: The handshake versions whose calls are taken here (the two with structured content).
+VERSIONS = frozenset({"2025-06-18", "2025-11-25"})
+#: Awaited to tell the client its tool list changed, before the call's response.
+Notify = Callable[[], Awaitable[None]]
+Call = Callable[[str, Mapping[str, Any], Notify], Awaitable[types.CallToolResult]]
+Write = Callable[[str], Awaitable[None]]
+
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_LIST_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+
+
+def _plain_call(message: Any) -> tuple[int | str, str, dict[str, Any]] | None:
+    """The id, name and arguments of a plain ``tools/call`` request, or ``None``."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    if message.get("method") != "tools/call" or set(message) != {
+        "jsonrpc",
+        "id",
+        "method",
+        "params",
+    }:
+        return None
+    rid, params = message["id"], message["params"]
+    if isinstance(rid, bool) or not isinstance(rid, int | str) or not isinstance(params, dict):
+        return None
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not set(params) <= {"name", "arguments"} or not isinstance(name, str):
+        return None
+    if arguments is None:
+        arguments = {}
+    return (rid, name, arguments) if isinstance(arguments, dict) else None
+
+
+class FastCalls:
+    """The pass-through of one stdio connection: ``take`` is offered every request line."""
+
+    def __init__(self, call: Call) -> None:
+        self.call = call
+        #: Set once the SDK served a request of an initialised session on one of VERSIONS.
+        self.enabled = False
+        self.version = ""
+        self._write: Write | None = None
+        self._tasks: anyio.abc.TaskGroup | None = None
+        self._running: dict[int | str, anyio.CancelScope] = {}
+
+    def enable(self, version: str) -> None:
+        """The session is initialised on ``version``: take plain calls from now if it fits."""
+        self.enabled = version in VERSIONS
+        self.version = version
+
+    def attach(self, tasks: anyio.abc.TaskGroup | None, write: Write | None) -> None:
+        """Where calls taken here run and where their responses go (``None``: detached)."""
+        self._tasks, self._write = tasks, write
+        if tasks is None:
+            self.enabled = False
+
+    def take(self, line: bytes) -> bool:
+        """Whether ``line`` was taken here (then the SDK never sees it)."""
+        if not self.enabled or self._tasks is None or b'"tools/call"' not in line:
+            return self._cancel(line)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        plain = _plain_call(message)
+        if plain is None or plain[0] in self._running:
+            return False
+        scope = anyio.CancelScope()
+        self._running[plain[0]] = scope
+        self._tasks.start_soon(self._answer, scope, *plain)
+        return True
+
+    def _cancel(self, line: bytes) -> bool:
+        """A client's cancellation of a call taken here: cancel it, and take the line."""
+        if not self._running or b'"notifications/cancelled"' not in line:
+            return False
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        rid = params.get("requestId") if isinstance(params, dict) else None
+        if isinstance(rid, bool) or not isinstance(rid, int | str) or rid not in self._running:
+            return False
+        self._running[rid].cancel()
+        return True
+
+    async def _answer(
+        self, scope: anyio.CancelScope, rid: int | str, name: str, arguments: dict[str, Any]
+    ) -> None:
+        try:
+            with scope:
+                await self._send(self._response(rid, name, await self._run(name, arguments)))
+        finally:
+            self._running.pop(rid, None)
+
+    async def _run(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | str:
+        """The call's result, or the message of its failure (the SDK's words for it)."""
+        try:
+            return await self.call(name, arguments, lambda: self._send(_LIST_CHANGED))
+        except Exception as exc:  # as the SDK answers a handler's failure
+            _log.exception("toolsurface gateway: tools/call %r failed", name)
+            return str(exc)
+
+    def _response(self, rid: int | str, name: str, result: types.CallToolResult | str) -> str:
+        if isinstance(result, str):
+            return _line({"jsonrpc": "2.0", "id": rid, "error": {"code": 0, "message": result}})
+        body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        try:
+            body = methods.serialize_server_result("tools/call", self.version, body)
+        except ValidationError:  # as the SDK answers a result it cannot send
+            _log.exception("toolsurface gateway: tools/call %r: invalid result", name)
+            error = {"code": -32603, "message": "Handler returned an invalid result"}
+            return _line({"jsonrpc": "2.0", "id": rid, "error": error})
+        return _line({"jsonrpc": "2.0", "id": rid, "result": body})
+
+    async def _send(self, line: str) -> None:
+        """Write a line; a client gone (its pipe closed) ends the connection, not the call."""
+        write = self._write
+        if write is None:
+            return
+        try:
+            await write(line)
+        except OSError as exc:
+            _log.debug("toolsurface gateway: stdout closed: %r", exc)
+
+
+def _line(message: dict[str, Any]) -> str:
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"

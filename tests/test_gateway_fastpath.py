@@ -1,0 +1,113 @@
+"""The stdio pass-through: which lines it takes from the SDK, and what it writes back.
+
+The gateway's stdio tests (test_gateway.py, test_gateway_upstreams.py) run every call after
+the first ``tools/list`` through it, with a real client; these pin the edges: only a plain
+``tools/call`` on a version it serves is taken, a failure is a JSON-RPC error as the SDK
+writes it, ``list_changed`` goes before the response, a cancelled call is not answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import types
+
+from toolsurface.gateway.fastpath import FastCalls, Notify, _plain_call
+
+
+def _request(rid: Any = 1, **params: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}
+
+
+def test_only_a_plain_tools_call_is_taken() -> None:
+    assert _plain_call(_request(7, name="a", arguments={"x": 1})) == (7, "a", {"x": 1})
+    assert _plain_call(_request("r", name="a")) == ("r", "a", {})
+    assert _plain_call(_request(1, name="a", arguments=None)) == (1, "a", {})
+    for refused in (
+        _request(1, name="a", _meta={"progressToken": 1}),
+        _request(True, name="a"),
+        _request(None, name="a"),
+        _request(1, name="a", arguments=[1]),
+        _request(1, name=3),
+        {**_request(1, name="a"), "method": "tools/list"},
+        {**_request(1, name="a"), "jsonrpc": "1.0"},
+        {**_request(1, name="a"), "extra": 1},
+        [],
+    ):
+        assert _plain_call(refused) is None, refused
+
+
+def _run(lines: list[bytes], call: Any, version: str = "2025-11-25") -> list[Any]:
+    written: list[Any] = []
+
+    async def write(text: str) -> None:
+        assert text.endswith("\n")
+        written.append(json.loads(text))
+
+    async def main() -> list[bool]:
+        fast = FastCalls(call)
+        fast.enable(version)
+        taken = []
+        async with anyio.create_task_group() as tasks:
+            fast.attach(tasks, write)
+            for line in lines:
+                taken.append(fast.take(line))
+                await anyio.sleep(0.05)
+        return taken
+
+    return [anyio.run(main), written]
+
+
+def test_a_taken_call_is_answered_with_list_changed_first() -> None:
+    async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
+        await notify()
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"{name} {arguments['x']}")],
+            structured_content={"x": arguments["x"]},
+        )
+
+    line = json.dumps(_request(5, name="ops__a", arguments={"x": "д"})).encode()
+    taken, written = _run([line, b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}'], call)
+    assert taken == [True, False]
+    assert written == [
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+        {
+            "jsonrpc": "2.0",
+            "id": 5,
+            "result": {
+                "content": [{"type": "text", "text": "ops__a д"}],
+                "structuredContent": {"x": "д"},
+                "isError": False,
+            },
+        },
+    ]
+
+
+def test_a_failed_call_is_an_error_and_a_cancelled_one_is_not_answered() -> None:
+    async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
+        if name == "slow":
+            await anyio.sleep(10)
+        raise RuntimeError("no store")
+
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+    lines = [json.dumps(_request(1, name="bad")), json.dumps(_request(2, name="slow"))]
+    lines += [json.dumps(cancel), json.dumps({**cancel, "params": {"requestId": 9}})]
+    taken, written = _run([x.encode() for x in lines], call)
+    assert taken == [True, True, True, False]
+    assert written == [{"jsonrpc": "2.0", "id": 1, "error": {"code": 0, "message": "no store"}}]
+
+
+def test_nothing_is_taken_on_a_version_it_does_not_serve() -> None:
+    async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
+        raise AssertionError("not taken")
+
+    line = json.dumps(_request(1, name="a")).encode()
+    for version in ("2024-11-05", "2025-03-26", "2026-07-28"):
+        assert _run([line], call, version) == [[False], []]

@@ -1,0 +1,100 @@
+"""The gateway's session stores as the per-call path reads them, and its stdio line reader.
+
+``peek`` lets a session be read without a worker thread when its snapshot is the one last
+read; these tests hold it to never answering with a stale snapshot: a write by another
+store over the same directory (another process, in effect), one made within the
+filesystem's timestamp granularity, an expired or deleted file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+from toolsurface.gateway.sessions import Sessions
+from toolsurface.gateway.stdio import _Lines
+from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable
+
+
+def _settle(store: DirectoryStore, session_id: str) -> None:
+    """Date the session's file back past the settling time, as if written long ago."""
+    path = store._path(session_id)
+    old = time.time() - 10 * store.SETTLED
+    os.utime(path, (old, old))
+
+
+def test_peek_answers_only_while_the_file_is_the_one_read(tmp_path: Path) -> None:
+    ours, theirs = DirectoryStore(tmp_path), DirectoryStore(tmp_path)
+    assert isinstance(ours, Peekable) and isinstance(MemoryStore(), Peekable)
+    assert ours.peek("s") == (False, None)  # never read: only load can say
+    ours.save("s", '{"a":1}')
+    assert ours.load("s") == '{"a":1}'
+    assert ours.peek("s") == (False, None)  # just written: not settled, so not trusted
+    _settle(ours, "s")
+    assert ours.load("s") == '{"a":1}'
+    assert ours.peek("s") == (True, '{"a":1}')
+    theirs.save("s", '{"a":2}')  # the same size, written by another process
+    assert ours.peek("s") == (False, None)
+    assert ours.load("s") == '{"a":2}'
+    _settle(ours, "s")
+    assert ours.load("s") == '{"a":2}'
+    theirs.delete("s")
+    assert ours.peek("s") == (False, None)
+    assert ours.load("s") is None
+
+
+def test_peek_never_answers_for_an_expired_snapshot(tmp_path: Path) -> None:
+    store = DirectoryStore(tmp_path, ttl=5 * DirectoryStore.SETTLED)
+    store.save("s", "{}")
+    _settle(store, "s")  # dated back past the ttl too
+    assert store.load("s") is None
+    assert store.peek("s") == (False, None)
+    assert not store._path("s").exists()
+
+
+def test_a_session_changed_by_another_process_is_seen_through_peek(tmp_path: Path) -> None:
+    registry = ToolRegistry([tool_search_tool()])
+    for verb in ("list", "create", "close"):
+        registry.register(Tool(name=f"gh__{verb}_issue", description=f"{verb} an issue."))
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    stores = DirectoryStore(tmp_path), DirectoryStore(tmp_path)
+    a, b = (Sessions(lambda sid: ToolSurface(registry, session_id=sid), s) for s in stores)
+
+    async def run() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        async with a.use("s", create=True) as surface:
+            surface.tool_search({"select": ["gh__close_issue"]})
+        _settle(stores[0], "s")
+        async with a.use("s") as surface:  # read again: its stamp is kept from here
+            surface.plan()
+        async with b.use("s") as surface:  # the other process loads another tool
+            surface.tool_search({"select": ["gh__list_issue"]})
+        async with a.use("s") as surface:
+            seen = surface.plan().names
+        async with a.use("s") as surface:
+            again = surface.plan().names
+        return seen, again
+
+    seen, again = asyncio.run(run())
+    assert seen == again == ("ToolSearch", "gh__close_issue", "gh__list_issue")
+
+
+def test_stdin_lines_are_read_whole_and_a_line_over_the_limit_is_skipped() -> None:
+    async def run() -> list[str]:
+        reader = asyncio.StreamReader(limit=16)
+        reader.feed_data(b'{"a":1}\n' + b"x" * 40 + b'\n{"b":"\xd0\xb4"}\n{"c":3}')
+        reader.feed_eof()
+        return [line async for line in _Lines(reader)]
+
+    assert asyncio.run(run()) == [
+        '{"a":1}\n',
+        "<a line over the limit>\n",
+        '{"b":"д"}\n',
+        '{"c":3}',
+    ]
