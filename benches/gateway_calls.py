@@ -105,7 +105,7 @@ async def _run(calls: int, warmup: int, profile: str | None, store: bool) -> dic
         servers = _servers(repo)
         config = Path(tmp) / "mcp.json"
         config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
-        env = {"PYTHONPATH": os.pathsep.join([str(ROOT / "python"), *sys.path])}
+        env = {"PYTHONPATH": os.pathsep.join(sys.path)}
         if "TOOLSURFACE_ENGINE" in os.environ:
             env["TOOLSURFACE_ENGINE"] = os.environ["TOOLSURFACE_ENGINE"]
         gw_args = ["-m", "toolsurface.cli", "gateway", "--config", str(config)]
