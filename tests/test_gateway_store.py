@@ -98,3 +98,25 @@ def test_stdin_lines_are_read_whole_and_a_line_over_the_limit_is_skipped() -> No
         '{"b":"д"}\n',
         '{"c":3}',
     ]
+
+
+def test_a_snapshot_and_its_stored_text_compare_alike() -> None:
+    """The saved text's material and the live snapshot's are equal; only the clocks differ."""
+    from toolsurface.dispatch import ToolCall
+    from toolsurface.gateway.sessions import _material, _material_of
+
+    registry = ToolRegistry(
+        [tool_search_tool(), Tool(name="ops__restart", description="Restart a service.")]
+    )
+    registry.declare_group("ops", prefix="ops__", load="lazy")
+    surface = ToolSurface(registry, session_id="s", mark_key=b"a key of sixteen bytes")
+    surface.plan()
+    surface.tool_search({"query": "restart a service"})
+    surface.plan()
+    surface.admit([ToolCall("ops__restart", {})])  # the first call marks the tool called
+    before = surface.snapshot()
+    assert _material(before.to_json()) == _material_of(before)
+    surface.admit([ToolCall("ops__restart", {})])  # a second moves only the use clock
+    after = surface.snapshot()
+    assert after.to_json() != before.to_json()
+    assert _material_of(after) == _material(before.to_json())
