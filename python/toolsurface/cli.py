@@ -407,6 +407,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader stopped early (``| head``): what it read was whole, and there is no one
+        # left to tell. Standard output is pointed at devnull so the interpreter's final
+        # flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ToolsurfaceError, ValueError, TypeError, OSError) as exc:
         print(f"toolsurface: error: {exc}", file=sys.stderr)
         return 2
