@@ -17,7 +17,6 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import types
 
 from toolsurface.gateway.fastpath import FastCalls, Notify, _plain_call
 
@@ -68,10 +67,11 @@ def _run(lines: list[bytes], call: Any, version: str = "2025-11-25") -> list[Any
 def test_a_taken_call_is_answered_with_list_changed_first() -> None:
     async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
         await notify()
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=f"{name} {arguments['x']}")],
-            structured_content={"x": arguments["x"]},
-        )
+        # As the upstream sent it (the wire's names), which the pass-through shapes.
+        return {
+            "content": [{"type": "text", "text": f"{name} {arguments['x']}"}],
+            "structuredContent": {"x": arguments["x"]},
+        }
 
     line = json.dumps(_request(5, name="ops__a", arguments={"x": "д"})).encode()
     taken, written = _run([line, b'{"jsonrpc":"2.0","id":6,"method":"tools/list"}'], call)
@@ -84,7 +84,6 @@ def test_a_taken_call_is_answered_with_list_changed_first() -> None:
             "result": {
                 "content": [{"type": "text", "text": "ops__a д"}],
                 "structuredContent": {"x": "д"},
-                "isError": False,
             },
         },
     ]

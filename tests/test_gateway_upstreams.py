@@ -342,6 +342,26 @@ def test_an_upstream_that_never_starts_leaves_the_others_serving(tmp_path: Path)
     assert "k-93f1-secret" not in log
 
 
+def test_an_upstreams_wrong_answers_are_tool_errors_that_say_what_was_wrong(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path, {"wrong": {"command": sys.executable, "args": [str(SERVERS / "wrong_server.py")]}}
+    )
+    names = ["wrong__shapeless", "wrong__off_schema", "wrong__refuses", "wrong__fine"]
+
+    async def run() -> list[tuple[str, bool]]:
+        async with _gateway(tmp_path) as gw:
+            await gw.call("ToolSearch", {"select": names})
+            return [await gw.call(name, {}) for name in names]
+
+    shapeless, off_schema, refuses, fine = asyncio.run(run())
+    assert shapeless[1] and "wrong__shapeless" in shapeless[0] and "content" in shapeless[0]
+    assert off_schema[1] and "wrong__off_schema" in off_schema[0] and "schema" in off_schema[0]
+    assert refuses[1] and "the desk is closed today" in refuses[0]
+    assert fine == ("all good", False)
+
+
 # -- HTTP upstreams -----------------------------------------------------------------------
 
 

@@ -21,7 +21,6 @@ from typing import Any
 
 import anyio
 import anyio.abc
-from mcp import types
 from mcp_types import methods
 from pydantic import ValidationError
 
@@ -33,7 +32,8 @@ _log = logging.getLogger("toolsurface.gateway")
 VERSIONS = frozenset({"2025-06-18", "2025-11-25"})
 #: Awaited to tell the client its tool list changed, before the call's response.
 Notify = Callable[[], Awaitable[None]]
-Call = Callable[[str, Mapping[str, Any], Notify], Awaitable[types.CallToolResult]]
+#: A call's result as JSON (a forwarded one's as its upstream sent it).
+Call = Callable[[str, Mapping[str, Any], Notify], Awaitable[dict[str, Any]]]
 Write = Callable[[str], Awaitable[None]]
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
@@ -127,7 +127,7 @@ class FastCalls:
         finally:
             self._running.pop(rid, None)
 
-    async def _run(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult | str:
+    async def _run(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | str:
         """The call's result, or the message of its failure (the SDK's words for it)."""
         try:
             return await self.call(name, arguments, lambda: self._send(_LIST_CHANGED))
@@ -135,12 +135,12 @@ class FastCalls:
             _log.exception("toolsurface gateway: tools/call %r failed", name)
             return str(exc)
 
-    def _response(self, rid: int | str, name: str, result: types.CallToolResult | str) -> str:
+    def _response(self, rid: int | str, name: str, result: dict[str, Any] | str) -> str:
         if isinstance(result, str):
             return _line({"jsonrpc": "2.0", "id": rid, "error": {"code": 0, "message": result}})
-        body = result.model_dump(by_alias=True, mode="json", exclude_none=True)
         try:
-            body = methods.serialize_server_result("tools/call", self.version, body)
+            # Validated for the client's version and shaped for it, as the SDK's server does.
+            body = methods.serialize_server_result("tools/call", self.version, result)
         except ValidationError:  # as the SDK answers a result it cannot send
             _log.exception("toolsurface gateway: tools/call %r: invalid result", name)
             error = {"code": -32603, "message": "Handler returned an invalid result"}

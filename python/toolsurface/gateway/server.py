@@ -60,8 +60,9 @@ class _Server(Server[Any]):
         )
 
 
-def _text(text: str, *, error: bool = False) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+def _text(text: str, *, error: bool = False) -> dict[str, Any]:
+    """A tool result of one text, as sent on the wire."""
+    return {"content": [{"type": "text", "text": text}], "isError": error}
 
 
 class Gateway:
@@ -156,14 +157,19 @@ class Gateway:
             notice = types.ToolListChangedNotification()
             await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
 
-        return await self._call(params.name, params.arguments or {}, notify)
+        raw = await self._call(params.name, params.arguments or {}, notify)
+        return types.CallToolResult.model_validate(raw, by_name=False)
 
     async def _call(
         self, name: str, arguments: Mapping[str, Any], notify: Notify
-    ) -> types.CallToolResult:
-        """A call, by the SDK's server or the pass-through: ``notify`` if the list moved."""
+    ) -> dict[str, Any]:
+        """A call, by the SDK's server or the pass-through: its result as JSON.
+
+        ``notify`` is awaited if the list moved; a forwarded call's result is the upstream's,
+        as it sent it.
+        """
         forward: str | None = None
-        answer: types.CallToolResult | None = None
+        answer: dict[str, Any] | None = None
         upstreams = self.upstream_set
         down = None
         if upstreams is not None and self._admits(name):
@@ -189,7 +195,7 @@ class Gateway:
         assert answer is not None  # a call either runs (forward) or is answered here
         return answer
 
-    async def _forward(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+    async def _forward(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         assert self.upstream_set is not None  # a call is forwarded only once connected
         return await self.upstream_set.call(name, arguments)
 

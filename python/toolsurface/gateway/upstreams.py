@@ -24,6 +24,7 @@ import anyio
 import anyio.abc
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp_types import CONNECTION_CLOSED
+from pydantic import ValidationError
 
 from toolsurface.adapters.mcp import (
     McpAdapterError,
@@ -33,6 +34,7 @@ from toolsurface.adapters.mcp import (
     message_handler,
 )
 from toolsurface.gateway.config import Upstream
+from toolsurface.gateway.lane import CLOSED, CallLane, UpstreamReplyError, WatchedStream
 from toolsurface.registry import ToolRegistry
 
 __all__ = ["ChangeCallback", "UpstreamSet", "UpstreamState"]
@@ -43,17 +45,10 @@ _log = logging.getLogger("toolsurface.gateway")
 ChangeCallback = Callable[[], Awaitable[None]]
 UpstreamState = Literal["starting", "up", "down"]
 
-#: What a transport raises when its connection is gone (beside MCPError CONNECTION_CLOSED).
-_CLOSED = (
-    anyio.ClosedResourceError,
-    anyio.BrokenResourceError,
-    anyio.EndOfStream,
-    ConnectionError,
-)
 
-
-def _text(text: str, *, error: bool = False) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=error)
+def _text(text: str, *, error: bool = False) -> dict[str, Any]:
+    """A tool result of one text, as sent on the wire."""
+    return {"content": [{"type": "text", "text": text}], "isError": error}
 
 
 def _is_closed(exc: BaseException) -> bool:
@@ -62,48 +57,7 @@ def _is_closed(exc: BaseException) -> bool:
         return exc.error.code == CONNECTION_CLOSED
     if isinstance(exc, McpAdapterError):
         return "closed" in str(exc)
-    return isinstance(exc, _CLOSED)
-
-
-class _WatchedStream:
-    """A transport's read stream that sets ``ended`` when the transport stops delivering.
-
-    The session's receive loop reads through it, so the end of the child's stdout (the
-    process exited) or of the HTTP stream is seen at once, not at the next ping or call.
-    """
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner = inner
-        self._on_end = on_end
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def receive(self) -> Any:
-        """The next message; the end of the stream sets ``ended``."""
-        try:
-            return await self._inner.receive()
-        except BaseException as exc:
-            if isinstance(exc, _CLOSED):
-                self._on_end()
-            raise
-
-    def __aiter__(self) -> _WatchedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> _WatchedStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self._on_end()
-        await self._inner.__aexit__(*exc)
+    return isinstance(exc, CLOSED)
 
 
 class _Supervisor:
@@ -114,6 +68,9 @@ class _Supervisor:
         self.spec = spec
         self.state: UpstreamState = "starting"
         self.link: McpServerLink | None = None
+        #: The live session and its lane, for forwarded calls (None while not connected).
+        self.session: ClientSession | None = None
+        self.lane: CallLane | None = None
         #: Registry name to server name of the tools last seen, kept while the upstream is down.
         self.known: dict[str, str] = {}
         self.attempts = 0
@@ -211,14 +168,16 @@ class _Supervisor:
         handler = message_handler(self._on_message)
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
+            lane = CallLane(write)
+            watched = WatchedStream(read, self._ended, lane)
             session = await stack.enter_async_context(
-                ClientSession(_WatchedStream(read, self._ended), write, message_handler=handler)
+                ClientSession(watched, write, message_handler=handler)
             )
             with anyio.fail_after(spec.supervision.connect_timeout):
                 await session.initialize()
                 link = await connect_server(owner.registry, spec.name, session, handler=handler)
             stack.push_async_callback(self._drop, link)
-            self.link = link
+            self.link, self.session, self.lane = link, session, lane
             owner.links[spec.name] = link
             self.known = {n: link.server_name(n) for n in link.names()}
             was = self.state
@@ -249,7 +208,7 @@ class _Supervisor:
         if link.names():
             self.known = {n: link.server_name(n) for n in link.names()}
         self.state = "down"
-        self.link = None
+        self.link = self.session = self.lane = None
         if self.owner.links.get(self.spec.name) is link:
             del self.owner.links[self.spec.name]
         # Shielded: a transport that failed cancels its task group, and so this unwinding,
@@ -289,7 +248,7 @@ class _Supervisor:
 
     # -- calls ------------------------------------------------------------------------------
 
-    def unavailable(self, name: str) -> types.CallToolResult:
+    def unavailable(self, name: str) -> dict[str, Any]:
         """The tool error for a call while the upstream is down."""
         return _text(
             f"Tool {name!r} is unavailable: its server {self.spec.name!r} is not connected "
@@ -297,18 +256,40 @@ class _Supervisor:
             error=True,
         )
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        """Forward a call, bounded by the call timeout; a lost connection is reported here."""
-        link = self.link
-        if link is None or self.state != "up":
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Forward a call on the lane, bounded by the call timeout; its result as sent.
+
+        A result that is no tool result, or breaks the tool's declared output schema, is
+        a tool error, as are the upstream's error replies; a lost connection is reported.
+        """
+        link, session, lane = self.link, self.session, self.lane
+        if link is None or session is None or lane is None or self.state != "up":
             return self.unavailable(name)
         timeout = self.spec.supervision.call_timeout
+        server_name = link.server_name(name)
         try:
             with anyio.fail_after(timeout):
-                return await link.call(name, arguments)
+                raw = await lane.call(server_name, arguments)
+                result = types.CallToolResult.model_validate(raw, by_name=False)
+                if not result.is_error:
+                    await session.validate_tool_result(server_name, result)
+                return raw
         except TimeoutError:
             return _text(
                 f"Tool {name!r} did not answer within {timeout:g} s (server {self.spec.name!r}).",
+                error=True,
+            )
+        except UpstreamReplyError as exc:
+            reply = exc.error
+            return _text(
+                f"Tool {name!r} failed upstream: {self._redact(reply.message)} "
+                f"(error {reply.code})",
+                error=True,
+            )
+        except ValidationError as exc:
+            return _text(
+                f"Tool {name!r} failed upstream: it answered no valid tool result "
+                f"({exc.error_count()} problems, first: {self._redact(_first(exc))})",
                 error=True,
             )
         except Exception as exc:  # the upstream failed: a tool error, never a gateway crash
@@ -316,6 +297,13 @@ class _Supervisor:
                 self.lose(f"a call of {name!r} found the connection closed")
                 return self.unavailable(name)
             return _text(f"Tool {name!r} failed upstream: {self.describe(exc)}", error=True)
+
+
+def _first(exc: ValidationError) -> str:
+    """A validation error's first problem, as one short line."""
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "result"
+    return f"{where}: {first.get('msg', '')}"[:200]
 
 
 class UpstreamSet:
@@ -399,15 +387,15 @@ class UpstreamSet:
             return sup.spec.name, sup.link.server_name(name)
         return sup.spec.name, sup.known[name]
 
-    def unavailable(self, name: str) -> types.CallToolResult | None:
+    def unavailable(self, name: str) -> dict[str, Any] | None:
         """The tool error for a tool whose upstream is down now, or ``None`` if it is not."""
         sup = self._supervisor_of(name)
         if sup is None or (sup.state == "up" and sup.link is not None):
             return None
         return sup.unavailable(name)
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        """Forward a call to its upstream; every failure is a tool error."""
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Forward a call to its upstream; its result as sent, every failure a tool error."""
         sup = self._supervisor_of(name)
         if sup is None:
             return _text(f"Tool {name!r} is not available right now.", error=True)

@@ -1,0 +1,216 @@
+"""A forwarded call's own lane to its upstream, beside the SDK's client session.
+
+The SDK's ``ClientSession.call_tool`` builds the request from its models, runs it through
+its dispatcher (a span, a pending slot, a timeout clock), validates the result twice for
+the negotiated version and once more against the tool's output schema, and hands back a
+model the gateway then dumps again for its client: most of what a forwarded call costs the
+gateway. On the lane, a ``tools/call`` goes out on the session's own transport (its write
+stream) under a request id of the lane's own (a string starting ``toolsurface-``, which the
+session, numbering its requests with integers, never uses), and its response is taken off
+the transport's read stream (:class:`WatchedStream`) before the session would see it. The
+result travels on as the JSON the upstream sent; the gateway validates it once, for the
+protocol version of the client it answers (and against the tool's output schema where the
+upstream declares one, as the session would).
+
+Invariants: every response the lane did not ask for goes to the session untouched; a call
+cancelled or timed out sends the upstream ``notifications/cancelled`` for its id, as the
+session does; when the transport ends, every call waiting on the lane fails at once with
+:class:`LaneClosedError`, so the supervisor sees the loss at once; an error the upstream
+answers is :class:`UpstreamReplyError`, whatever its code, so it is never taken for a loss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import anyio
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp import MCPError
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
+
+__all__ = ["CallLane", "LaneClosedError", "UpstreamReplyError", "WatchedStream"]
+
+_log = logging.getLogger("toolsurface.gateway")
+
+#: What a transport raises when its connection is gone (beside MCPError CONNECTION_CLOSED).
+CLOSED: tuple[type[BaseException], ...] = (
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ConnectionError,
+)
+#: Why an outcome could not be handed to its waiter (it already has one, or it is gone).
+_UNDELIVERABLE = (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError)
+#: The prefix of the lane's request ids: a string, so never one of the session's integers.
+ID_PREFIX = "toolsurface-"
+#: How long a cancellation notice may take to write before it is given up (seconds).
+CANCEL_WRITE_TIMEOUT = 2.0
+
+
+class UpstreamReplyError(MCPError):
+    """The error an upstream answered a call with: its own, never a sign of a lost connection.
+
+    (An upstream may answer any code, the SDK's ``CONNECTION_CLOSED`` among them: -32000, the
+    first of JSON-RPC's server-error codes, is a common choice for a plain failure.)
+    """
+
+
+class LaneClosedError(ConnectionError):
+    """The upstream's transport ended, or had ended, while a call needed it."""
+
+
+_Outcome = dict[str, Any] | UpstreamReplyError | LaneClosedError
+
+
+def _closed() -> LaneClosedError:
+    return LaneClosedError("the upstream's connection is closed")
+
+
+class CallLane:
+    """``tools/call`` requests written on an upstream's transport, answered by :meth:`take`."""
+
+    def __init__(self, write: Any) -> None:
+        self._write = write
+        self._ids = itertools.count(1)
+        self._pending: dict[str, MemoryObjectSendStream[_Outcome]] = {}
+        self._ended = False
+
+    @property
+    def pending(self) -> int:
+        """How many calls wait for their response."""
+        return len(self._pending)
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """Call ``name`` upstream; its result as sent.
+
+        Raises :class:`UpstreamReplyError` for the upstream's error reply and
+        :class:`LaneClosedError` when the transport is gone.
+        """
+        if self._ended:
+            raise _closed()
+        rid = f"{ID_PREFIX}{next(self._ids)}"
+        # Room for one outcome, so take() and end() never wait on the caller.
+        send, receive = anyio.create_memory_object_stream[_Outcome](1)
+        self._pending[rid] = send
+        params = {"name": name, "arguments": dict(arguments)}
+        message = JSONRPCRequest(jsonrpc="2.0", id=rid, method="tools/call", params=params)
+        written = False
+        try:
+            with receive:
+                try:
+                    written = True  # a write cut short may still have reached the upstream
+                    await self._write.send(SessionMessage(message))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    raise _closed() from None
+                outcome = await receive.receive()
+        except BaseException:
+            if written and self._pending.pop(rid, None) is not None and not self._ended:
+                await self._cancel(rid)
+            raise
+        finally:
+            self._pending.pop(rid, None)
+            send.close()
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    async def _cancel(self, rid: str) -> None:
+        """Tell the upstream a call it may be running was abandoned (best effort, bounded)."""
+        notice = JSONRPCNotification(
+            jsonrpc="2.0",
+            method="notifications/cancelled",
+            params={"requestId": rid, "reason": "the gateway's caller gave up"},
+        )
+        with anyio.move_on_after(CANCEL_WRITE_TIMEOUT, shield=True):
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await self._write.send(SessionMessage(notice))
+
+    def take(self, item: object) -> bool:
+        """Whether ``item`` (read off the transport) answered a call of the lane's."""
+        if not isinstance(item, SessionMessage):
+            return False
+        message = item.message
+        if not isinstance(message, JSONRPCResponse | JSONRPCError):
+            return False
+        rid = message.id
+        if not isinstance(rid, str) or not rid.startswith(ID_PREFIX):
+            return False
+        send = self._pending.pop(rid, None)
+        if send is None:  # a late answer to a call already given up: not the session's
+            return True
+        if isinstance(message, JSONRPCResponse):
+            outcome: _Outcome = message.result
+        else:
+            error = message.error
+            outcome = UpstreamReplyError(error.code, error.message, error.data)
+        with contextlib.suppress(*_UNDELIVERABLE):
+            send.send_nowait(outcome)
+        return True
+
+    def end(self) -> None:
+        """The transport ended: every waiting call fails now, and later calls at once."""
+        self._ended = True
+        pending, self._pending = self._pending, {}
+        for send in pending.values():
+            with contextlib.suppress(*_UNDELIVERABLE):
+                send.send_nowait(_closed())
+
+
+class WatchedStream:
+    """A transport's read stream as the session reads it: its end seen, the lane's answers kept.
+
+    The session's receive loop reads through it, so the end of the child's stdout (the
+    process exited) or of the HTTP stream is seen at once, not at the next ping or call,
+    and a response to one of the lane's calls goes to the lane instead of the session.
+    """
+
+    def __init__(self, inner: Any, on_end: Callable[[], None], lane: CallLane) -> None:
+        self._inner = inner
+        self._on_end = on_end
+        self._lane = lane
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _ended(self) -> None:
+        self._lane.end()
+        self._on_end()
+
+    async def receive(self) -> Any:
+        """The next message for the session; the end of the stream is reported."""
+        while True:
+            try:
+                item = await self._inner.receive()
+            except BaseException as exc:
+                if isinstance(exc, CLOSED):
+                    self._ended()
+                raise
+            if not self._lane.take(item):
+                return item
+
+    def __aiter__(self) -> WatchedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> WatchedStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._ended()
+        await self._inner.__aexit__(*exc)
