@@ -1,9 +1,10 @@
 """The gateway's session stores as the per-call path reads them, and its stdio line reader.
 
 ``peek`` lets a session be read without a worker thread when its snapshot is the one last
-read; these tests hold it to never answering with a stale snapshot: a write by another
-store over the same directory (another process, in effect), one made within the
-filesystem's timestamp granularity, an expired or deleted file.
+read or written; these tests hold it to never answering with a stale snapshot: a write by
+another store over the same directory (another process, in effect), one made within the
+filesystem's timestamp granularity (right after this store's own), an expired or deleted
+file.
 """
 
 from __future__ import annotations
@@ -35,16 +36,19 @@ def test_peek_answers_only_while_the_file_is_the_one_read(tmp_path: Path) -> Non
     assert isinstance(ours, Peekable) and isinstance(MemoryStore(), Peekable)
     assert ours.peek("s") == (False, None)  # never read: only load can say
     ours.save("s", '{"a":1}')
-    assert ours.load("s") == '{"a":1}'
-    assert ours.peek("s") == (False, None)  # just written: not settled, so not trusted
-    _settle(ours, "s")
+    assert ours.peek("s") == (True, '{"a":1}')  # its own write: known at once
     assert ours.load("s") == '{"a":1}'
     assert ours.peek("s") == (True, '{"a":1}')
-    theirs.save("s", '{"a":2}')  # the same size, written by another process
+    theirs.save("s", '{"a":2}')  # the same size, in the same instant, by another process
     assert ours.peek("s") == (False, None)
     assert ours.load("s") == '{"a":2}'
+    assert ours.peek("s") == (False, None)  # read just after a write: not settled, not trusted
     _settle(ours, "s")
     assert ours.load("s") == '{"a":2}'
+    assert ours.peek("s") == (True, '{"a":2}')
+    theirs.save("s", '{"a":3}')
+    assert ours.peek("s") == (False, None)
+    assert ours.load("s") == '{"a":3}'
     theirs.delete("s")
     assert ours.peek("s") == (False, None)
     assert ours.load("s") is None

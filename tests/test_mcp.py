@@ -327,6 +327,7 @@ def test_demo_server_end_to_end(registry: ToolRegistry, caplog: pytest.LogCaptur
             assert "demo__disable_tool" in names  # on the last page: every page was read
             assert all(n.startswith("demo__") for n in names)
             assert all(n in registry for n in names)
+            assert all(n in link for n in names) and "create_ticket" not in link
             group = registry.groups()["demo"]
             assert group.dynamic and group.prefix == "demo__"
             assert registry.group_of("demo__create_ticket") == "demo"

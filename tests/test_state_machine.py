@@ -3,7 +3,8 @@
 After every step: no request above the provider's limit; no blocked tool listed, loaded,
 suggested or described; the base of the tool list and the catalogue keep their bytes unless
 the catalogue, the groups or the policy changed; a snapshot restores to the same next
-request. ``TOOLSURFACE_STATEFUL_EXAMPLES`` sets how many runs (CI: 500; on demand: more).
+request; a ``state_key`` seen before means the same snapshot but for the use clock.
+``TOOLSURFACE_STATEFUL_EXAMPLES`` sets how many runs (CI: 500; on demand: more).
 """
 
 from __future__ import annotations
@@ -69,6 +70,9 @@ class SurfaceMachine(RuleBasedStateMachine):
         self.changed = True
         self.off: set[str] = set()
         self.off_servers: set[str] = set()
+        #: Each state_key seen in this run, with what the snapshot carried beside the clock.
+        self.keys: dict[Any, Any] = {}
+        self.keys_of: ToolSurface | None = None
 
     @initialize(limit=st.integers(4, 12), rules=st.booleans())
     def start(self, limit: int, rules: bool) -> None:
@@ -270,6 +274,19 @@ class SurfaceMachine(RuleBasedStateMachine):
         self.surface = fresh
 
     # -- invariants ----------------------------------------------------------------------------
+
+    @invariant()
+    def state_key_says_when_only_the_clock_moved(self) -> None:
+        if not hasattr(self, "surface"):
+            return
+        snapshot = self.surface.snapshot()
+        clocks: Any = {"clock": True, "seal": True, "loaded": {"__all__": {"last_use"}}}
+        material = snapshot.model_dump(exclude=clocks)
+        key = self.surface.state_key()
+        if self.keys_of is not self.surface:  # keys compare moments of one surface
+            self.keys, self.keys_of = {}, self.surface
+        # A key seen before means the same snapshot but for the use clock, whenever it was.
+        assert self.keys.setdefault(key, material) == material
 
     @invariant()
     def request_is_sound(self) -> None:

@@ -328,6 +328,10 @@ class McpServerLink:
         """The registry names this link registered, sorted."""
         return sorted(self._to_server)
 
+    def __contains__(self, tool_name: object) -> bool:
+        """Whether this link registered the registry name ``tool_name`` (without sorting)."""
+        return tool_name in self._to_server
+
     def server_name(self, tool_name: str) -> str:
         """The server's own name for a registry name (a server name is taken as is)."""
         found = self._to_server.get(tool_name)

@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectSendStream
 from mcp import MCPError
 from mcp.shared.message import SessionMessage
 from mcp_types import (
@@ -49,8 +48,6 @@ CLOSED: tuple[type[BaseException], ...] = (
     anyio.EndOfStream,
     ConnectionError,
 )
-#: Why an outcome could not be handed to its waiter (it already has one, or it is gone).
-_UNDELIVERABLE = (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError)
 #: The prefix of the lane's request ids: a string, so never one of the session's integers.
 ID_PREFIX = "toolsurface-"
 #: How long a cancellation notice may take to write before it is given up (seconds).
@@ -76,13 +73,28 @@ def _closed() -> LaneClosedError:
     return LaneClosedError("the upstream's connection is closed")
 
 
+class _Waiter:
+    """One call's slot: its outcome, set once, and the event its caller waits on."""
+
+    __slots__ = ("done", "outcome")
+
+    def __init__(self) -> None:
+        self.done = anyio.Event()
+        self.outcome: _Outcome | None = None
+
+    def settle(self, outcome: _Outcome) -> None:
+        """Hand the caller its outcome (never waits: :meth:`take` runs in the read loop)."""
+        self.outcome = outcome
+        self.done.set()
+
+
 class CallLane:
     """``tools/call`` requests written on an upstream's transport, answered by :meth:`take`."""
 
     def __init__(self, write: Any) -> None:
         self._write = write
         self._ids = itertools.count(1)
-        self._pending: dict[str, MemoryObjectSendStream[_Outcome]] = {}
+        self._pending: dict[str, _Waiter] = {}
         self._ended = False
 
     @property
@@ -99,29 +111,24 @@ class CallLane:
         if self._ended:
             raise _closed()
         rid = f"{ID_PREFIX}{next(self._ids)}"
-        # Room for one outcome, so take() and end() never wait on the caller.
-        send, receive = anyio.create_memory_object_stream[_Outcome](1)
-        self._pending[rid] = send
+        waiter = self._pending[rid] = _Waiter()
         params = {"name": name, "arguments": dict(arguments)}
         message = JSONRPCRequest(jsonrpc="2.0", id=rid, method="tools/call", params=params)
-        written = False
         try:
-            with receive:
-                try:
-                    written = True  # a write cut short may still have reached the upstream
-                    await self._write.send(SessionMessage(message))
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                    raise _closed() from None
-                outcome = await receive.receive()
+            try:
+                # From here a write cut short may still have reached the upstream.
+                await self._write.send(SessionMessage(message))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                raise _closed() from None
+            await waiter.done.wait()
         except BaseException:
-            if written and self._pending.pop(rid, None) is not None and not self._ended:
+            if self._pending.pop(rid, None) is not None and not self._ended:
                 await self._cancel(rid)
             raise
-        finally:
-            self._pending.pop(rid, None)
-            send.close()
+        outcome = waiter.outcome
         if isinstance(outcome, Exception):
             raise outcome
+        assert outcome is not None  # set before done
         return outcome
 
     async def _cancel(self, rid: str) -> None:
@@ -145,25 +152,22 @@ class CallLane:
         rid = message.id
         if not isinstance(rid, str) or not rid.startswith(ID_PREFIX):
             return False
-        send = self._pending.pop(rid, None)
-        if send is None:  # a late answer to a call already given up: not the session's
+        waiter = self._pending.pop(rid, None)
+        if waiter is None:  # a late answer to a call already given up: not the session's
             return True
         if isinstance(message, JSONRPCResponse):
-            outcome: _Outcome = message.result
+            waiter.settle(message.result)
         else:
             error = message.error
-            outcome = UpstreamReplyError(error.code, error.message, error.data)
-        with contextlib.suppress(*_UNDELIVERABLE):
-            send.send_nowait(outcome)
+            waiter.settle(UpstreamReplyError(error.code, error.message, error.data))
         return True
 
     def end(self) -> None:
         """The transport ended: every waiting call fails now, and later calls at once."""
         self._ended = True
         pending, self._pending = self._pending, {}
-        for send in pending.values():
-            with contextlib.suppress(*_UNDELIVERABLE):
-                send.send_nowait(_closed())
+        for waiter in pending.values():
+            waiter.settle(_closed())
 
 
 class WatchedStream:

@@ -19,7 +19,8 @@ from __future__ import annotations
 import contextlib
 import logging
 import socket
-from collections.abc import Mapping
+import weakref
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from mcp import types
@@ -91,6 +92,10 @@ class Gateway:
         # stream to push on (stateless), so its sessions see the change on their next list.
         self._client: Any = None
         self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
+        #: Each held surface's state_key() when this gateway last planned it.
+        self._planned: weakref.WeakKeyDictionary[ToolSurface, Hashable] = (
+            weakref.WeakKeyDictionary()
+        )
         #: Plain calls of the stdio client, answered without the SDK's server (fastpath.py).
         self.fast = FastCalls(self._call)
 
@@ -111,10 +116,23 @@ class Gateway:
         if client is None:
             return
         async with self.sessions.use(self.session_id, create=True) as surface:
-            before = surface.last_plan_names()
-            moved = surface.plan().names != before
+            moved = self._replanned(surface, surface.last_plan_names())
         if moved:
             await client.send_tool_list_changed()
+
+    def _replanned(self, surface: ToolSurface, before: tuple[str, ...]) -> bool:
+        """Whether the session's tool names now differ from ``before`` (planned if need be).
+
+        The session is planned again unless nothing moved since its last plan here: a
+        surface's plan depends on its state and the registry, both in its ``state_key``:
+        while that is the key of the last plan made here, the names are those of that plan.
+        """
+        state = surface.state_key()
+        if self._planned.get(surface) == state:
+            return surface.last_plan_names() != before
+        names = surface.plan().names
+        self._planned[surface] = surface.state_key()
+        return names != before
 
     def _admits(self, name: str) -> bool:
         return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
@@ -138,6 +156,7 @@ class Gateway:
             self.fast.enable(getattr(ctx, "protocol_version", ""))
         async with self.sessions.use(self._session(), create=True) as surface:
             definitions = surface.plan().definitions()
+            self._planned[surface] = surface.state_key()
         tools = [
             types.Tool(name=d["name"], description=d["description"], input_schema=d["input_schema"])
             for d in definitions
@@ -187,7 +206,7 @@ class Gateway:
                     forward = verdict.call.name
                 else:
                     answer = _text(verdict.message, error=True)
-            changed = surface.plan().names != before
+            changed = self._replanned(surface, before)
         if changed:
             await notify()
         if forward is not None:

@@ -5,13 +5,13 @@ cache of the session's stored snapshot. Before a session is used its stored snap
 read, and when it is not the text this process last read or wrote (another process changed
 the session, or this process never saw it) the surface is rebuilt from it, so a session may
 move between processes from one request to the next. After use the snapshot is written
-back if more than its use clock changed. A store that can tell at once that the snapshot
-is the one last read (:class:`~toolsurface.gateway.store.Peekable`) is asked so on the
-event loop; any other read, and every write, runs in a worker thread. A snapshot that does
-not restore (tampered, sealed under another key,
-another session's) is refused with the reason in the log, and the session starts fresh.
-Requests of one session are served one at a time within a process; across processes the
-last write wins.
+back if more than its use clock changed (the surface's ``state_key`` tells, without taking
+a snapshot, when nothing did since the last comparison). A store that can tell at once that
+the snapshot is the one last read (:class:`~toolsurface.gateway.store.Peekable`) is asked
+so on the event loop; any other read, and every write, runs in a worker thread. A snapshot
+that does not restore (tampered, sealed under another key, another session's) is refused
+with the reason in the log, and the session starts fresh. Requests of one session are
+served one at a time within a process; across processes the last write wins.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import json
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +60,8 @@ class _Held:
     text: str | None = None
     #: ``_material(text)``: what a resume from ``text`` restores beyond the use clock.
     key: dict[str, Any] | None = None
+    #: The surface's ``state_key()`` when its snapshot last matched ``key`` (None: unknown).
+    state: Hashable | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -147,21 +149,26 @@ class Sessions:
                     _short(session_id),
                     dropped,
                 )
-        held.surface, held.text, held.key = surface, text, _material(text)
+        held.surface, held.text, held.key, held.state = surface, text, _material(text), None
 
     async def _save(self, session_id: str, held: _Held) -> None:
         assert held.surface is not None
+        state = held.surface.state_key()
+        if held.text is not None and state is not None and state == held.state:
+            return  # the surface's state is the one last compared with the stored text
         snap = held.surface.snapshot()
         key = _material_of(snap)
         if held.text is not None and key == held.key:
             # Only the use clock (and the seal over it) moved, as on a plain forwarded call:
             # the store keeps the text it has, and this process the surface it holds.
+            held.state = state
             return
         text = snap.to_json()
         if text == held.text:
+            held.state = state
             return
         await anyio.to_thread.run_sync(self.store.save, session_id, text)
-        held.text, held.key = text, key
+        held.text, held.key, held.state = text, key, state
 
     async def issue(self) -> str:
         """Open a new session: a fresh surface, stored at once so every process knows it."""

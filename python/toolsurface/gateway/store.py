@@ -121,12 +121,16 @@ class DirectoryStore:
     renamed over the old one, so a reader sees the old snapshot or the new one, never half.
     With a ``ttl`` a snapshot not written for that many seconds is expired (and removed).
 
-    ``peek`` answers from the text this store last read when the file's identity (device,
-    inode, size, modification time) is still what it was then: one ``os.stat``, no read.
-    A stamp is kept only for a file last modified more than ``SETTLED`` seconds before it
-    was read, so that any later write, by any process, gives the file a later modification
-    time (timestamps are coarse; a write within the same tick could keep the time) or a
-    new inode (every write is a new file renamed into place).
+    ``peek`` answers from the text this store last read or wrote when the file's identity
+    (device, inode, size, modification time) is still what it was then: one ``os.stat``, no
+    read. A stamp of a file read is kept only if it was last modified more than ``SETTLED``
+    seconds before, so that any later write, by any process, gives the file a later
+    modification time (timestamps are coarse; a write within the same tick could keep the
+    time) or a new inode (every write is a new file renamed into place). A stamp of a file
+    this store wrote is kept at once: another process's write renames in a file made while
+    this one still held its inode, so a different inode; the stamp could come back only if
+    that inode were freed by one more write and reused by another, both in the same
+    timestamp tick and with the same size.
     """
 
     shared = True
@@ -172,13 +176,15 @@ class DirectoryStore:
         except FileNotFoundError:
             self._forget(path)
             return None
+        stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._seen_lock:
+            seen = self._seen.get(path)
             if time.time_ns() - st.st_mtime_ns > self.SETTLED * 1e9:
-                self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), text)
+                self._seen[path] = (stamp, text)
                 self._seen.move_to_end(path)
                 while len(self._seen) > self.PEEKED:
                     self._seen.popitem(last=False)
-            else:
+            elif seen is None or seen != (stamp, text):  # not the file this store wrote
                 self._seen.pop(path, None)
         return text
 
@@ -201,15 +207,24 @@ class DirectoryStore:
 
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot, atomically."""
+        path = self._path(session_id)
         fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(snapshot)
-            self._forget(self._path(session_id))
-            os.replace(tmp, self._path(session_id))
+            with os.fdopen(fd, "wb") as out:
+                out.write(snapshot.encode("utf-8"))
+                out.flush()
+                # The stamp the file keeps once renamed (a rename moves no mtime or inode).
+                st = os.fstat(out.fileno())
+            self._forget(path)
+            os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        with self._seen_lock:
+            self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), snapshot)
+            self._seen.move_to_end(path)
+            while len(self._seen) > self.PEEKED:
+                self._seen.popitem(last=False)
 
     def delete(self, session_id: str) -> None:
         """Forget the session."""

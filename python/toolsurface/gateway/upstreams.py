@@ -374,7 +374,7 @@ class UpstreamSet:
         sup = self.supervisors.get(name.split("__", 1)[0])
         if sup is None:
             return None
-        if sup.link is not None and name in sup.link.names():
+        if sup.link is not None and name in sup.link:
             return sup
         return sup if name in sup.known else None
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
 from toolsurface.groups import LoadMode
@@ -266,6 +266,46 @@ class ToolSurface(RunListing, ModelMoves):
             tool_ok=d.admitted_set.__contains__,
             group_ok=groups.__contains__,
             key=self._marks.key,
+        )
+
+    def state_key(self) -> Hashable:
+        """A cheap value that stays equal while the run's snapshot would carry the same state.
+
+        Equal keys at two moments of this surface mean :meth:`snapshot` would say the same
+        then but for the use clock (each load's last use, and the seal over them): a host
+        that stores a snapshot after every change compares keys to learn, without taking
+        one, whether a call moved anything else. A changed key does not prove the snapshot
+        changed, and keys of two surfaces are not comparable.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> from toolsurface.dispatch import ToolCall
+        >>> registry = ToolRegistry([tool_search_tool(),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.tool_search({"select": ["gh__list_issues"]})
+        >>> _ = surface.admit([ToolCall("gh__list_issues", {})])
+        >>> key = surface.state_key()
+        >>> _ = surface.admit([ToolCall("gh__list_issues", {})])  # moves only the use clock
+        >>> surface.state_key() == key
+        True
+        """
+        reg, run, rules = self.registry, self._run, self._rules
+        return (
+            self.session_id,
+            reg.generation,
+            reg.groups_version,
+            self._policy_version,
+            run.order,
+            tuple(
+                (e.key, e.how, e.order, e.called, tuple(e.called_tools))
+                for e in run.loaded.values()
+            ),
+            self._held_floor,
+            frozenset(rules.given),
+            rules.catalogue,
+            tuple(self._seed_tools),
+            tuple(self._seed_groups),
         )
 
     @one_view
