@@ -5,13 +5,15 @@ ops server and ``mcp-server-time``; each client is the SDK's streamable-HTTP cli
 ``ClientSession``. A client lists, searches in English and Russian, loads, calls and is told
 ``list_changed``; a blocked tool is never shown; a missing or wrong bearer token is refused;
 two sessions are independent; a gateway restarted mid-session resumes the session (same
-client, same session id) with the same tool list, and a tampered snapshot starts fresh.
+client, same session id) with the same tool list, and a tampered snapshot starts fresh; a
+client that initialises after an upstream came back finds it in the instructions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -185,6 +187,41 @@ def test_a_restarted_gateway_resumes_the_session_mid_session(tmp_path: Path) -> 
     assert "OPS-1001" in ran  # the loaded tool runs on the restarted gateway
     assert fresh == ["ToolSearch"]  # the tampered snapshot was refused: the session starts fresh
     assert any("stored snapshot refused" in line for line in gw.lines)
+
+
+def test_a_client_that_initialises_after_an_upstream_came_back_finds_it_in_the_catalogue(
+    tmp_path: Path,
+) -> None:
+    flaky = Path(__file__).resolve().parent / "mcp_servers" / "flaky_server.py"
+    gate = tmp_path / "gate"
+    gate.write_text("down", "utf-8")  # the weather server exits at once while this exists
+    args = [str(flaky), str(tmp_path / "pid"), str(gate)]
+    servers = {"weather": {"command": sys.executable, "args": args}}
+    fast = {"retryBase": 0.05, "retryCap": 0.3, "pingInterval": 1, "connectTimeout": 10}
+    config = {"mcpServers": servers, "toolsurface": fast}
+    (tmp_path / "mcp.json").write_text(json.dumps(config), "utf-8")
+    (tmp_path / "policy.json").write_text("{}", "utf-8")
+
+    async def instructions(gw: GatewayProcess) -> str:
+        async with client(gw.url) as session:
+            result = session.initialize_result
+            return (result.instructions if result is not None else None) or ""
+
+    async def run(gw: GatewayProcess) -> tuple[str, str]:
+        before = await instructions(gw)
+        gate.unlink()
+        for _ in range(600):  # the gateway logs the upstream's return
+            if any("upstream 'weather'" in line and "is back" in line for line in gw.lines):
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the weather upstream never came back")
+        return before, await instructions(gw)
+
+    with GatewayProcess(tmp_path) as gw:
+        before, after = asyncio.run(run(gw))
+    assert "weather" not in before
+    assert "weather" in after and "weather__get_weather_forecast" in after
 
 
 def test_unsafe_or_broken_http_settings_are_refused_with_a_clear_error(

@@ -5,8 +5,9 @@ Every test runs ``toolsurface gateway`` as a process and talks to it with the MC
 temporary repository), mcp-server-fetch, mcp-server-sqlite, mcp-server-calculator and the
 project's demo server; a client finds a tool of each in English and in Russian, loads it and
 calls it. An upstream killed and kept down is reported, its calls answer tool errors, and its
-tools come back (with ``tools/list_changed``) when it does; an HTTP upstream gets the
-configured headers, and no header or env value is ever shown.
+tools come back (with ``tools/list_changed``) when it does; an HTTP upstream (streamable
+HTTP or legacy SSE) gets the configured headers, and no header or env value is ever shown;
+an upstream's wrong answers are tool errors that say what was wrong.
 
 mcp-server-sqlite and mcp-server-calculator run only on mcp 1.x (the calculator requires
 ``mcp<2``; the sqlite server uses the 1.x ``Server`` decorators), while this project runs on
@@ -433,9 +434,10 @@ def test_an_http_upstream_gets_its_headers_and_no_secret_is_ever_shown(tmp_path:
         assert secret not in shown
 
 
-def _http_server(port: int) -> subprocess.Popen[bytes]:
+def _http_server(port: int, *extra: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "UPSTREAM_KEY": KEY}
-    proc = subprocess.Popen([sys.executable, str(SERVERS / "http_server.py"), str(port)], env=env)
+    args = [sys.executable, str(SERVERS / "http_server.py"), str(port), *extra]
+    proc = subprocess.Popen(args, env=env)
     _wait_listening(port, proc)
     return proc
 
@@ -447,6 +449,31 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:  # pragma: no cover - a stuck test server
         proc.kill()
         proc.wait(TIMEOUT)
+
+
+def test_an_sse_upstream_is_searched_loaded_and_called_with_its_headers(tmp_path: Path) -> None:
+    port = _free_port()
+    headers = {"X-Upstream-Key": KEY, "X-Tenant": "acme"}
+    url = f"http://127.0.0.1:{port}/sse"
+    _write(tmp_path, {"notes": {"type": "sse", "url": url, "headers": headers}})
+    proc = _http_server(port, "--sse")
+
+    async def run() -> tuple[str, tuple[str, bool], tuple[str, bool], list[str]]:
+        async with _gateway(tmp_path) as gw:
+            found = (await gw.call("ToolSearch", {"query": "сохрани заметку"}))[0]
+            await gw.call("ToolSearch", {"select": ["notes__whoami", "notes__add_note"]})
+            whoami = await gw.call("notes__whoami", {})
+            saved = await gw.call("notes__add_note", {"title": "t", "text": "abc"})
+            return found, whoami, saved, await gw.names()
+
+    try:
+        found, whoami, saved, listed = asyncio.run(run())
+    finally:
+        _stop(proc)
+    assert "notes__add_note" in found
+    assert whoami == ("tenant=acme", False)  # the headers reached the server over SSE
+    assert saved == ("Saved note 't' (3 chars)", False)
+    assert {"notes__whoami", "notes__add_note"} <= set(listed)
 
 
 def test_an_http_upstream_that_goes_away_is_retried_and_comes_back(tmp_path: Path) -> None:

@@ -1,6 +1,8 @@
 """A small MCP server over streamable HTTP for the gateway's tests (MCPServer under uvicorn).
 
-``python http_server.py PORT`` serves ``/mcp`` on 127.0.0.1:PORT. Every request must carry
+``python http_server.py PORT`` serves ``/mcp`` on 127.0.0.1:PORT (``PORT --sse``: the legacy
+SSE transport instead, its stream at ``/sse`` and its messages at ``/messages/``). Every
+request must carry
 the header ``X-Upstream-Key`` equal to the environment's ``UPSTREAM_KEY`` (401 otherwise),
 so a working call shows the gateway sent the configured headers; the tool ``whoami`` answers
 the ``X-Tenant`` header it was sent (never the key).
@@ -55,5 +57,5 @@ class RequireKey:
 
 if __name__ == "__main__":
     port = int(sys.argv[1])
-    app = RequireKey(mcp.streamable_http_app())
+    app = RequireKey(mcp.sse_app() if "--sse" in sys.argv[2:] else mcp.streamable_http_app())
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")

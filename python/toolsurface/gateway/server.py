@@ -20,7 +20,7 @@ import contextlib
 import logging
 import socket
 import weakref
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from mcp import types
@@ -45,7 +45,15 @@ _log = logging.getLogger("toolsurface.gateway")
 
 
 class _Server(Server[Any]):
-    """The SDK's server, advertising ``tools.listChanged`` on every transport."""
+    """The SDK's server, advertising ``tools.listChanged`` on every transport.
+
+    Its instructions are made again for every handshake (``instructions_of``), so a client
+    that initialises after an upstream came up or back finds it in the catalogue.
+    """
+
+    def __init__(self, *args: Any, instructions_of: Callable[[], str | None], **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._instructions_of = instructions_of
 
     def create_initialization_options(
         self,
@@ -54,6 +62,7 @@ class _Server(Server[Any]):
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
         """The SDK's options, with ``tools/list_changed`` on unless the caller says otherwise."""
+        self.instructions = self._instructions_of()
         return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True),
             experimental_capabilities,
@@ -218,11 +227,15 @@ class Gateway:
         assert self.upstream_set is not None  # a call is forwarded only once connected
         return await self.upstream_set.call(name, arguments)
 
+    def instructions(self) -> str | None:
+        """The server's instructions: the catalogue block of a new session's plan, now."""
+        return self.new_surface("instructions").plan().catalogue or None
+
     def server(self) -> Server[Any]:
         """The MCP server: instructions carry the catalogue block of a new session's plan."""
         return _Server(
             "toolsurface-gateway",
-            instructions=self.new_surface("instructions").plan().catalogue or None,
+            instructions_of=self.instructions,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
