@@ -142,9 +142,9 @@ class _Client:
 
 
 @asynccontextmanager
-async def _gateway(tmp: Path) -> AsyncIterator[_Client]:
+async def _gateway(tmp: Path, *extra: str) -> AsyncIterator[_Client]:
     args = ["-m", "toolsurface.cli", "gateway", "--config", str(tmp / "mcp.json")]
-    args += ["--policy", str(tmp / "policy.json")]
+    args += ["--policy", str(tmp / "policy.json"), *extra]
     # The child imports this checkout (not an installed copy) and runs the suite's engine.
     env = {"PYTHONPATH": os.pathsep.join(sys.path)}
     if "TOOLSURFACE_ENGINE" in os.environ:

@@ -224,6 +224,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         session_id=args.session,
         mark_key=mark_key.encode("utf-8") if mark_key else None,
         max_sessions=args.max_sessions,
+        learn=args.learn,
     )
     if args.http is None:
         anyio.run(gateway.serve_stdio)
@@ -396,6 +397,11 @@ def _build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1024,
         help="surfaces held in memory (least recently used dropped; the store keeps them)",
+    )
+    gw.add_argument(
+        "--learn",
+        metavar="FILE",
+        help="learn from usage: read learned hints from FILE and keep them there (made if missing)",
     )
     gw.set_defaults(func=_cmd_gateway)
     return parser

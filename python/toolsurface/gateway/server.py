@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
 import weakref
 from collections.abc import Callable, Hashable, Mapping
+from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -36,6 +40,7 @@ from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
+from toolsurface.surface.events import Event
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
 
@@ -87,6 +92,7 @@ class Gateway:
         session_id: str = "stdio",
         mark_key: bytes | None = None,
         max_sessions: int = 1024,
+        learn: str | os.PathLike[str] | None = None,
     ) -> None:
         self.upstreams = upstreams
         self.policy = policy or Policy()
@@ -95,6 +101,13 @@ class Gateway:
         self.mark_key = mark_key
         self.registry = ToolRegistry()
         self.registry.register(tool_search_tool())
+        #: Where learned hints are kept (``--learn``); None: sessions learn nothing.
+        self.learn = Path(learn) if learn is not None else None
+        if self.learn is not None and self.learn.exists():
+            count = self.registry.load_learned(self.learn)
+            _log.info("toolsurface gateway: %d learned requests read from %s", count, self.learn)
+        self._learned_unsaved = False
+        self._learned_lock = anyio.Lock()
         self.links: dict[str, McpServerLink] = {}
         self.upstream_set: UpstreamSet | None = None
         # The stdio client, to tell of an upstream's tools coming and going; HTTP has no
@@ -111,8 +124,31 @@ class Gateway:
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
         return ToolSurface(
-            self.registry, policy=self._admits, session_id=session_id, mark_key=self.mark_key
+            self.registry,
+            policy=self._admits,
+            session_id=session_id,
+            mark_key=self.mark_key,
+            learn_from_usage=self.learn is not None,
+            on_event=self._on_event if self.learn is not None else None,
         )
+
+    def _on_event(self, event: Event) -> None:
+        if event.kind == "tool_hint_learned":
+            self._learned_unsaved = True
+
+    async def _save_learned(self) -> None:
+        """Write the learned hints to ``--learn``'s file (atomically, off the event loop)."""
+        if self.learn is None:
+            return
+        async with self._learned_lock:
+            if not self._learned_unsaved:
+                return
+            self._learned_unsaved = False
+            try:
+                await anyio.to_thread.run_sync(self.registry.save_learned, self.learn)
+            except OSError as exc:  # the hints stay learned in memory; the next change retries
+                self._learned_unsaved = True
+                _log.warning("toolsurface gateway: saving %s failed: %s", self.learn, exc)
 
     def _owner(self, name: str) -> tuple[str, str] | None:
         """The upstream a gateway tool name belongs to, and the upstream's own name for it."""
@@ -218,6 +254,8 @@ class Gateway:
             changed = self._replanned(surface, before)
         if changed:
             await notify()
+        if self._learned_unsaved:
+            await self._save_learned()
         if forward is not None:
             answer = await self._forward(forward, arguments)
         assert answer is not None  # a call either runs (forward) or is answered here
