@@ -85,6 +85,32 @@ def test_a_taught_request_finds_its_tool_and_forgetting_undoes_it(engine: str) -
     assert [(h.name, h.score) for h in again] == [(h.name, h.score) for h in before]
 
 
+class _CountingBuilds:
+    """A registry's backend as it is, counting the indexes it builds."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.builds = inner, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def index(self, *args: Any) -> Any:
+        self.builds += 1
+        return self.inner.index(*args)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_prepare_builds_the_index_so_the_next_search_builds_nothing(engine: str) -> None:
+    registry = ToolRegistry(_tools(), engine=engine)  # type: ignore[arg-type]
+    counting = registry._backend = _CountingBuilds(registry._backend)
+    registry.learn("who is babysitting prod tonight?", "pagerduty__get_oncalls")
+    registry.prepare()
+    assert counting.builds == 1  # built now, with the new hint
+    hits = registry.search("who's babysitting prod", k=1)
+    assert _names(hits) == ["pagerduty__get_oncalls"]
+    assert counting.builds == 1  # and the search built nothing
+
+
 def test_both_engines_rank_taught_requests_alike() -> None:
     pairs = [
         ("bounce checkout", "k8s__rollout_restart"),

@@ -279,6 +279,16 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
                 self._built = made
         return made
 
+    def prepare(self) -> None:
+        """Build the search index of the registry as it is now, so the next search need not.
+
+        A search builds it when the tools or the learned hints changed since the last; a
+        host that changes them off the request path (a catalogue refresh, a learned hint)
+        calls this there, in a worker thread if it likes (the native build runs without
+        the interpreter's lock), and keeps that cost away from its next request.
+        """
+        self._searcher(self._current(), self.settings)
+
     def _prepare(
         self, query: object, k: object, settings: RetrievalSettings | None
     ) -> tuple[str, int, RetrievalSettings]:

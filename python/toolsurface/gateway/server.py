@@ -149,6 +149,8 @@ class Gateway:
             except OSError as exc:  # the hints stay learned in memory; the next change retries
                 self._learned_unsaved = True
                 _log.warning("toolsurface gateway: saving %s failed: %s", self.learn, exc)
+        # The index with the new hints is built here, not by the next search on the loop.
+        await anyio.to_thread.run_sync(self.registry.prepare)
 
     def _owner(self, name: str) -> tuple[str, str] | None:
         """The upstream a gateway tool name belongs to, and the upstream's own name for it."""
@@ -157,6 +159,8 @@ class Gateway:
 
     async def _upstreams_changed(self) -> None:
         """An upstream's tools came or went: tell the stdio client if its list moved."""
+        # The index of the new catalogue is built off the loop, not by the next search on it.
+        await anyio.to_thread.run_sync(self.registry.prepare)
         client = self._client
         if client is None:
             return
