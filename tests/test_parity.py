@@ -89,7 +89,21 @@ _WORDS = st.sampled_from(
 _FIELD = st.lists(_WORDS, max_size=12).map(" ".join)
 # Requests with payload marks (quotes, "word: ") and numbers between and inside the words.
 _MARKS = st.sampled_from(
-    [":", ": ", ":\u200b ", '"', "\u201c", "\u201d", "\u00ab", "\u00bb", "\n", "231", "1.8.2"]
+    [
+        ":",
+        ": ",
+        ":\u200b ",
+        ":eyes: ",
+        " :+1:\u200b ",
+        '"',
+        "\u201c",
+        "\u201d",
+        "\u00ab",
+        "\u00bb",
+        "\n",
+        "231",
+        "1.8.2",
+    ]
 )
 _DATED = st.lists(
     st.sampled_from(["2023-04-15", "4\u200b2", "\u0663", "v2", "k8s"]), max_size=6

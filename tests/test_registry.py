@@ -108,6 +108,10 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     assert dict(registry.query_terms('deploy "deploy"'))["deploy"] == 1.0
     # A colon without white space after it (ports, times, tags) starts no payload.
     assert dict(registry.query_terms("run redis:7 at 14:05"))["redi"] == 1.0
+    # Nor does the closing colon of an emoji shortcode, common in chat requests.
+    terms = dict(registry.query_terms("put an :eyes: on the latest message"))
+    assert terms["latest"] == terms["messag"] == 1.0
+    assert dict(registry.query_terms(":tada: deploy: done"))["done"] == 0.5
     # Expansions of a payload word weigh half as much as the lexicon's weight.
     assert dict(registry.query_terms("note: пулреквест"))["pull"] == 0.5
     # A number is an argument's value too; a word with digits in it is not a number.

@@ -45,6 +45,11 @@ fn is_ascii_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
 }
 
+/// Whether `c` may be part of an emoji shortcode's name (`:eyes:`, `:+1:`, `:white_check_mark:`).
+fn is_shortcode_name(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')
+}
+
 /// Whether an identifier starting at byte `start` lies inside one of the payload ranges
 /// of [`Analyzer::payload_spans`].
 pub fn in_payload(spans: &[(usize, usize)], start: usize) -> bool {
@@ -439,17 +444,33 @@ impl Analyzer {
     /// what it asks for: the text inside a pair of quotes (`"…"`, `“…”`, `«…»`, opened
     /// while no other is open and closed on the same line), and everything after the
     /// first colon followed (class-I characters aside) by ASCII white space ("create an
-    /// issue: search page crashes"). An identifier starting strictly inside a range is
-    /// payload (see [`in_payload`]).
+    /// issue: search page crashes"), unless that colon closes an emoji shortcode (":eyes:
+    /// on it"). An identifier starting strictly inside a range is payload (see
+    /// [`in_payload`]).
     pub fn payload_spans(&self, text: &str, out: &mut Vec<(usize, usize)>) {
         out.clear();
         let mut open: Option<(char, usize)> = None;
         let mut colon = false;
+        // Length of the shortcode name read since an opening colon (at the start or after
+        // white space), or None when no shortcode is open; class-I characters are skipped,
+        // as the pure engine sees the text without them.
+        let mut code: Option<usize> = None;
+        let mut after_space = true;
         let mut chars = text.char_indices();
         while let Some((i, c)) = chars.next() {
+            if self.table.class(c) == Class::Ignore {
+                continue;
+            }
+            let closes_code = c == ':' && code.is_some_and(|n| n > 0);
+            code = match (c, code) {
+                (':', _) if !closes_code => after_space.then_some(0),
+                (c, Some(n)) if is_shortcode_name(c) => Some(n + 1),
+                _ => None,
+            };
+            after_space = c.is_ascii() && is_ascii_space(c as u8);
             match c {
                 '\n' => open = None,
-                ':' if !colon => {
+                ':' if !colon && !closes_code => {
                     let next = chars
                         .clone()
                         .map(|(_, c)| c)
@@ -703,6 +724,11 @@ mod tests {
         assert!(spans("say \"a\nb\" c").is_empty());
         // A quote opened before the colon still closes after it.
         assert_eq!(spans("a \"b: c\" d"), [(2, 10)]);
+        // The closing colon of an emoji shortcode marks no payload; a later colon does.
+        assert!(spans("put an :eyes: on it").is_empty());
+        assert!(spans("react :+1:\u{200b} now").is_empty());
+        assert_eq!(spans(":tada: deploy: done"), [(13, 19)]);
+        assert_eq!(spans("fix:eyes: bug"), [(8, 13)]);
         assert!(in_payload(&[(2, 8)], 3) && !in_payload(&[(2, 8)], 2));
         let many: Vec<(usize, usize)> = (0..50).map(|i| (4 * i, 4 * i + 2)).collect();
         for start in 0..210 {

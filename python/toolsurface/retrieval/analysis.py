@@ -104,6 +104,8 @@ class CharTable:
 #: Quote pairs whose inside is a request's payload: opening mark -> closing mark.
 _QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}
 _ASCII_SPACE = frozenset(" \t\n\x0b\x0c\r")
+#: The characters of an emoji shortcode's name (``:eyes:``, ``:+1:``, ``:white_check_mark:``).
+_SHORTCODE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-")
 #: An identifier that is a number (its terms weigh like the payload's).
 _NUMBER_IDENT = re.compile(r"[0-9_.-]+")
 
@@ -113,17 +115,30 @@ def payload_spans(text: str) -> list[tuple[int, int]]:
 
     The inside of a pair of quotes (``"…"``, ``“…”``, ``«…»``; opened while no other is
     open, closed on the same line) and everything after the first colon followed by ASCII
-    white space. An identifier starting strictly inside a range is payload.
+    white space, unless that colon closes an emoji shortcode (``:eyes: on it``). An
+    identifier starting strictly inside a range is payload.
     """
     out: list[tuple[int, int]] = []
     close: str | None = None
     opened = 0
     colon = False
+    # Length of the shortcode name read since an opening colon (at the start or after
+    # white space), or -1 when no shortcode is open.
+    code = -1
     n = len(text)
     for i, c in enumerate(text):
+        closes_code = c == ":" and code > 0
+        if c == ":" and not closes_code:
+            code = 0 if i == 0 or text[i - 1] in _ASCII_SPACE else -1
+        elif c in _SHORTCODE_NAME and code >= 0:
+            code += 1
+        else:
+            code = -1
         if c == "\n":
             close = None
-        elif c == ":" and not colon and i + 1 < n and text[i + 1] in _ASCII_SPACE:
+        elif (
+            c == ":" and not colon and not closes_code and i + 1 < n and text[i + 1] in _ASCII_SPACE
+        ):
             colon = True
             out.append((i, n))
         if close is not None:
