@@ -5,8 +5,9 @@
 analysis_vectors.jsonl: every input of analysis_inputs.jsonl with its tokens.
 scoring_vectors.json: a self-contained catalogue, lexicon, settings and queries with the
 ranked names and scores the reference gives. mention_vectors.json: the same catalogue with
-groups and aliases declared (service mentions, docs/analysis.md section 8): per query and
-mention weight, with and without an admitted set, the groups mentioned and the hits.
+groups and aliases declared (service mentions, docs/analysis.md section 8, and questions,
+section 10): per query, mention weight and question weight, with and without an admitted
+set, the groups mentioned and the hits.
 learned_vectors.json: the same catalogue with requests taught (learned hints, §9): per query
 and learned weight and b, with and without an admitted set, the hits and their scores. Both
 engines must reproduce every file; a change to analysis or scoring that moves them is
@@ -218,6 +219,12 @@ MENTION_QUERIES = [
     'post "github is down" to the channel',
     "gihtub pul reqests",
     "list issues",
+    # Questions (§10): a question mark outside the payload, or a question word first.
+    "what pull requests are open on github?",
+    "who is on call right now",
+    "какие поды упали в kubernetes",
+    'post "is the deploy done?" in slack',
+    "merge the pull request?",
 ]
 
 
@@ -244,8 +251,15 @@ def mention_cases(tools: list) -> dict:
         registry.declare_group(name, prefix=prefix, aliases=aliases)
     admitted = sorted(n for n in registry.names() if not n.startswith("gitlab__"))[::2]
     cases = []
-    for weight in (0.0, 0.5, 2.0):
-        chosen = base.model_copy(update={"mention_weight": weight})
+    for weight, question in (
+        (0.0, 0.0),
+        (0.5, 0.0),
+        (2.0, 0.0),
+        (0.0, 0.3),
+        (0.5, 0.3),
+        (0.5, 2.0),
+    ):
+        chosen = base.model_copy(update={"mention_weight": weight, "question_weight": question})
         for q in MENTION_QUERIES:
             for allowed in (None, admitted):
                 hits = registry.search(q, 10, settings=chosen, admitted=allowed)
@@ -253,6 +267,7 @@ def mention_cases(tools: list) -> dict:
                     {
                         "query": q,
                         "mention_weight": weight,
+                        "question_weight": question,
                         "admitted": allowed is not None,
                         "mentioned": registry.mentioned_groups(q, chosen),
                         "names": [h.name for h in hits],

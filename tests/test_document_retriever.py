@@ -458,7 +458,9 @@ def real_pair(mcp_tools: list[Tool]) -> tuple[list[Row], ToolRegistry]:
         out: list[str] = []
         _walk(t.input_schema, 0, out)
         docs.append(Row(t.name, t.description, t.search_hint, "\n".join(out)))
-        tools.append(t.model_copy(update={"input_schema": _without_enums(t.input_schema)}))
+        # A document carries no read-only hint (docs/analysis.md §10), so neither does its twin.
+        twin = {"input_schema": _without_enums(t.input_schema), "read_only": None}
+        tools.append(t.model_copy(update=twin))
     return docs, ToolRegistry(tools)
 
 

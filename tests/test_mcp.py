@@ -332,6 +332,10 @@ def test_demo_server_end_to_end(registry: ToolRegistry, caplog: pytest.LogCaptur
             assert group.dynamic and group.prefix == "demo__"
             assert registry.group_of("demo__create_ticket") == "demo"
             assert link.server_name("demo__create_ticket") == "create_ticket"
+            # The server's readOnlyHint, as its SDK sent it; a tool without one says nothing.
+            assert registry.get("demo__list_tickets").read_only is True
+            assert registry.get("demo__create_ticket").read_only is False
+            assert registry.get("demo__assign_ticket").read_only is None
 
             assert registry.search("создай тикет в поддержку", k=3)[0].name == "demo__create_ticket"
             assert (

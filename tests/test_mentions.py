@@ -1,4 +1,4 @@
-"""Service mentions (docs/analysis.md section 8): aliases, the boost, both engines alike."""
+"""Mentions and questions (docs/analysis.md sections 8, 10): the boosts, both engines alike."""
 
 from __future__ import annotations
 
@@ -32,10 +32,11 @@ def test_mention_vectors(engine: str) -> None:
     registry, base = _registry(engine)
     admitted = set(VECTORS["admitted"])
     for case in VECTORS["cases"]:
-        chosen = base.model_copy(update={"mention_weight": case["mention_weight"]})
+        weights = {k: case[k] for k in ("mention_weight", "question_weight")}
+        chosen = base.model_copy(update=weights)
         allowed = admitted if case["admitted"] else None
         hits = registry.search(case["query"], 10, settings=chosen, admitted=allowed)
-        where = (case["query"], case["mention_weight"], case["admitted"])
+        where = (case["query"], weights, case["admitted"])
         assert registry.mentioned_groups(case["query"], chosen) == case["mentioned"], where
         assert [h.name for h in hits] == case["names"], where
         for h, want in zip(hits, case["scores"]):

@@ -110,6 +110,26 @@ def _item_shape(item: Mapping[str, Any]) -> str:
     return ""
 
 
+def read_only_hint(annotations: Any, *, where: str) -> bool | None:
+    """MCP's ``annotations.readOnlyHint`` of a tool item: a bool, or None when not given.
+
+    Anything else is refused, naming the item and the field, so a misspelt catalogue does
+    not quietly lose what its servers said.
+    """
+    if annotations is None:
+        return None
+    if not isinstance(annotations, Mapping):
+        raise CatalogueFormatError(
+            f"{where}: field 'annotations' must be an object, got {json_type(annotations)}"
+        )
+    hint = annotations.get("readOnlyHint")
+    if hint is None or isinstance(hint, bool):
+        return hint
+    raise CatalogueFormatError(
+        f"{where}: field 'annotations.readOnlyHint' must be true or false, got {json_type(hint)}"
+    )
+
+
 def tool_from_any(item: Any, *, where: str) -> Tool:
     """One tool from an item of any known shape; errors name the item and the field."""
     if not isinstance(item, Mapping):
@@ -143,7 +163,11 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
         }
     else:
         raise CatalogueFormatError(f"{where}: not a tool definition (no 'name'); {_EXPECTED}")
-    for key in ("search_hint", "group", "always_load"):
+    if shape in ("server-records", "mcp", "anthropic"):
+        hint = read_only_hint(item.get("annotations"), where=where)
+        if hint is not None:
+            data["read_only"] = hint
+    for key in ("search_hint", "group", "always_load", "read_only"):
         if key in item:
             data[key] = item[key]
     try:

@@ -7,11 +7,8 @@ among the query's terms (its own tokens and the lexicon's expansions, any weight
 group's tools has its BM25F score multiplied by ``1 + mention_weight``
 (:class:`~toolsurface.models.RetrievalSettings`); nothing else moves.
 
-The boost is worked out over the engine's own searches, so both engines give it alike:
-the best ``k`` of the boosted ranking are among the best ``k`` of the plain ranking and the
-best ``k`` of the mentioned groups' admitted tools (a boost only raises those tools, so a
-tool outside them keeps every tool it had above it), and the two are merged. Only admitted
-tools are searched, so only they are ever affected.
+The boost is worked out over the engine's own searches (``boosts.py``), so both engines
+give it alike. Only admitted tools are searched, so only they are ever affected.
 """
 
 from __future__ import annotations
@@ -21,7 +18,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from toolsurface.groups import MAX_ALIAS_CHARS, MAX_ALIASES, ToolGroup
-from toolsurface.models import RetrievalSettings, scoring_args
+from toolsurface.models import RetrievalSettings
 from toolsurface.retrieval.backend import Backend
 from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.fields import clean_text
@@ -30,8 +27,6 @@ __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 
 #: A query is read for mentions on the same first characters the search analyses.
 _QUERY_MAX_CHARS = 4096
-#: Mention filters kept before the cache starts over.
-_MENTION_FILTERS = 256
 
 Hits = tuple[list[int], list[float], bool]
 
@@ -72,7 +67,7 @@ class AliasTable:
 
 
 class MentionBoost:
-    """The registry's part that finds mentions and boosts the mentioned groups' hits."""
+    """The registry's part that finds the groups a query mentions (boosted by ``boosts.py``)."""
 
     _lock: threading.RLock
     _backend: Backend
@@ -80,9 +75,6 @@ class MentionBoost:
     _group_list: tuple[ToolGroup, ...]
     _lexicon: Any
     _aliases: AliasTable | None = None
-    #: Filters of the mentioned groups' admitted tools, by (generation, groups version,
-    #: groups mentioned, admitted set): a run's searches mention the same few groups again.
-    _mention_filters: dict[tuple[Any, ...], Any] | None = None
     settings: RetrievalSettings
     # The registry's current index and membership's group members.
     _current: Callable[[], _Built]
@@ -121,10 +113,6 @@ class MentionBoost:
         chosen = settings or self.settings
         return list(self._mentions_in(query, chosen))
 
-    def _boosted_mentions(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
-        """The mentions a search boosts: none at all, unanalysed, with the weight at 0."""
-        return () if chosen.mention_weight == 0 else self._mentions_in(query, chosen)
-
     def _mentions_in(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
         table = self._alias_table()
         if not table.first:
@@ -142,72 +130,6 @@ class MentionBoost:
         if admitted is not None:
             members.intersection_update(admitted)
         return frozenset(members)
-
-    def _boost(
-        self,
-        built: _Built,
-        query: str,
-        k: int,
-        chosen: RetrievalSettings,
-        admitted: Collection[str] | None,
-        mentioned: Sequence[str],
-        plain: Hits,
-    ) -> Hits:
-        """``plain`` (the best ``k`` admitted) with the mentioned groups' hits boosted."""
-        members = self._mention_members(mentioned, admitted)
-        if not members or k == 0:
-            return plain
-        weights, b, k1, ew = scoring_args(chosen)
-        only = self._mention_filter(built, mentioned, admitted, members)
-        ids, scores, fallback = plain
-        m_ids, m_scores, m_fallback = built.index.search(
-            query, k, weights, b, k1, ew, self._lexicon, only
-        )
-        factor = 1.0 + chosen.mention_weight
-        names = built.names
-        merged = {i: (s * factor if names[i] in members else s) for i, s in zip(ids, scores)}
-        # A fallback's scores are comparable only with another fallback's: the mentioned
-        # tools fell back while others scored, so they have no main-stage hit to boost.
-        if m_fallback == fallback:
-            for i, s in zip(m_ids, m_scores):
-                merged[i] = s * factor
-        best = sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:k]
-        return [i for i, _ in best], [s for _, s in best], fallback
-
-    def _mention_filter(
-        self,
-        built: _Built,
-        mentioned: Sequence[str],
-        admitted: Collection[str] | None,
-        members: frozenset[str],
-    ) -> Any:
-        """The index filter of ``members``, kept per mention (an unhashable admitted: not)."""
-        try:
-            key = (
-                built.generation,
-                built.learned,
-                self._groups_version,
-                tuple(mentioned),
-                admitted,
-            )
-            hash(key)
-        except TypeError:
-            return built.filter_for(members)
-        cache = self._mention_filters
-        if cache is None or len(cache) > _MENTION_FILTERS:
-            cache = self._mention_filters = {}
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = built.filter_for(members)
-        return found
-
-    def _boost_factor(
-        self, name: str, chosen: RetrievalSettings, mentioned: Sequence[str]
-    ) -> float:
-        """What a hit's BM25F score was multiplied by (1.0 outside the mentioned groups)."""
-        if mentioned and name in self._mention_members(mentioned, None):
-            return 1.0 + chosen.mention_weight
-        return 1.0
 
 
 def server_aliases(name: str, info: object = None) -> list[str]:

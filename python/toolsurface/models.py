@@ -52,6 +52,10 @@ class Tool(BaseModel):
     search_hint: str = Field(default="", max_length=4096, description="Extra words to find it by.")
     group: str | None = Field(default=None, description="The group the tool belongs to.")
     always_load: bool = Field(default=False, description="Never held back.")
+    read_only: bool | None = Field(
+        default=None,
+        description="The server's word that the tool only reads (MCP readOnlyHint); None: unsaid.",
+    )
 
     @field_validator("name")
     @classmethod
@@ -177,8 +181,10 @@ class FieldValues(BaseModel):
 
 
 #: The learned field's default weight and ``b`` (chosen by cross-validation, docs/quality.md).
-LEARNED_WEIGHT = 0.25
+LEARNED_WEIGHT = 0.15
 LEARNED_B = 0.0
+#: The read-only boost of a question (chosen by cross-validation, docs/quality.md).
+QUESTION_WEIGHT = 0.3
 
 
 def _weights() -> FieldValues:
@@ -204,6 +210,9 @@ class RetrievalSettings(BaseModel):
     #: A mentioned group's hits score ``(1 + mention_weight)`` times their BM25F score
     #: (``docs/analysis.md`` §8); 0 turns mentions off. Not an engine argument.
     mention_weight: float = Field(default=0.5, ge=0.0, allow_inf_nan=False)
+    #: A question's read-only hits score ``(1 + question_weight)`` times their BM25F score
+    #: (``docs/analysis.md`` §10, ``questions.py``); 0 turns it off. Not an engine argument.
+    question_weight: float = Field(default=QUESTION_WEIGHT, ge=0.0, allow_inf_nan=False)
     #: The BM25F weight and ``b`` of the learned field (the requests ``registry.learn`` was
     #: given, docs/analysis.md §9); with nothing learned the field is empty and scores 0.
     learned_weight: float = Field(default=LEARNED_WEIGHT, ge=0.0, allow_inf_nan=False)

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
+from toolsurface.boosts import Boost, Boosting, boost_factor
 from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import ToolGroup
 from toolsurface.learned import LearnedHints
@@ -76,7 +77,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
+class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedField):
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -268,12 +269,13 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
             names, fields = list(self._fields), list(self._fields.values())
+            read_only = frozenset(n for n, t in self._tools.items() if t.read_only)
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
         texts = self._index_texts(names, fields, hints.texts())
         names, texts = self._backend.by_name(names, texts)
         index = self._backend.index(names, texts)
-        made = _Built(stamp[0], names, index, learned=stamp[1])
+        made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
         with self._lock:
             if self._built is None or (self._built.generation, self._built.learned) < stamp:
                 self._built = made
@@ -358,7 +360,8 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
             and fast[1] == self._hints.version
             and fast[2] is self.settings
             and len(query) <= QUERY_MAX_CHARS
-            and not self._boosted_mentions(query, self.settings)
+            and (current := self._built) is not None
+            and not self._may_boost(current, query, self.settings)
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
@@ -370,14 +373,14 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
         how = self.fusion if fusion is None else _check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
-        mentioned = self._boosted_mentions(query, chosen)
-        if not hosts and not explain and admitted is None and not mentioned:
+        boosts = self._boosts(built, query, chosen, admitted)
+        if not hosts and not explain and admitted is None and not boosts:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
         ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
-        if mentioned:
+        if boosts:
             plain = (ids, scores, fallback)
-            ids, scores, _ = self._boost(built, query, depth, chosen, admitted, mentioned, plain)
+            ids, scores, _ = self._boost(built, query, depth, chosen, admitted, boosts, plain)
         if not hosts and not explain:
             table, new = built.names, tuple.__new__
             return [
@@ -394,7 +397,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
         for rank, (name, score) in enumerate(zip(names, scores), 1):
             explanation = None
             if explain:
-                explanation = self._explain(built, query, name, chosen, fallback, mentioned)
+                explanation = self._explain(built, query, name, chosen, fallback, boosts)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
 
@@ -419,9 +422,9 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
                 raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
-        if any(self._boosted_mentions(q, chosen) for q in prepared):  # boosted one by one (§8)
-            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         built = self._current()
+        if any(self._boosts(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
+            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).
         with gc_paused():
@@ -521,13 +524,13 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, LearnedField):
         name: str,
         settings: RetrievalSettings,
         fallback: bool,
-        mentioned: Sequence[str] = (),
+        boosts: Sequence[Boost] = (),
     ) -> tuple[TermContribution, ...]:
         weights, b, k1, ew = scoring_args(settings)
         rows = built.index.explain(
             query, built.ids[name], weights, b, k1, ew, self._lexicon, fallback
         )
-        f = self._boost_factor(name, settings, mentioned)  # a mention's boost, shared out
+        f = boost_factor(name, boosts)  # the boosts' factor, shared out
         return tuple(
             TermContribution(term, weight, {n: p * f for n, p in zip(FIELD_NAMES, parts)})
             for term, weight, parts in rows

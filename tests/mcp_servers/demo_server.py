@@ -17,7 +17,7 @@ import anyio
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.stdio import stdio_server
-from mcp.types import ListToolsResult, PaginatedRequestParams
+from mcp.types import ListToolsResult, PaginatedRequestParams, ToolAnnotations
 
 PAGE_SIZE = 12
 #: ``--endless-cursor``: tools/list answers the same cursor forever (a broken server).
@@ -59,7 +59,7 @@ def _json(value: Any) -> str:
 # -- tickets ------------------------------------------------------------------------------
 
 
-@mcp.tool()
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def list_tickets(status: str = "open", assignee: str | None = None, limit: int = 20) -> str:
     """List support tickets of the operations desk, filtered by status and assignee."""
     found = [t for t in TICKETS if t["status"] == status]
@@ -68,7 +68,7 @@ def list_tickets(status: str = "open", assignee: str | None = None, limit: int =
     return _json(found[:limit])
 
 
-@mcp.tool()
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
 def get_ticket(ticket_id: str) -> str:
     """Show one support ticket with its title, status and assignee."""
     for t in TICKETS:
@@ -77,7 +77,7 @@ def get_ticket(ticket_id: str) -> str:
     return _json({"error": f"no ticket {ticket_id}"})
 
 
-@mcp.tool()
+@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False))
 def create_ticket(title: str, description: str, priority: Priority = "medium") -> str:
     """Create a new support ticket on the operations desk."""
     return f"Created ticket OPS-1043: {title} (priority {priority}, {len(description)} chars)"

@@ -178,6 +178,11 @@ def _convert(
             "description": _text(item.get("description")),
             "input_schema": dict(_EMPTY_SCHEMA) if schema is None else schema,
         }
+        annotations = item.get("annotations")
+        # The SDK's types hold a bool or None here; a raw listing's other values say nothing.
+        hint = annotations.get("readOnlyHint") if isinstance(annotations, Mapping) else None
+        if isinstance(hint, bool):
+            data["read_only"] = hint
         try:
             tool = tool_from_mapping(data, where=f"MCP server {server!r} tool {raw!r}")
         except ToolDefinitionError as exc:

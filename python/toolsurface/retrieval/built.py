@@ -26,6 +26,8 @@ class _Built:
     index: IndexLike
     #: The learned hints' version the index was built from (``learned.LearnedHints``).
     learned: int = 0
+    #: The tools whose server said they only read (``Tool.read_only``), for questions.
+    read_only: frozenset[str] = frozenset()
     filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
     # Bound searches by settings object (kept alive here, so an id is not reused).
     searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)

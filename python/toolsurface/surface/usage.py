@@ -58,8 +58,10 @@ class UsageWindow:
     [True]
     >>> registry.learned()
     {'wiki__search_pages': [LearnedRequest(query='search the runbook', count=1, last=1)]}
-    >>> [h.name for h in registry.search("search the runbook", k=1)]
-    ['wiki__search_pages']
+    >>> found = registry.search("search the runbook", admitted={"wiki__search_pages",
+    ...     "notes__search_notes"})
+    >>> [h.name for h in found]
+    ['wiki__search_pages', 'notes__search_notes']
     """
 
     open: list[_OpenSearch] = field(default_factory=list)
