@@ -111,12 +111,6 @@ class Boosting:
                 found.append(Boost(("question",), members, 1.0 + chosen.question_weight))
         return tuple(found)
 
-    def _may_boost(self, built: _Built, query: str, chosen: RetrievalSettings) -> bool:
-        """Whether a search of the whole catalogue has a boost (cheaper than ``_boosts``)."""
-        if chosen.mention_weight > 0 and self._mentions_in(query, chosen):
-            return True
-        return chosen.question_weight > 0 and bool(built.read_only) and is_question(query)
-
     def _boost(
         self,
         built: _Built,

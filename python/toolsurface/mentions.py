@@ -28,8 +28,6 @@ __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 #: A query is read for mentions on the same first characters the search analyses.
 _QUERY_MAX_CHARS = 4096
 
-Hits = tuple[list[int], list[float], bool]
-
 
 class AliasTable:
     """The analysed names and aliases of one groups version; never mutated.

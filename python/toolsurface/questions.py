@@ -26,8 +26,6 @@ __all__ = ["is_question", "question_words"]
 
 #: Question marks: ASCII, full-width, Arabic and Greek (the Greek one is U+037E).
 _MARKS = re.compile("[?\uff1f\u061f\u037e]")
-#: What can open a payload (``payload_spans``): the opening quotes and the colon.
-_OPENS_PAYLOAD = re.compile('["\u201c\u00ab:]')
 #: The request's first word: letters, digits and apostrophes (``what's``, ``who’s``).
 _FIRST_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 #: A request is read for a question on its first characters only (what a model writes
@@ -61,8 +59,6 @@ def is_question(query: str) -> bool:
     text = query[:_MAX_CHARS]
     marks = [m.start() for m in _MARKS.finditer(text)]
     if marks:
-        if _OPENS_PAYLOAD.search(text) is None:  # no quote and no colon: no payload
-            return True
         spans = payload_spans(text)
         starts = [a for a, _ in spans]
         if any(not in_payload(spans, starts, i) for i in marks):

@@ -345,6 +345,8 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         ['fs__write_file']
         """
         fast = self._fast
+        # The boosts the hot path's check found, kept for the full path of the same search.
+        found: tuple[tuple[str, _Built], tuple[Boost, ...]] | None = None
         if (
             fast is not None
             and type(query) is str
@@ -361,19 +363,25 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             and fast[2] is self.settings
             and len(query) <= QUERY_MAX_CHARS
             and (current := self._built) is not None
-            and not self._may_boost(current, query, self.settings)
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
-            try:
-                return fast[3].search(query, k)
-            except UnicodeEncodeError:
-                pass
+            boosts = self._boosts(current, query, self.settings, None)
+            if not boosts:
+                try:
+                    return fast[3].search(query, k)
+                except UnicodeEncodeError:
+                    pass
+            else:
+                found = ((query, current), boosts)
         query, k, chosen = self._prepare(query, k, settings)
         how = self.fusion if fusion is None else _check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
-        boosts = self._boosts(built, query, chosen, admitted)
+        if found is not None and found[0][1] is built and found[0][0] == query:
+            boosts = found[1]
+        else:
+            boosts = self._boosts(built, query, chosen, admitted)
         if not hosts and not explain and admitted is None and not boosts:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k

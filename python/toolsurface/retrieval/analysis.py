@@ -104,6 +104,8 @@ class CharTable:
 #: Quote pairs whose inside is a request's payload: opening mark -> closing mark.
 _QUOTES = {'"': '"', "\u201c": "\u201d", "\u00ab": "\u00bb"}
 _ASCII_SPACE = frozenset(" \t\n\x0b\x0c\r")
+#: What can open a payload range: an opening quote or a colon.
+_OPENS_PAYLOAD = re.compile('[":\u201c\u00ab]')
 #: The characters of an emoji shortcode's name (``:eyes:``, ``:+1:``, ``:white_check_mark:``).
 _SHORTCODE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-")
 #: An identifier that is a number (its terms weigh like the payload's).
@@ -118,6 +120,8 @@ def payload_spans(text: str) -> list[tuple[int, int]]:
     white space, unless that colon closes an emoji shortcode (``:eyes: on it``). An
     identifier starting strictly inside a range is payload.
     """
+    if _OPENS_PAYLOAD.search(text) is None:  # most requests: no quote and no colon at all
+        return []
     out: list[tuple[int, int]] = []
     close: str | None = None
     opened = 0
