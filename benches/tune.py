@@ -1,6 +1,7 @@
 """Choose the default retrieval settings by cross-validated search on the development queries.
 
     python benches/tune.py [--catalogue FILE] [--queries FILE] [--trials 400] [--folds 5]
+                           [--no-server-groups]
 
 Random search over field weights, per-field ``b``, ``k1`` and ``expansion_weight``. For each
 fold the best trial on the other folds is chosen and scored on the held-out fold, so the
@@ -22,7 +23,7 @@ from typing import Any
 
 from toolsurface import FieldValues, RetrievalSettings, ToolRegistry
 from toolsurface.catalogue import load_catalogue
-from toolsurface.evaluation import EvalQuery, evaluate, load_queries
+from toolsurface.evaluation import EvalQuery, declare_server_groups, evaluate, load_queries
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"
@@ -78,10 +79,18 @@ def main() -> None:
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--engine", default="native")
+    parser.add_argument(
+        "--no-server-groups",
+        action="store_true",
+        help="no group per server (as `eval --no-server-groups`): service mentions off",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
     queries = load_queries(args.queries)
     registry = ToolRegistry(tools, engine=args.engine)
+    if not args.no_server_groups:
+        # As `toolsurface eval` scores the defaults: a group per server, mentions on.
+        declare_server_groups(registry)
     rng = random.Random(args.seed)
     trials = [registry.settings] + [sample(rng, registry.settings) for _ in range(args.trials)]
     texts = [q.query for q in queries]

@@ -119,8 +119,67 @@ def test_enum_values_are_collected_beside_params() -> None:
     params, enums = schema_texts(schema)
     assert params == params_text(schema)
     assert "Comedy" not in params
-    # Strings only, nested properties too; a bare items schema has no properties to walk.
-    assert enums.split("\n") == ["Comedy", "Family Counselor", "open", "closed"]
+    # Strings only, nested properties and an array's items too.
+    assert enums.split("\n") == ["Comedy", "Family Counselor", "open", "closed", "x"]
+
+
+def test_enum_values_of_alternatives_are_collected() -> None:
+    # What pydantic writes for `Optional[Literal["acknowledged", "resolved"]]`.
+    schema = {
+        "properties": {
+            "status": {
+                "anyOf": [
+                    {"enum": ["acknowledged", "resolved"], "type": "string"},
+                    {"type": "null"},
+                ],
+                "description": "The status to set",
+            },
+            "mode": {"oneOf": [{"enum": ["fast"]}, {"allOf": [{"enum": ["safe"]}]}]},
+        }
+    }
+    params, enums = schema_texts(schema)
+    assert params.split("\n") == ["status", "The status to set", "mode"]
+    assert enums.split("\n") == ["acknowledged", "resolved", "fast", "safe"]
+
+
+def test_local_refs_are_followed_once_each() -> None:
+    # Pydantic models put a tool's real parameters behind `$ref` (PagerDuty's MCP server).
+    schema = {
+        "$defs": {
+            "Request": {
+                "properties": {
+                    "incident_ids": {"description": "IDs of the incidents"},
+                    "assignee": {"anyOf": [{"$ref": "#/$defs/User"}, {"type": "null"}]},
+                    "reviewer": {"$ref": "#/$defs/User"},
+                }
+            },
+            "User": {
+                "properties": {"id": {"description": "User ID"}, "boss": {"$ref": "#/$defs/User"}}
+            },
+            "Unused": {"properties": {"never_shown": {}}},
+        },
+        "definitions": {"Old": {"properties": {"legacy": {}}}},
+        "properties": {
+            "request": {"$ref": "#/$defs/Request"},
+            "old": {"$ref": "#/definitions/Old"},
+            "remote": {"$ref": "https://example.com/schema.json"},
+            "missing": {"$ref": "#/$defs/Nothing"},
+        },
+    }
+    assert params_text(schema).split("\n") == [
+        "request",
+        "incident_ids",
+        "IDs of the incidents",
+        "assignee",
+        "id",
+        "User ID",
+        "boss",  # the cycle back to User ends here: each definition is read once
+        "reviewer",  # User again: already read, not repeated
+        "old",
+        "legacy",
+        "remote",
+        "missing",
+    ]
 
 
 def test_params_text_walks_nested_properties() -> None:
@@ -136,7 +195,7 @@ def test_params_text_walks_nested_properties() -> None:
         },
         "$defs": {"ignored": {"properties": {"secret_def": {}}}},
     }
-    text = params_text(schema)
+    text = params_text(schema)  # a definition nothing refers to is not read
     assert text.split("\n") == [
         "repo",
         "Repository name",

@@ -21,6 +21,7 @@ import toolsurface.adapters.documents as documents_module
 from toolsurface import RetrievalSettings, Tool, ToolDefinitionError, ToolRegistry
 from toolsurface.adapters.documents import DocumentRetriever
 from toolsurface.models import FieldValues
+from toolsurface.retrieval.fields import params_text
 
 
 @dataclass(frozen=True)
@@ -417,33 +418,14 @@ def test_concurrent_rank_sees_whole_catalogues() -> None:
 # -- the real catalogue ----------------------------------------------------------------------
 
 
-def _walk(schema: Mapping[str, Any], depth: int, out: list[str]) -> None:
-    # The host's flattening: every property's name and description, nested ones too, in
-    # the order of the library's parameter walk (docs/analysis.md), one a line.
-    if depth > 8:
-        return
-    props = schema.get("properties")
-    if isinstance(props, Mapping):
-        for name, prop in props.items():
-            out.append(str(name))
-            if isinstance(prop, Mapping):
-                desc = prop.get("description")
-                if isinstance(desc, str) and desc:
-                    out.append(desc)
-                if "properties" in prop or "items" in prop:
-                    _walk(prop, depth + 1, out)
-    items = schema.get("items")
-    if isinstance(items, Mapping):
-        _walk(items, depth + 1, out)
-
-
-def _without_enums(value: Any, in_properties: bool = False) -> Any:
-    # Enum values are indexed with the body; a host's parameters text has none.
+def _without_enums(value: Any, names: bool = False) -> Any:
+    # Enum values are indexed with the body; a host's parameters text has none. The keys of
+    # a `properties` or definitions map are names, not keywords, and are kept.
     if isinstance(value, Mapping):
         return {
-            k: _without_enums(v, k == "properties" and not in_properties)
+            k: _without_enums(v, not names and k in ("properties", "$defs", "definitions"))
             for k, v in value.items()
-            if in_properties or k != "enum"
+            if names or k != "enum"
         }
     if isinstance(value, list):
         return [_without_enums(v) for v in value]
@@ -455,9 +437,8 @@ def real_pair(mcp_tools: list[Tool]) -> tuple[list[Row], ToolRegistry]:
     docs = []
     tools = []
     for t in mcp_tools:
-        out: list[str] = []
-        _walk(t.input_schema, 0, out)
-        docs.append(Row(t.name, t.description, t.search_hint, "\n".join(out)))
+        # The host's flattening: the library's own parameter walk (docs/analysis.md §1).
+        docs.append(Row(t.name, t.description, t.search_hint, params_text(t.input_schema)))
         # A document carries no read-only hint (docs/analysis.md §10), so neither does its twin.
         twin = {"input_schema": _without_enums(t.input_schema), "read_only": None}
         tools.append(t.model_copy(update=twin))

@@ -119,15 +119,21 @@ _leaf = st.one_of(
     st.booleans(),
     st.integers(-3, 3),
     st.floats(allow_nan=False, allow_infinity=False, width=16),
-    st.sampled_from(["", "x", "Список файлов", "a\nb"]),
+    st.sampled_from(["", "x", "Список файлов", "a\nb", "#/$defs/a", "#/definitions/q", "#/$defs/"]),
     st.lists(st.sampled_from(["", "A", "b", "Comedy"]), max_size=3),
 )
 
 
 def _schemas(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    keys = st.sampled_from(["properties", "items", "description", "enum", "type", "x"])
+    plain = ["properties", "items", "description", "enum", "type", "x"]
+    keys = st.sampled_from([*plain, "$ref", "anyOf", "oneOf", "allOf", "$defs", "definitions"])
     return st.one_of(
         st.dictionaries(keys, children, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "q", ""]), children, max_size=3),
+        st.sampled_from(["#/$defs/a", "#/$defs/q", "#/definitions/a", "#/$defs/"]).map(
+            lambda ref: {"$ref": ref}
+        ),
+        st.lists(children, max_size=3).map(lambda members: {"anyOf": members}),
         st.dictionaries(st.sampled_from(["path", "", "q", "Имя"]), children, max_size=4).map(
             lambda d: {"properties": d}
         ),
@@ -143,11 +149,20 @@ schema_values = st.recursive(_leaf, _schemas, max_leaves=25)
     schema=st.one_of(
         schema_values,
         st.dictionaries(st.sampled_from(["", "q", "properties"]), schema_values, max_size=4),
-    )
+    ),
+    # Definitions the random `$ref`s ("#/$defs/a", "#/definitions/q") may resolve to.
+    tables=st.dictionaries(
+        st.sampled_from(["$defs", "definitions"]),
+        st.dictionaries(st.sampled_from(["a", "q", ""]), schema_values, max_size=3),
+        max_size=2,
+    ),
 )
-def test_random_schemas_match_or_decline(schema: Any) -> None:
+def test_random_schemas_match_or_decline(schema: Any, tables: dict[str, Any]) -> None:
     tool = Tool.model_construct(
-        name="t", description="Do it. More.", search_hint="", input_schema={"properties": schema}
+        name="t",
+        description="Do it. More.",
+        search_hint="",
+        input_schema={"properties": schema, **tables},
     )
     got = native(tool)
     want = tool_fields(tool)
@@ -155,6 +170,47 @@ def test_random_schemas_match_or_decline(schema: Any) -> None:
         assert got == want
     # Plain JSON values are what the fast path is for: it takes every such schema.
     assert got is not None
+
+
+_names = st.sampled_from(["p", "q", "Имя", ""])
+_ref_nodes = st.sampled_from(["#/$defs/a", "#/$defs/q", "#/definitions/a", "#/$defs/x"]).map(
+    lambda ref: {"$ref": ref, "description": "via " + ref}
+)
+_linked = st.recursive(
+    st.one_of(_ref_nodes, st.fixed_dictionaries({"enum": st.lists(_names, max_size=2)})),
+    lambda inner: st.one_of(
+        st.dictionaries(_names, inner, max_size=3).map(lambda d: {"properties": d}),
+        st.lists(inner, max_size=3).map(lambda m: {"anyOf": m}),
+        st.lists(inner, max_size=2).map(lambda m: {"allOf": m, "oneOf": m[:1]}),
+        inner.map(lambda x: {"items": x}),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    props=st.dictionaries(_names, _linked, max_size=4),
+    defs=st.dictionaries(st.sampled_from(["a", "q"]), _linked, max_size=2),
+    old=st.dictionaries(st.sampled_from(["a"]), _linked, max_size=1),
+)
+def test_linked_schemas_match(props: Any, defs: Any, old: Any) -> None:
+    schema = {"properties": props, "$defs": defs, "definitions": old}
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
+    assert native(tool) == tool_fields(tool)
+
+
+def test_a_definition_every_parameter_shares_is_read_once() -> None:
+    shared = {"properties": {f"field{i}": {"description": f"about {i}"} for i in range(50)}}
+    schema = {
+        "$defs": {"Shared": shared},
+        "properties": {f"p{i}": {"$ref": "#/$defs/Shared"} for i in range(2000)},
+    }
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
+    params = tool_fields(tool)[4]
+    assert native(tool) == tool_fields(tool)
+    assert params.count("about 7") == 1
+    assert params.count("\np1999") == 1
 
 
 @pytest.mark.parametrize(
@@ -166,6 +222,10 @@ def test_random_schemas_match_or_decline(schema: Any) -> None:
         ({"properties": UserDict({"a": {"description": "d"}})}, "Mapping that is no dict"),
         ({"properties": {"a": UserDict({"description": "d"})}}, "Mapping parameter"),
         ({"items": UserDict({"properties": {"a": {}}})}, "Mapping items"),
+        ({"anyOf": [UserDict({"properties": {"a": {}}})]}, "Mapping variant"),
+        ({"$defs": UserDict({"a": {}}), "$ref": "#/$defs/a"}, "Mapping definitions"),
+        ({"$defs": {"a": UserDict({})}, "$ref": "#/$defs/a"}, "Mapping definition"),
+        ({"$defs": {"a\udfff": {}}, "$ref": "#/$defs/a\udfff"}, "lone surrogate in a $ref"),
         ({"properties": {"a": {"description": "lone \ud800 surrogate"}}}, "lone surrogate"),
         ({"properties": {"a": {"enum": ["ok", "\udfff"]}}}, "lone surrogate in an enum"),
     ],

@@ -2,6 +2,7 @@
 //! input schema (the walk of `retrieval/fields.py`), or `None` to leave the tool to Python.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -66,69 +67,158 @@ fn plain_str<'a>(value: &'a Bound<'_, PyAny>) -> Option<Cow<'a, str>> {
         .map(|s| Cow::Owned(s.to_owned()))
 }
 
-/// `fields._walk_properties` over plain dicts; `None` where the schema needs Python.
-fn walk_properties(
-    schema: &Bound<'_, PyDict>,
-    depth: usize,
-    params: &mut Lines,
-    enums: &mut Lines,
-) -> Option<()> {
-    if depth > 8 {
-        return Some(());
+/// Where a local `$ref` may point: `#/$defs/<name>` or `#/definitions/<name>`.
+const DEF_TABLES: [(&str, &str); 2] = [("$defs", "#/$defs/"), ("definitions", "#/definitions/")];
+/// Keys whose list members are alternative (or joint) schemas of the same value.
+const VARIANTS: [&str; 3] = ["anyOf", "oneOf", "allOf"];
+/// Keys that give a parameter's schema more to walk (`fields._links`).
+const LINKS: [&str; 6] = ["properties", "items", "$ref", "anyOf", "oneOf", "allOf"];
+
+/// One schema walk of `fields._Walk`: the root a `$ref` resolves in, the definitions
+/// already followed (each at most once, so cycles end and no node is read twice), and the
+/// two texts it makes. Every method returns `None` where the schema needs Python.
+struct Walk<'a, 'py> {
+    root: &'a Bound<'py, PyDict>,
+    seen: HashSet<String>,
+    params: Lines,
+    enums: Lines,
+}
+
+impl<'py> Walk<'_, 'py> {
+    /// The local definition `reference` names the first time it is met: `Some(None)` when
+    /// there is none to follow (not a plain `str`, seen, not local, missing, not a mapping).
+    fn target(&mut self, reference: &Bound<'py, PyAny>) -> Option<Option<Bound<'py, PyDict>>> {
+        if !reference.is_exact_instance_of::<PyString>() {
+            return Some(None);
+        }
+        let reference = plain_str(reference)?;
+        if self.seen.contains(&*reference) {
+            return Some(None);
+        }
+        let Some((table_key, prefix)) = DEF_TABLES
+            .iter()
+            .find(|(_, prefix)| reference.starts_with(prefix))
+        else {
+            return Some(None);
+        };
+        let Some(table) = self.root.get_item(*table_key).ok()? else {
+            return Some(None);
+        };
+        let table = match node(&table) {
+            Node::Map(table) => table.clone(),
+            Node::Leaf => return Some(None),
+            Node::Other => return None,
+        };
+        let Some(found) = table.get_item(&reference[prefix.len()..]).ok()? else {
+            return Some(None);
+        };
+        match node(&found) {
+            Node::Map(found) => {
+                self.seen.insert(reference.into_owned());
+                Some(Some(found.clone()))
+            }
+            Node::Leaf => Some(None),
+            Node::Other => None,
+        }
     }
-    let py = schema.py();
-    if let Some(props) = schema.get_item(intern!(py, "properties")).ok()? {
-        match node(&props) {
-            Node::Map(props) => {
-                for (name, prop) in props.iter() {
-                    params.push(&plain_str(&name)?);
-                    match node(&prop) {
-                        Node::Map(prop) => {
-                            if let Some(desc) = prop.get_item(intern!(py, "description")).ok()? {
-                                if desc.is_exact_instance_of::<PyString>() {
-                                    let desc = plain_str(&desc)?;
-                                    if !desc.is_empty() {
-                                        params.push(&desc);
-                                    }
-                                } else if desc.is_instance_of::<PyString>() {
-                                    return None;
-                                }
-                            }
-                            if let Some(values) = prop.get_item(intern!(py, "enum")).ok()? {
-                                if let Ok(values) = values.cast_exact::<PyList>() {
-                                    for value in values.iter() {
-                                        if value.is_exact_instance_of::<PyString>() {
-                                            let value = plain_str(&value)?;
-                                            if !value.is_empty() {
-                                                enums.push(&value);
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            if prop.contains(intern!(py, "properties")).ok()?
-                                || prop.contains(intern!(py, "items")).ok()?
-                            {
-                                walk_properties(prop, depth + 1, params, enums)?;
-                            }
+
+    /// `fields._Walk.add_enum`: a node's non-empty plain-`str` `enum` values.
+    fn add_enum(&mut self, node: &Bound<'py, PyDict>) -> Option<()> {
+        let py = node.py();
+        if let Some(values) = node.get_item(intern!(py, "enum")).ok()? {
+            if let Ok(values) = values.cast_exact::<PyList>() {
+                for value in values.iter() {
+                    if value.is_exact_instance_of::<PyString>() {
+                        let value = plain_str(&value)?;
+                        if !value.is_empty() {
+                            self.enums.push(&value);
                         }
-                        Node::Leaf => {}
-                        Node::Other => return None,
                     }
                 }
             }
-            Node::Leaf => {}
-            Node::Other => return None,
         }
+        Some(())
     }
-    if let Some(items) = schema.get_item(intern!(py, "items")).ok()? {
-        match node(&items) {
-            Node::Map(items) => walk_properties(items, depth + 1, params, enums)?,
-            Node::Leaf => {}
-            Node::Other => return None,
+
+    /// `fields._walk_schema` over plain dicts: properties, `items`, `$ref`, variants.
+    fn schema(&mut self, schema: &Bound<'py, PyDict>, depth: usize) -> Option<()> {
+        if depth > 8 {
+            return Some(());
         }
+        let py = schema.py();
+        if let Some(props) = schema.get_item(intern!(py, "properties")).ok()? {
+            match node(&props) {
+                Node::Map(props) => {
+                    for (name, prop) in props.iter() {
+                        self.params.push(&plain_str(&name)?);
+                        match node(&prop) {
+                            Node::Map(prop) => self.property(prop, depth)?,
+                            Node::Leaf => {}
+                            Node::Other => return None,
+                        }
+                    }
+                }
+                Node::Leaf => {}
+                Node::Other => return None,
+            }
+        }
+        if let Some(items) = schema.get_item(intern!(py, "items")).ok()? {
+            match node(&items) {
+                Node::Map(items) => {
+                    self.add_enum(items)?;
+                    self.schema(items, depth + 1)?;
+                }
+                Node::Leaf => {}
+                Node::Other => return None,
+            }
+        }
+        if let Some(reference) = schema.get_item(intern!(py, "$ref")).ok()? {
+            if let Some(found) = self.target(&reference)? {
+                self.schema(&found, depth + 1)?;
+            }
+        }
+        for key in VARIANTS {
+            let Some(members) = schema.get_item(key).ok()? else {
+                continue;
+            };
+            let Ok(members) = members.cast_exact::<PyList>() else {
+                continue;
+            };
+            for member in members.iter() {
+                match node(&member) {
+                    Node::Map(member) => {
+                        self.add_enum(member)?;
+                        self.schema(member, depth + 1)?;
+                    }
+                    Node::Leaf => {}
+                    Node::Other => return None,
+                }
+            }
+        }
+        Some(())
     }
-    Some(())
+
+    /// One parameter of a `properties` map: its description, its `enum`, what it nests.
+    fn property(&mut self, prop: &Bound<'py, PyDict>, depth: usize) -> Option<()> {
+        let py = prop.py();
+        if let Some(desc) = prop.get_item(intern!(py, "description")).ok()? {
+            if desc.is_exact_instance_of::<PyString>() {
+                let desc = plain_str(&desc)?;
+                if !desc.is_empty() {
+                    self.params.push(&desc);
+                }
+            } else if desc.is_instance_of::<PyString>() {
+                return None;
+            }
+        }
+        self.add_enum(prop)?;
+        for key in LINKS {
+            if prop.contains(key).ok()? {
+                return self.schema(prop, depth + 1);
+            }
+        }
+        Some(())
+    }
 }
 
 /// Whether `text` has more than `max_chars` characters (code points, as Python counts).
@@ -146,8 +236,14 @@ fn texts_of(
 ) -> Option<[String; 3]> {
     let (name, hint) = (plain_str(name)?, plain_str(search_hint)?);
     let schema = input_schema.cast_exact::<PyDict>().ok()?;
-    let (mut params, mut enums) = (Lines::default(), Lines::default());
-    walk_properties(schema, 0, &mut params, &mut enums)?;
+    let mut walk = Walk {
+        root: schema,
+        seen: HashSet::new(),
+        params: Lines::default(),
+        enums: Lines::default(),
+    };
+    walk.schema(schema, 0)?;
+    let (params, enums) = (walk.params, walk.enums);
     let (summary, mut body) = core::fields::split_description(&plain_str(description)?)?;
     if enums.count > 0 {
         if !body.is_empty() {

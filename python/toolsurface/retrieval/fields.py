@@ -157,14 +157,69 @@ def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
 
 
-def _walk_properties(
-    schema: Mapping[str, Any], depth: int, out: list[str], enums: list[str]
-) -> None:
+#: Where a local ``$ref`` may point: ``#/$defs/<name>`` or ``#/definitions/<name>``.
+_DEF_TABLES = ("$defs", "definitions")
+#: Keys whose list members are alternative (or joint) schemas of the same value.
+_VARIANTS = ("anyOf", "oneOf", "allOf")
+
+
+class _Walk:
+    """One schema walk: its root (where ``$ref`` resolves), what it has followed, its output.
+
+    Each definition is followed the first time a ``$ref`` meets it and never again, so a
+    walk reads every node of the schema at most once: cycles end, and a definition many
+    parameters share is indexed once (docs/analysis.md §1).
+    """
+
+    __slots__ = ("enums", "out", "root", "seen")
+
+    def __init__(self, root: Mapping[str, Any]) -> None:
+        self.root = root
+        self.seen: set[str] = set()
+        self.out: list[str] = []
+        self.enums: list[str] = []
+
+    def target(self, ref: object) -> Mapping[str, Any] | None:
+        """The local definition ``ref`` names, the first time it is met; else ``None``."""
+        if type(ref) is not str or ref in self.seen:
+            return None
+        for table_key in _DEF_TABLES:
+            prefix = f"#/{table_key}/"
+            if ref.startswith(prefix):
+                table = self.root.get(table_key)
+                found = table.get(ref[len(prefix) :]) if _is_map(table) else None
+                if found is not None and _is_map(found):
+                    self.seen.add(ref)
+                    return found
+                return None
+        return None
+
+    def add_enum(self, node: Mapping[str, Any]) -> None:
+        """Keep a node's non-empty string ``enum`` values (for the body, in order)."""
+        values = node.get("enum")
+        if type(values) is list:
+            self.enums.extend(v for v in values if type(v) is str and v)
+
+
+def _links(node: Mapping[str, Any]) -> bool:
+    """Whether a parameter's schema has more to walk: nested, linked or alternative parts."""
+    return (
+        "properties" in node
+        or "items" in node
+        or "$ref" in node
+        or "anyOf" in node
+        or "oneOf" in node
+        or "allOf" in node
+    )
+
+
+def _walk_schema(schema: Mapping[str, Any], depth: int, walk: _Walk) -> None:
+    """Walk one schema node: its properties, its ``items``, its ``$ref`` and its variants."""
     if depth > 8:
         return
     props = schema.get("properties")
     if _is_map(props):
-        append = out.append
+        append = walk.out.append
         for name, prop in props.items():
             append(name if type(name) is str else str(name))
             # Inline `_is_map`: this loop runs for every parameter of every tool.
@@ -172,14 +227,24 @@ def _walk_properties(
                 desc = prop.get("description")
                 if isinstance(desc, str) and desc:
                     append(desc)
-                values = prop.get("enum")
-                if type(values) is list:
-                    enums.extend(v for v in values if type(v) is str and v)
-                if "properties" in prop or "items" in prop:
-                    _walk_properties(prop, depth + 1, out, enums)
+                walk.add_enum(prop)
+                if _links(prop):
+                    _walk_schema(prop, depth + 1, walk)
     items = schema.get("items")
     if items is not None and _is_map(items):
-        _walk_properties(items, depth + 1, out, enums)
+        walk.add_enum(items)
+        _walk_schema(items, depth + 1, walk)
+    if "$ref" in schema:
+        found = walk.target(schema["$ref"])
+        if found is not None:
+            _walk_schema(found, depth + 1, walk)
+    for key in _VARIANTS:
+        members = schema.get(key)
+        if type(members) is list:
+            for member in members:
+                if _is_map(member):
+                    walk.add_enum(member)
+                    _walk_schema(member, depth + 1, walk)
 
 
 def params_text(input_schema: Mapping[str, Any]) -> str:
@@ -194,7 +259,6 @@ def schema_texts(input_schema: Mapping[str, Any]) -> tuple[str, str]:
     picks among fixed choices; they are indexed with the body, not the parameters (see
     docs/analysis.md and docs/quality.md for why).
     """
-    out: list[str] = []
-    enums: list[str] = []
-    _walk_properties(input_schema, 0, out, enums)
-    return "\n".join(out), "\n".join(enums)
+    walk = _Walk(input_schema)
+    _walk_schema(input_schema, 0, walk)
+    return "\n".join(walk.out), "\n".join(walk.enums)
