@@ -113,6 +113,19 @@ class Index:
         allowed: Filter | None = None,
     ) -> _Hits:
         """The ``k`` best documents: ids and scores, best first, and whether the fallback ran."""
+    def search_boosted(
+        self,
+        query: str,
+        k: int,
+        weights: _PerField,
+        b: _PerField,
+        k1: float,
+        expansion_weight: float,
+        lexicon: Lexicon | None = None,
+        allowed: Filter | None = None,
+        boosts: list[tuple[Filter, float]] = ...,
+    ) -> _Hits:
+        """``search`` with ``boosts`` (a filter and its factor each) applied (boost_merge.py)."""
     def search_many(
         self,
         queries: list[str],

@@ -2,11 +2,10 @@
 
 Two rules make boosts: a service mention (``mentions.py``, ``docs/analysis.md`` §8) and a
 question (``questions.py``, §10). A hit's score is its BM25F score times the factor of
-every boost whose set holds it. Factors are at least 1, so a boost only raises its own
-tools, and the best ``k`` of the boosted ranking are among the best ``k`` of the plain
-ranking and the best ``k`` of each boost's tools: a tool outside them keeps, boosted, every
-tool it had above it (one in the same sets gains at least as much). The engines search
-those few rankings and this module merges them, so both engines give boosts alike.
+every boost whose set holds it. This module finds a search's boosts and hands them to the
+engine's ``search_boosted`` as filters (one analysis of the query, a scan per ranking; the
+merge is ``retrieval/boost_merge.py`` in the pure engine, ``search/boosted.rs`` in the
+native one, held equal by ``tests/data/mention_vectors.json``).
 """
 
 from __future__ import annotations
@@ -17,14 +16,13 @@ from typing import Any
 
 from toolsurface.models import RetrievalSettings, scoring_args
 from toolsurface.questions import is_question
+from toolsurface.retrieval.boost_merge import Hits
 from toolsurface.retrieval.built import _Built
 
-__all__ = ["Boost", "Boosting", "boost_factor", "boosted"]
+__all__ = ["Boost", "Boosting", "boost_factor"]
 
 #: Boost filters kept before the cache starts over.
 _BOOST_FILTERS = 256
-
-Hits = tuple[list[int], list[float], bool]
 
 
 @dataclass(frozen=True)
@@ -47,34 +45,6 @@ def boost_factor(name: str, boosts: Sequence[Boost]) -> float:
         if name in boost.members:
             f *= boost.factor
     return f
-
-
-def boosted(
-    names: Sequence[str],
-    k: int,
-    plain: Hits,
-    boosts: Sequence[Boost],
-    search_in: Callable[[Boost], Hits],
-) -> Hits:
-    """``plain`` (the best ``k``) with every boost applied, best first, ties by id.
-
-    ``search_in(boost)`` is the best ``k`` of the boost's tools, unboosted.
-    """
-    if not boosts or k == 0:
-        return plain
-    ids, scores, fallback = plain
-    merged = {i: s * boost_factor(names[i], boosts) for i, s in zip(ids, scores)}
-    for boost in boosts:
-        b_ids, b_scores, b_fallback = search_in(boost)
-        # A fallback's scores are comparable only with another fallback's: the boost's
-        # tools fell back while others scored, so they have no main-stage hit to raise.
-        if b_fallback != fallback:
-            continue
-        for i, s in zip(b_ids, b_scores):
-            if i not in merged:
-                merged[i] = s * boost_factor(names[i], boosts)
-    best = sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:k]
-    return [i for i, _ in best], [s for _, s in best], fallback
 
 
 class Boosting:
@@ -111,7 +81,7 @@ class Boosting:
                 found.append(Boost(("question",), members, 1.0 + chosen.question_weight))
         return tuple(found)
 
-    def _boost(
+    def _boosted_search(
         self,
         built: _Built,
         query: str,
@@ -119,16 +89,14 @@ class Boosting:
         chosen: RetrievalSettings,
         admitted: Collection[str] | None,
         boosts: Sequence[Boost],
-        plain: Hits,
     ) -> Hits:
-        """``plain`` (the best ``k`` admitted) with ``boosts`` applied."""
+        """The best ``k`` admitted hits of ``query`` with ``boosts`` applied, one engine call."""
         weights, b, k1, ew = scoring_args(chosen)
-
-        def search_in(boost: Boost) -> Hits:
-            only = self._boost_filter(built, boost, admitted)
-            return built.index.search(query, k, weights, b, k1, ew, self._lexicon, only)
-
-        return boosted(built.names, k, plain, boosts, search_in)
+        allowed = built.filter_for(admitted) if admitted is not None else None
+        pairs = [(self._boost_filter(built, boost, admitted), boost.factor) for boost in boosts]
+        return built.index.search_boosted(
+            query, k, weights, b, k1, ew, self._lexicon, allowed, pairs
+        )
 
     def _boost_filter(self, built: _Built, boost: Boost, admitted: Collection[str] | None) -> Any:
         """The index filter of a boost's tools, kept per boost (an unhashable admitted: not)."""

@@ -27,6 +27,8 @@ __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 
 #: A query is read for mentions on the same first characters the search analyses.
 _QUERY_MAX_CHARS = 4096
+#: Member sets of mentioned group combinations kept per catalogue and groups version.
+_MEMBER_SETS = 256
 
 
 class AliasTable:
@@ -73,6 +75,10 @@ class MentionBoost:
     _group_list: tuple[ToolGroup, ...]
     _lexicon: Any
     _aliases: AliasTable | None = None
+    _generation: int
+    #: ((generation, groups version), {mentioned groups: their tools}): a run mentions the
+    #: same few groups again, and a large group's set is costly to make per search.
+    _member_sets: tuple[tuple[int, int], dict[tuple[str, ...], frozenset[str]]] | None = None
     settings: RetrievalSettings
     # The registry's current index and membership's group members.
     _current: Callable[[], _Built]
@@ -122,12 +128,19 @@ class MentionBoost:
     def _mention_members(
         self, mentioned: Sequence[str], admitted: Collection[str] | None
     ) -> frozenset[str]:
-        members: set[str] = set()
-        for g in mentioned:
-            members.update(self.group_members(g))
-        if admitted is not None:
-            members.intersection_update(admitted)
-        return frozenset(members)
+        key = (self._generation, self._groups_version)
+        cache = self._member_sets
+        if cache is None or cache[0] != key or len(cache[1]) >= _MEMBER_SETS:
+            # Read before the members: a change in between leaves the set under the older
+            # key, which the next search no longer uses.
+            cache = self._member_sets = (key, {})
+        found = cache[1].get(tuple(mentioned))
+        if found is None:
+            members: set[str] = set()
+            for g in mentioned:
+                members.update(self.group_members(g))
+            found = cache[1][tuple(mentioned)] = frozenset(members)
+        return found if admitted is None else found.intersection(admitted)
 
 
 def server_aliases(name: str, info: object = None) -> list[str]:

@@ -385,10 +385,11 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         if not hosts and not explain and admitted is None and not boosts:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
-        ids, scores, fallback = self._lexical(built, query, depth, chosen, admitted)
         if boosts:
-            plain = (ids, scores, fallback)
-            ids, scores, _ = self._boost(built, query, depth, chosen, admitted, boosts, plain)
+            found_hits = self._boosted_search(built, query, depth, chosen, admitted, boosts)
+        else:
+            found_hits = self._lexical(built, query, depth, chosen, admitted)
+        ids, scores, fallback = found_hits
         if not hosts and not explain:
             table, new = built.names, tuple.__new__
             return [

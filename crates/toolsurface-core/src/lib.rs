@@ -133,4 +133,4 @@ pub use explain::Explanation;
 pub use index::Index;
 pub use lexicon::Lexicon;
 pub use scoring::Settings;
-pub use search::{Filter, SearchResult};
+pub use search::{Boost, Filter, SearchResult};

@@ -167,6 +167,50 @@ impl PyIndex {
         })
     }
 
+    /// `search` with `boosts` (pairs of a filter and its factor) applied: the query analysed
+    /// once, the plain ranking and each boost's scanned, merged as `boosts.py` states.
+    #[pyo3(signature = (query, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None, boosts=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn search_boosted(
+        &self,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+        weights: Vec<f64>,
+        b: Vec<f64>,
+        k1: f64,
+        expansion_weight: f64,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+        boosts: Vec<(PyRef<'_, PyFilter>, f64)>,
+    ) -> PyResult<Hits> {
+        let (lexicon, allowed) = (lex(&lexicon), filt(&allowed));
+        let members: Vec<(Arc<core::Filter>, f64)> = boosts
+            .iter()
+            .map(|(f, factor)| (Arc::clone(&f.inner), *factor))
+            .collect();
+        let k = int_arg(k)?;
+        guard(|| {
+            let s = settings(&weights, &b, k1, expansion_weight)?;
+            let k = check_k(k)?;
+            let boosts: Vec<core::Boost<'_>> = members
+                .iter()
+                .map(|(m, factor)| core::Boost {
+                    members: m,
+                    factor: *factor,
+                })
+                .collect();
+            let r = self.inner.search_boosted(
+                query,
+                k,
+                &s,
+                lexicon.as_deref(),
+                allowed.as_deref(),
+                &boosts,
+            )?;
+            Ok(hits(r))
+        })
+    }
+
     /// `search` for each query, in parallel, detached from the interpreter; the results are
     /// made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
     #[pyo3(signature = (queries, k, weights, b, k1, expansion_weight, lexicon=None, allowed=None))]

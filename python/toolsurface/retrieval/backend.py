@@ -46,6 +46,18 @@ class IndexLike(Protocol):
         lexicon: Any = None,
         allowed: Any = None,
     ) -> Hits: ...
+    def search_boosted(
+        self,
+        query: str,
+        k: int,
+        weights: Sequence[float],
+        b: Sequence[float],
+        k1: float,
+        expansion_weight: float,
+        lexicon: Any = None,
+        allowed: Any = None,
+        boosts: Sequence[tuple[Any, float]] = (),
+    ) -> Hits: ...
     def search_many(
         self,
         queries: list[str],

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from toolsurface.retrieval.analysis import Analyzer
+from toolsurface.retrieval.boost_merge import check_factor, merge_boosted
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
 
@@ -308,13 +309,56 @@ class PureIndex:
         table = self._table((*weights, *b, k1))
         toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
-        scores = self._score(terms, table, allowed)
+        return self._ranking(toks, terms, table, allowed, k, {})
+
+    def _ranking(
+        self,
+        toks: list[str],
+        terms: dict[str, float],
+        table: dict[str, list[float]],
+        only: PureFilter | None,
+        k: int,
+        fuzzy: dict[str, dict[str, float]],
+    ) -> Hits:
+        """The best ``k`` of one ranking of an analysed query, falling back if nothing scores.
+
+        ``fuzzy`` keeps the fallback's terms for the same query's other rankings.
+        """
+        scores = self._score(terms, table, only)
         fallback = not scores
         if fallback:
-            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+            if "terms" not in fuzzy:
+                fuzzy["terms"] = self._fuzzy_terms(toks)
+            scores = self._score(fuzzy["terms"], table, only)
         names = self.names
         best = heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], names[item[0]]))
         return [d for d, _ in best], [s for _, s in best], fallback
+
+    def search_boosted(
+        self,
+        query: str,
+        k: int,
+        weights: Sequence[float],
+        b: Sequence[float],
+        k1: float,
+        expansion_weight: float,
+        lexicon: PureLexicon | None = None,
+        allowed: PureFilter | None = None,
+        boosts: Sequence[tuple[PureFilter, float]] = (),
+    ) -> Hits:
+        """``search`` with ``boosts`` (a filter and its factor each) applied (boost_merge.py)."""
+        check_settings(weights, b, k1, expansion_weight)
+        checked = [(f, check_factor(factor)) for f, factor in boosts]
+        if not checked or k <= 0:
+            return self.search(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
+        weights, b = check_settings(weights, b, k1, expansion_weight)
+        table = self._table((*weights, *b, k1))
+        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
+        fuzzy: dict[str, dict[str, float]] = {}
+        filters = (allowed, *(f for f, _ in checked))
+        runs = [self._ranking(toks, terms, table, only, k, fuzzy) for only in filters]
+        return merge_boosted(k, runs, [(f.ids, factor) for f, factor in checked])
 
     def search_many(
         self,

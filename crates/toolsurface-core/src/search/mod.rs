@@ -1,5 +1,6 @@
-//! Search: a query analysed, its terms scanned, the fallback when nothing scores.
+//! Search: a query analysed, its terms scanned, the fallback when nothing scores; boosts.
 
+pub(crate) mod boosted;
 pub(crate) mod filter;
 pub(crate) mod scan;
 pub(crate) mod scratch;
@@ -7,6 +8,7 @@ pub(crate) mod topk;
 
 use rayon::prelude::*;
 
+pub use boosted::Boost;
 pub use filter::Filter;
 
 use crate::index::Index;

@@ -1,0 +1,277 @@
+//! A search with boosts: sets of documents whose hits have their scores multiplied up.
+//!
+//! The rule is the one `python/toolsurface/boosts.py` states and docs/analysis.md §8 and
+//! §10 make normative: a hit scores its BM25F score times the factor of every boost whose
+//! set holds it; the best `k` are among the best `k` of the plain ranking and the best `k`
+//! of each boost's own documents, each of those a whole search of its own (its own
+//! fallback). Here the query is analysed once and scanned once per ranking; the result is
+//! what those separate searches merged give, bit for bit.
+
+use std::collections::HashMap;
+
+use crate::index::Index;
+use crate::lexicon::Lexicon;
+use crate::scoring::Settings;
+use crate::search::scratch::{with_scratch, Scratch};
+use crate::search::{Filter, Request, SearchResult};
+
+/// One boost of a search: the documents it raises and their scores' factor.
+#[derive(Clone, Copy, Debug)]
+pub struct Boost<'a> {
+    /// The documents raised (a boost's set; the documents a run admits only).
+    pub members: &'a Filter,
+    /// What their scores are multiplied by: finite and at least 1.
+    pub factor: f64,
+}
+
+/// The best `k` of one ranking (`docs`, `scores`), and whether it fell back.
+type Ranking = (Vec<u32>, Vec<f64>, bool);
+
+impl Index {
+    /// The best `k` of one ranking of the analysed query: the main terms' scan, or the
+    /// fallback's where nothing scored (as [`Index::search`] makes it).
+    fn ranking(&self, req: &Request<'_>, only: Option<&Filter>, sc: &mut Scratch) -> Ranking {
+        let found = self.scan(&sc.terms, req.sat, req.k, only, &mut sc.accum);
+        let top = &sc.accum.top[..req.k.min(sc.accum.top.len())];
+        (
+            top.iter().map(|h| h.doc).collect(),
+            top.iter().map(|h| h.score).collect(),
+            !found,
+        )
+    }
+
+    fn search_boosted_in(
+        &self,
+        query: &str,
+        req: &Request<'_>,
+        boosts: &[Boost<'_>],
+        sc: &mut Scratch,
+    ) -> SearchResult {
+        self.analyse_query(query, sc);
+        self.main_terms(sc, req.lexicon, req.expansion_weight);
+        let filters: Vec<Option<&Filter>> = std::iter::once(req.allowed)
+            .chain(boosts.iter().map(|b| Some(b.members)))
+            .collect();
+        let mut runs: Vec<Ranking> = filters
+            .iter()
+            .map(|&only| self.ranking(req, only, sc))
+            .collect();
+        if runs.iter().any(|r| r.2) {
+            // Each ranking that found nothing falls back alone, as its own search would.
+            self.fallback_terms(sc);
+            for (run, &only) in runs.iter_mut().zip(&filters) {
+                if run.2 {
+                    let found = self.ranking(req, only, sc);
+                    *run = (found.0, found.1, true);
+                }
+            }
+        }
+        merge(req.k, &runs, boosts)
+    }
+
+    /// The `k` best documents for `query` with `boosts` applied, best first (score
+    /// descending, then id): [`Index::search`]'s hits, and each boost's own best `k`,
+    /// merged with every hit's score times the factors of the boosts that hold it. A
+    /// boost's ranking counts only when it fell back as the plain one did (a fallback's
+    /// scores are comparable only with another's). `fallback` is the plain ranking's.
+    /// A factor that is not finite or is below 1 is an error.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolsurface_core::{Analyzer, Boost, CharTable, Index, Settings};
+    ///
+    /// let table =
+    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
+    /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
+    /// let doc = |name: &str, summary: &str| [name, "", summary, "", "", ""].map(String::from);
+    /// let fields = vec![
+    ///     doc("docker__list_containers", "List the containers."),
+    ///     doc("docker__run_container", "Run a container."),
+    /// ];
+    /// let names = fields.iter().map(|f| f[0].clone()).collect();
+    /// let index = Index::build(analyzer, names, fields)?;
+    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
+    ///
+    /// let plain = index.search("what's running in docker", 2, &settings, None, None)?;
+    /// assert_eq!(plain.docs, [1, 0]);
+    /// let reading = index.make_filter(&[0])?;
+    /// let boost = Boost { members: &reading, factor: 10.0 };
+    /// let hits =
+    ///     index.search_boosted("what's running in docker", 2, &settings, None, None, &[boost])?;
+    /// assert_eq!(hits.docs, [0, 1]);
+    /// assert_eq!(hits.scores[0], plain.scores[1] * 10.0);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn search_boosted(
+        &self,
+        query: &str,
+        k: usize,
+        settings: &Settings,
+        lexicon: Option<&Lexicon>,
+        allowed: Option<&Filter>,
+        boosts: &[Boost<'_>],
+    ) -> Result<SearchResult, String> {
+        settings.validate()?;
+        if let Some(b) = boosts
+            .iter()
+            .find(|b| !(b.factor.is_finite() && b.factor >= 1.0))
+        {
+            return Err(format!(
+                "a boost's factor must be finite and at least 1, got {}",
+                b.factor
+            ));
+        }
+        let sat = self.sat_table(settings);
+        let req = Request {
+            k,
+            expansion_weight: settings.expansion_weight,
+            sat: &sat,
+            lexicon,
+            allowed,
+        };
+        if boosts.is_empty() || k == 0 {
+            return self.search(query, k, settings, lexicon, allowed);
+        }
+        Ok(with_scratch(|sc| {
+            self.search_boosted_in(query, &req, boosts, sc)
+        }))
+    }
+}
+
+/// The product of the factors of the boosts that hold `doc`, in the boosts' order.
+fn factor(doc: u32, boosts: &[Boost<'_>]) -> f64 {
+    let mut f = 1.0;
+    for b in boosts {
+        if b.members.contains(doc as usize) {
+            f *= b.factor;
+        }
+    }
+    f
+}
+
+/// `runs[0]` (the plain ranking) with every boost applied, then each boost's ranking
+/// (`runs[1..]`) adding the documents not yet in, best `k` first, ties by id.
+fn merge(k: usize, runs: &[Ranking], boosts: &[Boost<'_>]) -> SearchResult {
+    let fallback = runs[0].2;
+    let mut at: HashMap<u32, usize> = HashMap::new();
+    let mut merged: Vec<(u32, f64)> = Vec::new();
+    for (i, (docs, scores, fell_back)) in runs.iter().enumerate() {
+        if i > 0 && *fell_back != fallback {
+            continue;
+        }
+        for (&doc, &score) in docs.iter().zip(scores) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = at.entry(doc) {
+                slot.insert(merged.len());
+                merged.push((doc, score * factor(doc, boosts)));
+            }
+        }
+    }
+    // Scores are finite (BM25F of finite settings times finite factors): a total order.
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    merged.truncate(k);
+    SearchResult {
+        docs: merged.iter().map(|&(d, _)| d).collect(),
+        scores: merged.iter().map(|&(_, s)| s).collect(),
+        fallback,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::*;
+
+    /// The boosted ranking made from separate searches, as `boosts.py` merges them.
+    fn by_separate_searches(
+        idx: &Index,
+        q: &str,
+        k: usize,
+        allowed: Option<&Filter>,
+        boosts: &[Boost<'_>],
+    ) -> SearchResult {
+        let s = settings();
+        let plain = idx.search(q, k, &s, None, allowed).unwrap();
+        let mut merged: Vec<(u32, f64)> = Vec::new();
+        let mut add = |docs: &[u32], scores: &[f64]| {
+            for (&d, &sc) in docs.iter().zip(scores) {
+                if !merged.iter().any(|&(m, _)| m == d) {
+                    merged.push((d, sc * factor(d, boosts)));
+                }
+            }
+        };
+        add(&plain.docs, &plain.scores);
+        for b in boosts {
+            let r = idx.search(q, k, &s, None, Some(b.members)).unwrap();
+            if r.fallback == plain.fallback {
+                add(&r.docs, &r.scores);
+            }
+        }
+        merged.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap().then(a.0.cmp(&b.0)));
+        merged.truncate(k);
+        SearchResult {
+            docs: merged.iter().map(|m| m.0).collect(),
+            scores: merged.iter().map(|m| m.1).collect(),
+            fallback: plain.fallback,
+        }
+    }
+
+    #[test]
+    fn one_analysis_gives_what_separate_searches_merged_give() {
+        let idx = catalogue();
+        let s = settings();
+        let n = idx.len() as i64;
+        let evens = idx
+            .make_filter(&(0..n).step_by(2).collect::<Vec<_>>())
+            .unwrap();
+        let first = idx.make_filter(&[0, 1]).unwrap();
+        let last = idx.make_filter(&[n - 1]).unwrap();
+        let none = idx.make_filter(&[]).unwrap();
+        let sets = [&evens, &first, &last, &none];
+        let queries = [
+            "list pull requests",
+            "send message",
+            "calendr",
+            "",
+            "open issues",
+        ];
+        for q in queries {
+            for k in [1, 2, 3, 10] {
+                for allowed in [None, Some(&evens)] {
+                    for (i, a) in sets.iter().enumerate() {
+                        for bset in [vec![], vec![*a], vec![*a, sets[(i + 1) % 4]]] {
+                            let boosts: Vec<Boost<'_>> = bset
+                                .iter()
+                                .enumerate()
+                                .map(|(j, m)| Boost {
+                                    members: m,
+                                    factor: 1.5 + j as f64,
+                                })
+                                .collect();
+                            let got = idx
+                                .search_boosted(q, k, &s, None, allowed, &boosts)
+                                .unwrap();
+                            let want = by_separate_searches(&idx, q, k, allowed, &boosts);
+                            assert_eq!(got, want, "{q:?} k {k} boosts {}", boosts.len());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_factor_below_one_or_not_finite_is_refused() {
+        let idx = catalogue();
+        let s = settings();
+        let all = idx.make_filter(&[0]).unwrap();
+        for f in [0.5, f64::NAN, f64::INFINITY] {
+            let boost = Boost {
+                members: &all,
+                factor: f,
+            };
+            assert!(idx
+                .search_boosted("send", 3, &s, None, None, &[boost])
+                .is_err());
+        }
+    }
+}
