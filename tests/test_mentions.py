@@ -102,3 +102,29 @@ def test_server_aliases_and_server_groups() -> None:
     assert declare_server_groups(registry) == ["google-workspace"]
     assert registry.mentioned_groups("my google workspace events") == ["google-workspace"]
     assert registry.mentioned_groups("my google events") == []
+
+
+def test_mentioned_groups_come_in_the_order_the_query_names_them() -> None:
+    # The order is the query's (first alias term first), not a set's: the same under any
+    # hash seed, so it is run under several, each in a fresh interpreter.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from toolsurface import Tool, ToolRegistry\n"
+        "r = ToolRegistry([Tool(name='slack__post', description='Post.'),"
+        " Tool(name='jira__search', description='Search.')])\n"
+        "r.declare_group('slack', prefix='slack__')\n"
+        "r.declare_group('jira', prefix='jira__')\n"
+        "print(r.mentioned_groups('post the jira link on slack'),"
+        " r.mentioned_groups('on slack, post the jira link'))\n"
+    )
+    seen = set()
+    for seed in ("0", "1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        seen.add(out.stdout.strip())
+    assert seen == {"['jira', 'slack'] ['slack', 'jira']"}

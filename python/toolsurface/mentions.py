@@ -55,13 +55,21 @@ class AliasTable:
         self.version = version
         self.first = first
 
-    def match(self, terms: Collection[str]) -> tuple[str, ...]:
-        """The groups mentioned by a query of these terms, in first-mention order."""
+    def match(self, terms: Sequence[str]) -> tuple[str, ...]:
+        """The groups a query of these terms (in its order) mentions, first mentioned first.
+
+        The order is the terms', never a set's, so it is the same under any hash seed.
+        """
         found: dict[str, None] = {}
         first = self.first
+        present: frozenset[str] | None = None
         for term in terms:
             for group, needed in first.get(term, ()):
-                if group not in found and needed.issubset(terms):
+                if group in found:
+                    continue
+                if present is None:
+                    present = frozenset(terms)
+                if needed.issubset(present):
                     found[group] = None
         return tuple(found)
 
@@ -123,7 +131,7 @@ class MentionBoost:
             return ()
         text = clean_text(query[:_QUERY_MAX_CHARS])
         terms = self._current().index.query_terms(text, self._lexicon, chosen.expansion_weight)
-        return table.match({t for t, _ in terms})
+        return table.match([t for t, _ in terms])
 
     def _mention_members(
         self, mentioned: Sequence[str], admitted: Collection[str] | None
