@@ -128,3 +128,18 @@ def test_mentioned_groups_come_in_the_order_the_query_names_them() -> None:
         )
         seen.add(out.stdout.strip())
     assert seen == {"['jira', 'slack'] ['slack', 'jira']"}
+
+
+def test_both_engines_find_the_same_mentions_on_the_real_catalogue(
+    mcp_tools: list[Tool], dev_queries: list[dict[str, object]]
+) -> None:
+    pytest.importorskip("toolsurface._native")
+    found = {}
+    for engine in ENGINES:
+        registry = ToolRegistry(mcp_tools, engine=engine)
+        declare_server_groups(registry)
+        found[engine] = [registry.mentioned_groups(str(q["query"])) for q in dev_queries]
+    assert found["native"] == found["pure"]
+    # Most development requests name their service, some two.
+    assert sum(bool(m) for m in found["native"]) > len(dev_queries) / 2
+    assert any(len(m) > 1 for m in found["native"])

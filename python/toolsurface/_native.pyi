@@ -18,6 +18,7 @@ __all__ = [
     "N_FIELDS",
     "PAYLOAD_WEIGHT",
     "SETTINGS_CACHE",
+    "Aliases",
     "Analyzer",
     "Filter",
     "Index",
@@ -74,6 +75,12 @@ class Lexicon:
         """Number of distinct keys."""
 
 @final
+class Aliases:
+    """Group names and aliases as analysed terms (``Index.mentions`` matches queries to them)."""
+
+    def __new__(cls, entries: list[tuple[int, list[str]]]) -> Aliases: ...
+
+@final
 class Filter:
     """The set of document ids a search may return (made by ``Index.make_filter``)."""
 
@@ -101,6 +108,10 @@ class Index:
         self, query: str, lexicon: Lexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
+    def mentions(
+        self, query: str, lexicon: Lexicon | None, expansion_weight: float, aliases: Aliases
+    ) -> list[int]:
+        """The numbers of the groups ``query`` mentions, first mentioned first (§8)."""
     def search(
         self,
         query: str,

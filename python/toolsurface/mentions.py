@@ -1,9 +1,10 @@
 """Service mentions: a query that names a group (its name or an alias) weights its tools up.
 
 The rule is ``docs/analysis.md`` §8. A declared group's name and aliases are analysed by
-the registry's engine; a group is *mentioned* when every index term of one of them is
-among the query's terms (its own tokens and the lexicon's expansions, any weight, so
-"в слаке" mentions ``slack`` through the lexicon's "слак"). Every hit of a mentioned
+the registry's engine and compiled into its alias table; a group is *mentioned* when every
+index term of one of them is among the query's terms (its own tokens and the lexicon's
+expansions, any weight, so "в слаке" mentions ``slack`` through the lexicon's "слак"),
+matched inside the engine on the query's one analysis (``Index.mentions``). Every hit of a mentioned
 group's tools has its BM25F score multiplied by ``1 + mention_weight``
 (:class:`~toolsurface.models.RetrievalSettings`); nothing else moves.
 
@@ -32,46 +33,24 @@ _MEMBER_SETS = 256
 
 
 class AliasTable:
-    """The analysed names and aliases of one groups version; never mutated.
+    """The analysed names and aliases of one groups version, compiled for the engine.
 
-    ``first`` maps the first index term of each name or alias to the (group, all its terms)
-    pairs that start with it, so a query is checked against the aliases its terms can begin.
+    ``compiled`` is the engine's alias table (``Aliases`` or ``PureAliases``), numbering the
+    groups as ``names`` does; never mutated.
     """
 
-    __slots__ = ("first", "version")
+    __slots__ = ("compiled", "names", "version")
 
-    def __init__(
-        self, version: int, groups: Sequence[ToolGroup], tokens: Callable[[str], list[str]]
-    ) -> None:
-        first: dict[str, list[tuple[str, frozenset[str]]]] = {}
-        for g in groups:
+    def __init__(self, version: int, groups: Sequence[ToolGroup], backend: Backend) -> None:
+        entries: list[tuple[int, list[str]]] = []
+        for number, g in enumerate(groups):
             for text in (g.name, *g.aliases):
-                terms = tokens(text)
+                terms = backend.tokens(text)
                 if terms:
-                    entry = (g.name, frozenset(terms))
-                    bucket = first.setdefault(terms[0], [])
-                    if entry not in bucket:
-                        bucket.append(entry)
+                    entries.append((number, terms))
         self.version = version
-        self.first = first
-
-    def match(self, terms: Sequence[str]) -> tuple[str, ...]:
-        """The groups a query of these terms (in its order) mentions, first mentioned first.
-
-        The order is the terms', never a set's, so it is the same under any hash seed.
-        """
-        found: dict[str, None] = {}
-        first = self.first
-        present: frozenset[str] | None = None
-        for term in terms:
-            for group, needed in first.get(term, ()):
-                if group in found:
-                    continue
-                if present is None:
-                    present = frozenset(terms)
-                if needed.issubset(present):
-                    found[group] = None
-        return tuple(found)
+        self.names = tuple(g.name for g in groups)
+        self.compiled = backend.aliases(entries) if entries else None
 
 
 class MentionBoost:
@@ -98,7 +77,7 @@ class MentionBoost:
             return table
         with self._lock:
             version, groups = self._groups_version, self._group_list
-        made = AliasTable(version, groups, self._backend.tokens)
+        made = AliasTable(version, groups, self._backend)
         self._aliases = made
         return made
 
@@ -127,11 +106,12 @@ class MentionBoost:
 
     def _mentions_in(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
         table = self._alias_table()
-        if not table.first:
+        if table.compiled is None:
             return ()
         text = clean_text(query[:_QUERY_MAX_CHARS])
-        terms = self._current().index.query_terms(text, self._lexicon, chosen.expansion_weight)
-        return table.match([t for t, _ in terms])
+        index = self._current().index
+        found = index.mentions(text, self._lexicon, chosen.expansion_weight, table.compiled)
+        return tuple(table.names[i] for i in found)
 
     def _mention_members(
         self, mentioned: Sequence[str], admitted: Collection[str] | None

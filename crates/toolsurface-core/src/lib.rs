@@ -109,6 +109,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod aliases;
 pub mod analysis;
 pub mod chars;
 mod consts;
@@ -123,6 +124,7 @@ mod strtab;
 #[cfg(test)]
 mod test_support;
 
+pub use aliases::Aliases;
 pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
 pub use chars::{CharTable, Class};
 pub use consts::{

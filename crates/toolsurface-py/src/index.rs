@@ -10,6 +10,7 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 use toolsurface_core as core;
 use toolsurface_core::N_FIELDS;
 
+use crate::aliases::PyAliases;
 use crate::analyzer::PyAnalyzer;
 use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
 use crate::batch::list_in_chunks;
@@ -138,6 +139,23 @@ impl PyIndex {
             Ok(self
                 .inner
                 .query_terms(query, lexicon.as_deref(), expansion_weight))
+        })
+    }
+
+    /// The numbers of the groups `query` mentions, first mentioned first (§8).
+    fn mentions(
+        &self,
+        query: &str,
+        lexicon: Option<PyRef<'_, PyLexicon>>,
+        expansion_weight: f64,
+        aliases: PyRef<'_, PyAliases>,
+    ) -> PyResult<Vec<u32>> {
+        let lexicon = lex(&lexicon);
+        let aliases = Arc::clone(&aliases.inner);
+        guard(|| {
+            Ok(self
+                .inner
+                .mentions(query, lexicon.as_deref(), expansion_weight, &aliases))
         })
     }
 

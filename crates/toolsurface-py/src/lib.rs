@@ -18,6 +18,7 @@
 
 #![deny(unsafe_code)]
 
+mod aliases;
 mod analyzer;
 mod args;
 mod batch;
@@ -34,6 +35,7 @@ mod sort;
 
 use pyo3::prelude::*;
 
+use crate::aliases::PyAliases;
 use crate::analyzer::PyAnalyzer;
 use crate::filter::PyFilter;
 use crate::index::PyIndex;
@@ -45,6 +47,7 @@ use crate::searcher::PySearcher;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     consts::add_to(m)?;
+    m.add_class::<PyAliases>()?;
     m.add_class::<PyAnalyzer>()?;
     m.add_class::<PyLexicon>()?;
     m.add_class::<PyFilter>()?;

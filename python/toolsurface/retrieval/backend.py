@@ -16,6 +16,7 @@ from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
 from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval import pure
+from toolsurface.retrieval.alias_match import PureAliases
 from toolsurface.retrieval.analysis import Analyzer, CharTable
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
@@ -35,6 +36,9 @@ class IndexLike(Protocol):
     def query_terms(
         self, query: str, lexicon: Any, expansion_weight: float
     ) -> list[tuple[str, float]]: ...
+    def mentions(
+        self, query: str, lexicon: Any, expansion_weight: float, aliases: Any
+    ) -> list[int]: ...
     def search(
         self,
         query: str,
@@ -148,6 +152,10 @@ class Backend(Protocol):
         """A compiled lexicon for this engine."""
         ...
 
+    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
+        """Compiled group aliases, ``(group number, analysed terms)`` each, for ``mentions``."""
+        ...
+
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         """An index of the given documents (ids are positions in ``names``).
 
@@ -195,6 +203,9 @@ class PureBackend:
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return pure.PureLexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
+
+    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
+        return PureAliases(entries)
 
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         return pure.PureIndex(self.analyzer, names, fields)
@@ -255,6 +266,9 @@ class NativeBackend:
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return self.native.Lexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
+
+    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
+        return self.native.Aliases([(int(g), list(terms)) for g, terms in entries])
 
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))

@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
+from toolsurface.retrieval.alias_match import PureAliases
 from toolsurface.retrieval.analysis import Analyzer
 from toolsurface.retrieval.boost_merge import check_factor, merge_boosted
 
@@ -204,6 +205,18 @@ class PureIndex:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
         toks, weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         return list(self._terms(toks, weights, lexicon, expansion_weight).items())
+
+    def mentions(
+        self,
+        query: str,
+        lexicon: PureLexicon | None,
+        expansion_weight: float,
+        aliases: PureAliases,
+    ) -> list[int]:
+        """The numbers of the groups ``query`` mentions, first mentioned first (§8)."""
+        if not aliases:
+            return []
+        return aliases.match([t for t, _ in self.query_terms(query, lexicon, expansion_weight)])
 
     @staticmethod
     def _terms(

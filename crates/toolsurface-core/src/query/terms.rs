@@ -115,7 +115,7 @@ impl TermSpace for VocabTerms<'_> {
 /// The terms' own text, numbered as first met: every token and target is a term, in the
 /// vocabulary or not.
 #[derive(Default)]
-pub(crate) struct TextTerms(StrTable);
+pub(crate) struct TextTerms(pub(crate) StrTable);
 
 impl TermSpace for TextTerms {
     fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
