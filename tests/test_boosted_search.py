@@ -1,9 +1,10 @@
 """The engines' boosted search: one analysis of the query, a scan per ranking, one merge.
 
 ``Index.search_boosted`` must give what separate searches (the plain one, then one per
-boost's filter) merged by the rule of ``retrieval/boost_merge.py`` give, on both engines
-alike, on every path: expansions, the fallback (a boost's own, and the plain one's), an
-admitted set, a boost of no document, two boosts over the same documents.
+boost over what it and the run admit) merged by the rule (written out again here, as the
+registry's Python merge had it) give, on both engines alike, on every path: expansions, the
+fallback (a boost's own, and the plain one's), an admitted set, a boost of no document, two
+boosts over the same documents.
 """
 
 from __future__ import annotations
@@ -15,9 +16,30 @@ from typing import Any
 import pytest
 
 from conftest import DATA
-from toolsurface.retrieval.boost_merge import merge_boosted
 
 REL = 1e-9
+Hits = tuple[list[int], list[float], bool]
+
+
+def _merged(k: int, runs: list[Hits], boosts: list[tuple[list[int], float]]) -> Hits:
+    """The rule written out again, as the registry's Python merge had it: the plain hits
+    with their factors, then each boost's hits not yet in, when it fell back alike."""
+    plain_ids, plain_scores, fallback = runs[0]
+
+    def factor(doc: int) -> float:
+        f = 1.0
+        for ids, boost_factor in boosts:
+            if doc in ids:
+                f *= boost_factor
+        return f
+
+    merged = {i: s * factor(i) for i, s in zip(plain_ids, plain_scores)}
+    for ids, scores, fell_back in runs[1:]:
+        if fell_back == fallback:
+            for i, s in zip(ids, scores):
+                merged.setdefault(i, s * factor(i))
+    best = sorted(merged.items(), key=lambda item: (-item[1], item[0]))[:k]
+    return [i for i, _ in best], [s for _, s in best], fallback
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +93,11 @@ def test_one_call_equals_separate_searches_merged(
                     boosts = [(index.make_filter(ids), f) for ids, f in plan]
                     got = index.search_boosted(q, k, *args, lexicon, allowed, boosts)
                     runs = [index.search(q, k, *args, lexicon, allowed)]
-                    runs += [index.search(q, k, *args, lexicon, f) for f, _ in boosts]
-                    want = merge_boosted(k, runs, [(frozenset(ids), f) for ids, f in plan])
+                    for ids, _ in plan:  # a boost ranks what it and the run admit
+                        within = [i for i in ids if admitted is None or i in admitted]
+                        only = index.make_filter(within)
+                        runs.append(index.search(q, k, *args, lexicon, only))
+                    want = _merged(k, runs, plan)
                     assert got == want, (q, k, admitted, plan)
                     results.append(got)
                 pure, native = results
@@ -110,6 +135,34 @@ def test_a_factor_below_one_or_not_finite_is_refused(
         with pytest.raises(ValueError, match="factor"):
             index.search_boosted(
                 case["query"], 5, *_args(case), lexicon, None, [(index.make_filter([0]), factor)]
+            )
+
+
+def test_a_boost_never_returns_what_the_run_does_not_admit(
+    both_backends: tuple[Any, Any], corpus: dict[str, Any]
+) -> None:
+    n = len(corpus["documents"])
+    admitted = list(range(0, n, 2))
+    outside = list(range(1, n, 2))
+    for index, lexicon in _indexes(both_backends, corpus):
+        for case in corpus["cases"]:
+            got = index.search_boosted(
+                case["query"],
+                10,
+                *_args(case),
+                lexicon,
+                index.make_filter(admitted),
+                [(index.make_filter(outside), 5.0)],
+            )
+            assert set(got[0]) <= set(admitted), case["query"]
+
+
+def test_k_below_zero_is_refused(both_backends: tuple[Any, Any], corpus: dict[str, Any]) -> None:
+    case = corpus["cases"][0]
+    for index, lexicon in _indexes(both_backends, corpus):
+        with pytest.raises(ValueError, match="k must be"):
+            index.search_boosted(
+                case["query"], -1, *_args(case), lexicon, None, [(index.make_filter([0]), 2.0)]
             )
 
 

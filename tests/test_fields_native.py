@@ -193,9 +193,11 @@ _linked = st.recursive(
     props=st.dictionaries(_names, _linked, max_size=4),
     defs=st.dictionaries(st.sampled_from(["a", "q"]), _linked, max_size=2),
     old=st.dictionaries(st.sampled_from(["a"]), _linked, max_size=1),
+    root=st.dictionaries(st.sampled_from(["$ref", "anyOf", "items", "enum"]), _linked, max_size=2),
 )
-def test_linked_schemas_match(props: Any, defs: Any, old: Any) -> None:
-    schema = {"properties": props, "$defs": defs, "definitions": old}
+def test_linked_schemas_match(props: Any, defs: Any, old: Any, root: Any) -> None:
+    # The root may link too: a `$ref`, variants, `items` beside its properties.
+    schema = {**root, "properties": props, "$defs": defs, "definitions": old}
     tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
     assert native(tool) == tool_fields(tool)
 
@@ -210,7 +212,37 @@ def test_a_definition_every_parameter_shares_is_read_once() -> None:
     params = tool_fields(tool)[4]
     assert native(tool) == tool_fields(tool)
     assert params.count("about 7") == 1
-    assert params.count("\np1999") == 1
+    # Every parameter's name, and the shared definition's 50 fields with their texts once.
+    assert len(params.split("\n")) == 2000 + 2 * 50
+
+
+def test_shared_schema_objects_are_walked_once() -> None:
+    # A host-built schema may share one object along many paths: 50 ** 6 paths here. The
+    # walk reads each object once, so it ends at once, on both engines alike.
+    node: dict[str, Any] = {"properties": {"leaf": {"description": "the leaf"}}}
+    for _ in range(6):
+        node = {"anyOf": [node] * 50}
+    tool = Tool.model_construct(
+        name="t", description="d", search_hint="", input_schema={"properties": {"p": node}}
+    )
+    assert tool_fields(tool)[4] == "p\nleaf\nthe leaf"
+    assert native(tool) == tool_fields(tool)
+
+
+def test_a_definition_met_too_deep_is_read_where_met_again() -> None:
+    deep: dict[str, Any] = {"$ref": "#/$defs/X"}
+    for _ in range(8):
+        deep = {"items": deep}
+    schema = {
+        "$defs": {"X": {"enum": ["red", "blue"], "properties": {"x_field": {}}}},
+        "properties": {"a": deep, "b": {"$ref": "#/$defs/X"}},
+    }
+    tool = Tool.model_construct(name="t", description="d", search_hint="", input_schema=schema)
+    fields = tool_fields(tool)
+    assert fields[4].split("\n") == ["a", "b", "x_field"]
+    # An Enum class's values live in its definition.
+    assert fields[3].split("\n") == ["red", "blue"]
+    assert native(tool) == fields
 
 
 @pytest.mark.parametrize(

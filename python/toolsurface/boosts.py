@@ -29,13 +29,15 @@ _BOOST_FILTERS = 256
 class Boost:
     """One boost of a search: its tools (admitted ones only) and their score's factor.
 
-    ``key`` says what made it (``("mention", group, ...)``, ``("question",)``), for caching
-    the index filter of ``members``.
+    ``key`` says what made it (``("mention", group, ...)``, ``("question",)``) and
+    ``version`` the groups version read before ``members`` were, for caching the index
+    filter of ``members``: a filter is never kept under a newer version than its members'.
     """
 
     key: tuple[str, ...]
     members: frozenset[str]
     factor: float
+    version: int = 0
 
 
 def boost_factor(name: str, boosts: Sequence[Boost]) -> float:
@@ -68,17 +70,19 @@ class Boosting:
     ) -> tuple[Boost, ...]:
         """The boosts of a search: a mention's, a question's; none at weight 0."""
         found: list[Boost] = []
+        version = self._groups_version  # read before any members (see ``Boost``)
         if chosen.mention_weight > 0:
             mentioned = self._mentions_in(query, chosen)
             members = self._mention_members(mentioned, admitted) if mentioned else frozenset()
             if members:
-                found.append(Boost(("mention", *mentioned), members, 1.0 + chosen.mention_weight))
+                factor = 1.0 + chosen.mention_weight
+                found.append(Boost(("mention", *mentioned), members, factor, version))
         if chosen.question_weight > 0 and built.read_only and is_question(query):
             members = built.read_only
             if admitted is not None:
                 members = members.intersection(admitted)
             if members:
-                found.append(Boost(("question",), members, 1.0 + chosen.question_weight))
+                found.append(Boost(("question",), members, 1.0 + chosen.question_weight, version))
         return tuple(found)
 
     def _boosted_search(
@@ -101,7 +105,7 @@ class Boosting:
     def _boost_filter(self, built: _Built, boost: Boost, admitted: Collection[str] | None) -> Any:
         """The index filter of a boost's tools, kept per boost (an unhashable admitted: not)."""
         try:
-            key = (built.generation, built.learned, self._groups_version, boost.key, admitted)
+            key = (built.generation, built.learned, boost.version, boost.key, admitted)
             hash(key)
         except TypeError:
             return built.filter_for(boost.members)

@@ -75,11 +75,13 @@ const VARIANTS: [&str; 3] = ["anyOf", "oneOf", "allOf"];
 const LINKS: [&str; 6] = ["properties", "items", "$ref", "anyOf", "oneOf", "allOf"];
 
 /// One schema walk of `fields._Walk`: the root a `$ref` resolves in, the definitions
-/// already followed (each at most once, so cycles end and no node is read twice), and the
-/// two texts it makes. Every method returns `None` where the schema needs Python.
+/// already followed, the schema objects already walked (by address: a host may share
+/// parts, and no object is walked twice), and the two texts it makes. Every method
+/// returns `None` where the schema needs Python.
 struct Walk<'a, 'py> {
     root: &'a Bound<'py, PyDict>,
     seen: HashSet<String>,
+    nodes: HashSet<usize>,
     params: Lines,
     enums: Lines,
 }
@@ -142,7 +144,9 @@ impl<'py> Walk<'_, 'py> {
 
     /// `fields._walk_schema` over plain dicts: properties, `items`, `$ref`, variants.
     fn schema(&mut self, schema: &Bound<'py, PyDict>, depth: usize) -> Option<()> {
-        if depth > 8 {
+        // The objects stay alive for the whole walk (the tool holds them), so an address
+        // names one object throughout.
+        if depth > 8 || !self.nodes.insert(schema.as_ptr() as usize) {
             return Some(());
         }
         let py = schema.py();
@@ -172,9 +176,13 @@ impl<'py> Walk<'_, 'py> {
                 Node::Other => return None,
             }
         }
-        if let Some(reference) = schema.get_item(intern!(py, "$ref")).ok()? {
-            if let Some(found) = self.target(&reference)? {
-                self.schema(&found, depth + 1)?;
+        // A definition too deep to walk is not used up.
+        if depth < 8 {
+            if let Some(reference) = schema.get_item(intern!(py, "$ref")).ok()? {
+                if let Some(found) = self.target(&reference)? {
+                    self.add_enum(&found)?;
+                    self.schema(&found, depth + 1)?;
+                }
             }
         }
         for key in VARIANTS {
@@ -239,6 +247,7 @@ fn texts_of(
     let mut walk = Walk {
         root: schema,
         seen: HashSet::new(),
+        nodes: HashSet::new(),
         params: Lines::default(),
         enums: Lines::default(),
     };

@@ -164,18 +164,21 @@ _VARIANTS = ("anyOf", "oneOf", "allOf")
 
 
 class _Walk:
-    """One schema walk: its root (where ``$ref`` resolves), what it has followed, its output.
+    """One schema walk: its root (where ``$ref`` resolves), what it has read, its output.
 
-    Each definition is followed the first time a ``$ref`` meets it and never again, so a
-    walk reads every node of the schema at most once: cycles end, and a definition many
-    parameters share is indexed once (docs/analysis.md §1).
+    A definition is followed the first time a ``$ref`` within the depth limit meets it and
+    never again, and no schema object is walked twice (``nodes``, by identity: a host may
+    build a schema whose parts are shared), so the walk's work is bounded by the schema's
+    size whatever its shape: cycles end, and a definition many parameters share is indexed
+    once (docs/analysis.md §1).
     """
 
-    __slots__ = ("enums", "out", "root", "seen")
+    __slots__ = ("enums", "nodes", "out", "root", "seen")
 
     def __init__(self, root: Mapping[str, Any]) -> None:
         self.root = root
         self.seen: set[str] = set()
+        self.nodes: set[int] = set()
         self.out: list[str] = []
         self.enums: list[str] = []
 
@@ -215,8 +218,9 @@ def _links(node: Mapping[str, Any]) -> bool:
 
 def _walk_schema(schema: Mapping[str, Any], depth: int, walk: _Walk) -> None:
     """Walk one schema node: its properties, its ``items``, its ``$ref`` and its variants."""
-    if depth > 8:
+    if depth > 8 or id(schema) in walk.nodes:
         return
+    walk.nodes.add(id(schema))
     props = schema.get("properties")
     if _is_map(props):
         append = walk.out.append
@@ -234,9 +238,10 @@ def _walk_schema(schema: Mapping[str, Any], depth: int, walk: _Walk) -> None:
     if items is not None and _is_map(items):
         walk.add_enum(items)
         _walk_schema(items, depth + 1, walk)
-    if "$ref" in schema:
+    if depth < 8 and "$ref" in schema:  # a definition too deep to walk is not used up
         found = walk.target(schema["$ref"])
         if found is not None:
+            walk.add_enum(found)  # an Enum class's values live in its definition
             _walk_schema(found, depth + 1, walk)
     for key in _VARIANTS:
         members = schema.get(key)
@@ -248,7 +253,7 @@ def _walk_schema(schema: Mapping[str, Any], depth: int, walk: _Walk) -> None:
 
 
 def params_text(input_schema: Mapping[str, Any]) -> str:
-    """Parameter names and descriptions, nested ones too, one a line ($defs not followed)."""
+    """Parameter names and descriptions, nested and referred-to ones too, one a line."""
     return schema_texts(input_schema)[0]
 
 

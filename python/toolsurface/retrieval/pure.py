@@ -322,27 +322,14 @@ class PureIndex:
         table = self._table((*weights, *b, k1))
         toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
-        return self._ranking(toks, terms, table, allowed, k, {})
-
-    def _ranking(
-        self,
-        toks: list[str],
-        terms: dict[str, float],
-        table: dict[str, list[float]],
-        only: PureFilter | None,
-        k: int,
-        fuzzy: dict[str, dict[str, float]],
-    ) -> Hits:
-        """The best ``k`` of one ranking of an analysed query, falling back if nothing scores.
-
-        ``fuzzy`` keeps the fallback's terms for the same query's other rankings.
-        """
-        scores = self._score(terms, table, only)
+        scores = self._score(terms, table, allowed)
         fallback = not scores
         if fallback:
-            if "terms" not in fuzzy:
-                fuzzy["terms"] = self._fuzzy_terms(toks)
-            scores = self._score(fuzzy["terms"], table, only)
+            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+        return self._best(scores, k, fallback)
+
+    def _best(self, scores: dict[int, float], k: int, fallback: bool) -> Hits:
+        """The best ``k`` of one ranking's scores, best first, ties by name."""
         names = self.names
         best = heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], names[item[0]]))
         return [d for d, _ in best], [s for _, s in best], fallback
@@ -360,17 +347,29 @@ class PureIndex:
         boosts: Sequence[tuple[PureFilter, float]] = (),
     ) -> Hits:
         """``search`` with ``boosts`` (a filter and its factor each) applied (boost_merge.py)."""
-        check_settings(weights, b, k1, expansion_weight)
-        checked = [(f, check_factor(factor)) for f, factor in boosts]
-        if not checked or k <= 0:
-            return self.search(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
         weights, b = check_settings(weights, b, k1, expansion_weight)
+        if k < 0:
+            raise ValueError(f"k must be >= 0, got {k}")
+        checked = [(f, check_factor(factor)) for f, factor in boosts]
+        if not checked or k == 0:
+            return self.search(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
         table = self._table((*weights, *b, k1))
         toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
-        fuzzy: dict[str, dict[str, float]] = {}
-        filters = (allowed, *(f for f, _ in checked))
-        runs = [self._ranking(toks, terms, table, only, k, fuzzy) for only in filters]
+        # A boost raises admitted documents only: its ranking is over both sets.
+        filters = [allowed] + [
+            f if allowed is None else PureFilter(f.ids & allowed.ids) for f, _ in checked
+        ]
+        scored = [self._score(terms, table, only) for only in filters]
+        # A ranking that found nothing falls back on its own; the merge keeps a boost's only
+        # when it fell back as the plain one did, so the fallback runs only if the plain does.
+        fuzzy = self._fuzzy_terms(toks) if not scored[0] else None
+        runs = []
+        for scores, only in zip(scored, filters):
+            if not scores and fuzzy is not None:
+                runs.append(self._best(self._score(fuzzy, table, only), k, True))
+            else:
+                runs.append(self._best(scores, k, not scores))
         return merge_boosted(k, runs, [(f.ids, factor) for f, factor in checked])
 
     def search_many(

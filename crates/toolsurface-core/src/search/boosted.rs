@@ -49,15 +49,27 @@ impl Index {
     ) -> SearchResult {
         self.analyse_query(query, sc);
         self.main_terms(sc, req.lexicon, req.expansion_weight);
+        // A boost raises admitted documents only: its ranking is over both sets.
+        let within: Vec<Filter> = match req.allowed {
+            Some(allowed) => boosts.iter().map(|b| b.members.and(allowed)).collect(),
+            None => Vec::new(),
+        };
         let filters: Vec<Option<&Filter>> = std::iter::once(req.allowed)
-            .chain(boosts.iter().map(|b| Some(b.members)))
+            .chain(
+                boosts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| Some(within.get(i).unwrap_or(b.members))),
+            )
             .collect();
         let mut runs: Vec<Ranking> = filters
             .iter()
             .map(|&only| self.ranking(req, only, sc))
             .collect();
-        if runs.iter().any(|r| r.2) {
-            // Each ranking that found nothing falls back alone, as its own search would.
+        // A ranking that found nothing falls back on its own, as its own search would; the
+        // merge keeps a boost's only when it fell back as the plain one did, so the fallback
+        // is worked out only when the plain ranking needs it.
+        if runs[0].2 {
             self.fallback_terms(sc);
             for (run, &only) in runs.iter_mut().zip(&filters) {
                 if run.2 {
@@ -72,9 +84,10 @@ impl Index {
     /// The `k` best documents for `query` with `boosts` applied, best first (score
     /// descending, then id): [`Index::search`]'s hits, and each boost's own best `k`,
     /// merged with every hit's score times the factors of the boosts that hold it. A
-    /// boost's ranking counts only when it fell back as the plain one did (a fallback's
-    /// scores are comparable only with another's). `fallback` is the plain ranking's.
-    /// A factor that is not finite or is below 1 is an error.
+    /// boost ranks the documents both it and `allowed` admit. A boost's ranking counts
+    /// only when it fell back as the plain one did (a fallback's scores are comparable
+    /// only with another's). `fallback` is the plain ranking's. A factor that is not
+    /// finite or is below 1 is an error.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -201,7 +214,9 @@ mod tests {
         };
         add(&plain.docs, &plain.scores);
         for b in boosts {
-            let r = idx.search(q, k, &s, None, Some(b.members)).unwrap();
+            let within = allowed.map(|a| b.members.and(a));
+            let only = within.as_ref().unwrap_or(b.members);
+            let r = idx.search(q, k, &s, None, Some(only)).unwrap();
             if r.fallback == plain.fallback {
                 add(&r.docs, &r.scores);
             }

@@ -27,6 +27,18 @@ impl Filter {
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
+
+    /// The ids both filters admit.
+    pub fn and(&self, other: &Filter) -> Filter {
+        let bits: Vec<u64> = self
+            .bits
+            .iter()
+            .zip(&other.bits)
+            .map(|(a, b)| a & b)
+            .collect();
+        let count = bits.iter().map(|w| w.count_ones() as usize).sum();
+        Filter { bits, count }
+    }
 }
 
 impl Index {
