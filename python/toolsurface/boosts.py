@@ -54,11 +54,11 @@ class Boosting:
 
     _lexicon: Any
     _groups_version: int
-    #: Filters of a boost's admitted tools, by (generation, learned, groups version, boost
-    #: key, admitted set): a run's searches make the same few boosts again.
+    #: Filters of a boost's admitted tools, by (generation, learned, the boost's groups
+    #: version, boost key, admitted set): a run's searches make the same few boosts again.
     _boost_filters: dict[tuple[Any, ...], Any] | None = None
     # The registry's mentions (``mentions.MentionBoost``).
-    _mentions_in: Callable[[str, RetrievalSettings], tuple[str, ...]]
+    _mentions_in: Callable[[str, RetrievalSettings, _Built | None], tuple[str, ...]]
     _mention_members: Callable[[Sequence[str], Collection[str] | None], frozenset[str]]
 
     def _boosts(
@@ -72,7 +72,7 @@ class Boosting:
         found: list[Boost] = []
         version = self._groups_version  # read before any members (see ``Boost``)
         if chosen.mention_weight > 0:
-            mentioned = self._mentions_in(query, chosen)
+            mentioned = self._mentions_in(query, chosen, built)
             members = self._mention_members(mentioned, admitted) if mentioned else frozenset()
             if members:
                 factor = 1.0 + chosen.mention_weight

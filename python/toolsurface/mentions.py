@@ -4,8 +4,8 @@ The rule is ``docs/analysis.md`` §8. A declared group's name and aliases are an
 the registry's engine and compiled into its alias table; a group is *mentioned* when every
 index term of one of them is among the query's terms (its own tokens and the lexicon's
 expansions, any weight, so "в слаке" mentions ``slack`` through the lexicon's "слак"),
-matched inside the engine on the query's one analysis (``Index.mentions``). Every hit of a mentioned
-group's tools has its BM25F score multiplied by ``1 + mention_weight``
+matched inside the engine (``Index.mentions``). Every hit of a mentioned group's tools has
+its BM25F score multiplied by ``1 + mention_weight``
 (:class:`~toolsurface.models.RetrievalSettings`); nothing else moves.
 
 The boost is worked out over the engine's own searches (``boosts.py``), so both engines
@@ -19,6 +19,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from toolsurface.groups import MAX_ALIAS_CHARS, MAX_ALIASES, ToolGroup
+from toolsurface.membership import Membership
 from toolsurface.models import RetrievalSettings
 from toolsurface.retrieval.backend import Backend
 from toolsurface.retrieval.built import _Built
@@ -28,8 +29,6 @@ __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 
 #: A query is read for mentions on the same first characters the search analyses.
 _QUERY_MAX_CHARS = 4096
-#: Member sets of mentioned group combinations kept per catalogue and groups version.
-_MEMBER_SETS = 256
 
 
 class AliasTable:
@@ -62,14 +61,10 @@ class MentionBoost:
     _group_list: tuple[ToolGroup, ...]
     _lexicon: Any
     _aliases: AliasTable | None = None
-    _generation: int
-    #: ((generation, groups version), {mentioned groups: their tools}): a run mentions the
-    #: same few groups again, and a large group's set is costly to make per search.
-    _member_sets: tuple[tuple[int, int], dict[tuple[str, ...], frozenset[str]]] | None = None
     settings: RetrievalSettings
-    # The registry's current index and membership's group members.
+    # The registry's current index and its membership map (``membership.py``).
     _current: Callable[[], _Built]
-    group_members: Callable[[str], tuple[str, ...]]
+    _memberships: Callable[[], Membership]
 
     def _alias_table(self) -> AliasTable:
         table = self._aliases
@@ -104,30 +99,22 @@ class MentionBoost:
         chosen = settings or self.settings
         return list(self._mentions_in(query, chosen))
 
-    def _mentions_in(self, query: str, chosen: RetrievalSettings) -> tuple[str, ...]:
+    def _mentions_in(
+        self, query: str, chosen: RetrievalSettings, built: _Built | None = None
+    ) -> tuple[str, ...]:
+        """The groups ``query`` mentions, matched on ``built`` (default: the current index)."""
         table = self._alias_table()
         if table.compiled is None:
             return ()
         text = clean_text(query[:_QUERY_MAX_CHARS])
-        index = self._current().index
+        index = (built or self._current()).index
         found = index.mentions(text, self._lexicon, chosen.expansion_weight, table.compiled)
         return tuple(table.names[i] for i in found)
 
     def _mention_members(
         self, mentioned: Sequence[str], admitted: Collection[str] | None
     ) -> frozenset[str]:
-        key = (self._generation, self._groups_version)
-        cache = self._member_sets
-        if cache is None or cache[0] != key or len(cache[1]) >= _MEMBER_SETS:
-            # Read before the members: a change in between leaves the set under the older
-            # key, which the next search no longer uses.
-            cache = self._member_sets = (key, {})
-        found = cache[1].get(tuple(mentioned))
-        if found is None:
-            members: set[str] = set()
-            for g in mentioned:
-                members.update(self.group_members(g))
-            found = cache[1][tuple(mentioned)] = frozenset(members)
+        found = self._memberships().union(tuple(mentioned))
         return found if admitted is None else found.intersection(admitted)
 
 

@@ -18,13 +18,12 @@ from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval import pure
 from toolsurface.retrieval.alias_match import PureAliases
 from toolsurface.retrieval.analysis import Analyzer, CharTable
+from toolsurface.retrieval.boost_merge import Hits
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
 __all__ = ["Backend", "IndexLike", "NativeBackend", "PureBackend", "Searcher", "backend"]
-
-Hits = tuple[list[int], list[float], bool]
 
 
 class IndexLike(Protocol):

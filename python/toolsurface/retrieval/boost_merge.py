@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 __all__ = ["Hits", "check_factor", "merge_boosted"]
 
+#: A ranking: document ids and scores, best first, and whether it fell back (both engines).
 Hits = tuple[list[int], list[float], bool]
 
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from toolsurface.retrieval.alias_match import PureAliases
 from toolsurface.retrieval.analysis import Analyzer
-from toolsurface.retrieval.boost_merge import check_factor, merge_boosted
+from toolsurface.retrieval.boost_merge import Hits, check_factor, merge_boosted
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
 
@@ -29,7 +29,6 @@ PAYLOAD_WEIGHT = 0.5
 
 #: The scoring part of the settings: six weights, six ``b``, ``k1``.
 ScoringKey = tuple[float, ...]
-Hits = tuple[list[int], list[float], bool]
 
 
 def per_field(values: Sequence[float]) -> tuple[float, ...]:

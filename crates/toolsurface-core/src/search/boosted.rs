@@ -7,7 +7,7 @@
 //! fallback). Here the query is analysed once and scanned once per ranking; the result is
 //! what those separate searches merged give, bit for bit.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use crate::index::Index;
 use crate::lexicon::Lexicon;
@@ -28,8 +28,8 @@ pub struct Boost<'a> {
 type Ranking = (Vec<u32>, Vec<f64>, bool);
 
 impl Index {
-    /// The best `k` of one ranking of the analysed query: the main terms' scan, or the
-    /// fallback's where nothing scored (as [`Index::search`] makes it).
+    /// The best `k` of one ranking of the query's current terms (the main stage's, or the
+    /// fallback's once the caller made them), and whether nothing scored.
     fn ranking(&self, req: &Request<'_>, only: Option<&Filter>, sc: &mut Scratch) -> Ranking {
         let found = self.scan(&sc.terms, req.sat, req.k, only, &mut sc.accum);
         let top = &sc.accum.top[..req.k.min(sc.accum.top.len())];
@@ -134,17 +134,11 @@ impl Index {
                 b.factor
             ));
         }
-        let sat = self.sat_table(settings);
-        let req = Request {
-            k,
-            expansion_weight: settings.expansion_weight,
-            sat: &sat,
-            lexicon,
-            allowed,
-        };
         if boosts.is_empty() || k == 0 {
             return self.search(query, k, settings, lexicon, allowed);
         }
+        let sat = self.sat_table(settings);
+        let req = Request::new(k, settings, &sat, lexicon, allowed);
         Ok(with_scratch(|sc| {
             self.search_boosted_in(query, &req, boosts, sc)
         }))
@@ -166,15 +160,14 @@ fn factor(doc: u32, boosts: &[Boost<'_>]) -> f64 {
 /// (`runs[1..]`) adding the documents not yet in, best `k` first, ties by id.
 fn merge(k: usize, runs: &[Ranking], boosts: &[Boost<'_>]) -> SearchResult {
     let fallback = runs[0].2;
-    let mut at: HashMap<u32, usize> = HashMap::new();
+    let mut seen: HashSet<u32> = HashSet::new();
     let mut merged: Vec<(u32, f64)> = Vec::new();
     for (i, (docs, scores, fell_back)) in runs.iter().enumerate() {
         if i > 0 && *fell_back != fallback {
             continue;
         }
         for (&doc, &score) in docs.iter().zip(scores) {
-            if let std::collections::hash_map::Entry::Vacant(slot) = at.entry(doc) {
-                slot.insert(merged.len());
+            if seen.insert(doc) {
                 merged.push((doc, score * factor(doc, boosts)));
             }
         }

@@ -37,6 +37,24 @@ pub(crate) struct Request<'a> {
     pub(crate) allowed: Option<&'a Filter>,
 }
 
+impl<'a> Request<'a> {
+    pub(crate) fn new(
+        k: usize,
+        settings: &Settings,
+        sat: &'a SatTable,
+        lexicon: Option<&'a Lexicon>,
+        allowed: Option<&'a Filter>,
+    ) -> Self {
+        Request {
+            k,
+            expansion_weight: settings.expansion_weight,
+            sat,
+            lexicon,
+            allowed,
+        }
+    }
+}
+
 impl Index {
     fn search_in(&self, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
         self.analyse_query(query, sc);
@@ -101,13 +119,7 @@ impl Index {
     ) -> Result<SearchResult, String> {
         settings.validate()?;
         let sat = self.sat_table(settings);
-        let req = Request {
-            k,
-            expansion_weight: settings.expansion_weight,
-            sat: &sat,
-            lexicon,
-            allowed,
-        };
+        let req = Request::new(k, settings, &sat, lexicon, allowed);
         Ok(with_scratch(|sc| self.search_in(query, &req, sc)))
     }
 
@@ -122,13 +134,7 @@ impl Index {
     ) -> Result<Vec<SearchResult>, String> {
         settings.validate()?;
         let sat = self.sat_table(settings);
-        let req = Request {
-            k,
-            expansion_weight: settings.expansion_weight,
-            sat: &sat,
-            lexicon,
-            allowed,
-        };
+        let req = Request::new(k, settings, &sat, lexicon, allowed);
         Ok(queries
             .par_iter()
             .map(|q| with_scratch(|sc| self.search_in(q, &req, sc)))
