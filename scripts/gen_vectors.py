@@ -63,6 +63,10 @@ QUERIES = [
     "заведи тикет: страница логина падает после релиза",
     "list pull requests merged since 2023-04-15 in repo 42",
     "«открытые пулреквесты» покажи",
+    # issue keys expand to the <issue-key> source's targets (half as much in the payload)
+    "move ENG-1423 to done",
+    'close it: "duplicate of OPS-77"',
+    "link PROJ-7 and K8S-12, not eng-5 or A-1",
 ]
 LEXICON = [
     ["пулреквест", "pull request"],
@@ -86,6 +90,7 @@ LEXICON = [
     ["mr", "merge request"],
     ["k8s", "kubernetes"],
     ["on call", "oncall schedule"],
+    ["<issue-key>", "issue ticket"],
 ]
 SETTINGS = [
     {

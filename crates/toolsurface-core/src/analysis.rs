@@ -510,6 +510,35 @@ impl Analyzer {
             .all(|c| c.is_ascii_digit() || is_connector(c) || self.table.class(c) == Class::Ignore)
     }
 
+    /// Whether an identifier is an issue key, class-I characters aside: an ASCII upper-case
+    /// letter, one to nine more upper-case letters or digits, one hyphen, then ASCII digits
+    /// (`ENG-1423`, `K8S-7`; not `eng-1423`, `A-1`, `ENG-14a`). Trackers (Jira, Linear,
+    /// YouTrack) name issues so; a request that writes one is about an issue.
+    pub fn is_issue_key(&self, ident: &str) -> bool {
+        let mut chars = ident
+            .chars()
+            .filter(|&c| self.table.class(c) != Class::Ignore);
+        if !chars.next().is_some_and(|c| c.is_ascii_uppercase()) {
+            return false;
+        }
+        let mut prefix = 1;
+        for c in chars.by_ref() {
+            match c {
+                '-' if prefix >= 2 => break,
+                c if (c.is_ascii_uppercase() || c.is_ascii_digit()) && prefix < 10 => prefix += 1,
+                _ => return false,
+            }
+        }
+        let mut digits = 0;
+        for c in chars {
+            if !c.is_ascii_digit() {
+                return false;
+            }
+            digits += 1;
+        }
+        digits > 0
+    }
+
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
     /// aside.
     fn url_follows(&self, rest: &str) -> bool {
@@ -740,6 +769,40 @@ mod tests {
         }
         for n in ["v2", "k8s", "s3", "\u{663}"] {
             assert!(!a.is_number(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn issue_keys() {
+        let a = analyzer();
+        for k in [
+            "ENG-1423",
+            "PROJ-7",
+            "K8S-2",
+            "ABCDEFGHIJ-1",
+            "E\u{200b}NG-1",
+            "AB-0",
+        ] {
+            assert!(a.is_issue_key(k), "{k}");
+        }
+        let not = [
+            "eng-1423",
+            "Eng-1",
+            "A-1",
+            "ABCDEFGHIJK-1",
+            "ENG-",
+            "ENG",
+            "ENG-14a",
+            "ENG--1",
+            "ENG-1-2",
+            "ENG_12",
+            "1ENG-2",
+            "ЕНГ-1",
+            "ENG-\u{663}",
+            "",
+        ];
+        for k in not {
+            assert!(!a.is_issue_key(k), "{k}");
         }
     }
 

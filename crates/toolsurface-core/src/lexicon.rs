@@ -38,6 +38,34 @@ pub struct Lexicon {
     /// Per slot: the target term's [`str_hash`].
     target_hash: Vec<u64>,
     max_key_len: usize,
+    /// The entry of the `<issue-key>` shape source, if the lexicon has one
+    /// ([`Lexicon::issue_key_slots`]).
+    issue_key: Option<u32>,
+}
+
+/// The one shape a lexicon source can name (docs/analysis.md §4): a query identifier that
+/// is an issue key ([`Analyzer::is_issue_key`]) expands to this entry's targets.
+pub const ISSUE_KEY_SHAPE: &str = "<issue-key>";
+
+/// The shape `source` names, if it is written as one (`<` ASCII lower-case letters and
+/// hyphens `>`): only [`ISSUE_KEY_SHAPE`] is known; any other such name is an error, so a
+/// misspelt shape is never taken for the words it spells. `Ok(None)`: an ordinary source.
+fn shape_of(source: &str) -> Result<Option<&'static str>, String> {
+    let s = source.trim_matches(|c: char| c.is_ascii_whitespace());
+    let inner = match s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
+        Some(inner) if !inner.is_empty() => inner,
+        _ => return Ok(None),
+    };
+    if !inner.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') {
+        return Ok(None);
+    }
+    if s == ISSUE_KEY_SHAPE {
+        Ok(Some(ISSUE_KEY_SHAPE))
+    } else {
+        Err(format!(
+            "unknown shape {s} (the known one is {ISSUE_KEY_SHAPE})"
+        ))
+    }
 }
 
 /// Keys of at most this many words are kept inline.
@@ -62,7 +90,13 @@ impl Lexicon {
         let mut targets: Vec<Vec<String>> = Vec::new();
         let mut count = 0usize;
         for (i, (source, target)) in entries.iter().enumerate() {
-            let key = analyzer.tokens(source);
+            let shape = shape_of(source)
+                .map_err(|e| format!("lexicon entry {i} ({}): {e}", py_repr(source)))?;
+            // A shape's key is its own name, a word no analysed text has (`<` separates).
+            let key = match shape {
+                Some(name) => vec![name.to_string()],
+                None => analyzer.tokens(source),
+            };
             if key.is_empty() {
                 return Err(format!(
                     "lexicon entry {i} ({}): source has no index terms",
@@ -77,7 +111,9 @@ impl Lexicon {
                     py_repr(target)
                 ));
             }
-            lex.max_key_len = lex.max_key_len.max(key.len());
+            if shape.is_none() {
+                lex.max_key_len = lex.max_key_len.max(key.len());
+            }
             let ids = key
                 .iter()
                 .map(|w| lex.words.insert(w, str_hash(w)).map(|(id, _)| id))
@@ -92,6 +128,9 @@ impl Lexicon {
             };
             if entry == next {
                 targets.push(Vec::new());
+            }
+            if shape.is_some() {
+                lex.issue_key = Some(entry);
             }
             let known = &mut targets[entry as usize];
             for t in terms {
@@ -144,6 +183,12 @@ impl Lexicon {
     fn slots(&self, entry: u32) -> std::ops::Range<usize> {
         let e = entry as usize;
         self.target_start[e] as usize..self.target_start[e + 1] as usize
+    }
+
+    /// The slots of the `<issue-key>` shape's targets, if the lexicon has that source.
+    #[inline]
+    pub(crate) fn issue_key_slots(&self) -> Option<std::ops::Range<usize>> {
+        self.issue_key.map(|e| self.slots(e))
     }
 
     /// Number of distinct keys.
@@ -335,6 +380,43 @@ mod tests {
             ["greek"]
         );
         assert!(lex.get(&["alpha", "beta", "gamma", "delta"]).is_none());
+    }
+
+    #[test]
+    fn issue_key_shape_source() {
+        let a = analyzer();
+        let lex = Lexicon::new(
+            &a,
+            &[
+                e(" <issue-key> ", "issue"),
+                e("<issue-key>", "ticket issue"),
+                e("issue key", "jira"),
+            ],
+        )
+        .unwrap();
+        // The shape is a key of its own, never matched by words: "issue key" still is.
+        assert_eq!(lex.len(), 2);
+        assert_eq!(lex.max_key_len(), 2);
+        let slots = lex.issue_key_slots().unwrap();
+        let got: Vec<&str> = slots.map(|s| lex.target(s).0).collect();
+        assert_eq!(got, ["issu", "ticket"]);
+        assert_eq!(lex.get(&["issu", "key"]).unwrap(), ["jira"]);
+        let mut seen = Vec::new();
+        lex.expand(&a.tokens("<issue-key>"), |t| seen.push(t.to_string()));
+        assert_eq!(seen, ["jira"]);
+        assert!(Lexicon::new(&a, &[e("pr", "pull request")])
+            .unwrap()
+            .issue_key_slots()
+            .is_none());
+        let err = Lexicon::new(&a, &[e("pr", "pull"), e("<issue-id>", "issue")]).unwrap_err();
+        assert!(
+            err.contains("entry 1") && err.contains("unknown shape <issue-id>"),
+            "{err}"
+        );
+        // Only `<` lower-case letters and hyphens `>` is a shape's form.
+        let lex = Lexicon::new(&a, &[e("<Issue-Key>", "ticket"), e("<html5>", "markup")]).unwrap();
+        assert!(lex.issue_key_slots().is_none());
+        assert_eq!(lex.get(&a.tokens("html5")).unwrap(), ["markup"]);
     }
 
     #[test]

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
-__all__ = ["CONNECTORS", "MIN_TOKEN_CHARS", "Analyzer", "CharTable", "payload_spans"]
+__all__ = [
+    "CONNECTORS",
+    "ISSUE_KEY_SHAPE",
+    "MIN_TOKEN_CHARS",
+    "Analyzer",
+    "CharTable",
+    "payload_spans",
+    "shape_of",
+]
 
 #: Tokens shorter than this (in code points, after folding) are dropped.
 MIN_TOKEN_CHARS = 2
@@ -110,6 +118,29 @@ _OPENS_PAYLOAD = re.compile('[":\u201c\u00ab]')
 _SHORTCODE_NAME = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-")
 #: An identifier that is a number (its terms weigh like the payload's).
 _NUMBER_IDENT = re.compile(r"[0-9_.-]+")
+#: An issue key (docs/analysis.md §4): ``ENG-1423``, ``K8S-7``; ASCII only.
+_ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9]{1,9}-[0-9]+")
+#: The one shape a lexicon source can name: a query's issue keys expand to its targets.
+ISSUE_KEY_SHAPE = "<issue-key>"
+_SHAPE_FORM = re.compile(r"<[a-z-]+>")
+
+
+def shape_of(source: str) -> str | None:
+    """The shape a lexicon source names (``<issue-key>``), or None for an ordinary source.
+
+    A source written ``<`` lower-case ASCII letters and hyphens ``>`` names a shape; only
+    ``<issue-key>`` is known, and any other such name is refused, so that a misspelt shape
+    is never taken for the words it spells.
+
+    >>> shape_of(" <issue-key> "), shape_of("pull request"), shape_of("<html5>")
+    ('<issue-key>', None, None)
+    """
+    s = source.strip(" \t\n\x0c\r")  # ASCII white space, as the native engine trims
+    if not _SHAPE_FORM.fullmatch(s):
+        return None
+    if s != ISSUE_KEY_SHAPE:
+        raise ValueError(f"unknown shape {s} (the known one is {ISSUE_KEY_SHAPE})")
+    return s
 
 
 def payload_spans(text: str) -> list[tuple[int, int]]:
@@ -204,24 +235,31 @@ class Analyzer:
             out.extend(terms)
         return out
 
-    def query_tokens(self, text: str, payload_weight: float) -> tuple[list[str], list[float]]:
-        """Index terms of a request and the weight of each.
+    def query_tokens(
+        self, text: str, payload_weight: float
+    ) -> tuple[list[str], list[float], list[float]]:
+        """Index terms of a request, the weight of each, and the weight of each issue key.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
         ``payload_spans``) or of a number (ASCII digits and connectors only: ``231``,
-        ``1.8.2``, ``2023-04-15``; an argument's value), 1 for the others.
+        ``1.8.2``, ``2023-04-15``; an argument's value), 1 for the others. The third list
+        has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
+        the lexicon's ``<issue-key>`` source expands each.
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
         starts = [a for a, _ in spans]
         toks: list[str] = []
         weights: list[float] = []
+        keys: list[float] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
             w = payload_weight if inside or _NUMBER_IDENT.fullmatch(ident) else 1.0
             toks.extend(terms)
             weights.extend([w] * len(terms))
-        return toks, weights
+            if _ISSUE_KEY.fullmatch(ident):
+                keys.append(w)
+        return toks, weights, keys
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
         """Each identifier of ``text`` (class-I characters removed): start, text, terms."""

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from toolsurface.retrieval.alias_match import PureAliases
-from toolsurface.retrieval.analysis import Analyzer
+from toolsurface.retrieval.analysis import Analyzer, shape_of
 from toolsurface.retrieval.boost_merge import Hits, check_factor, merge_boosted
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
@@ -96,8 +96,15 @@ class PureLexicon:
     def __init__(self, analyzer: Analyzer, entries: Sequence[tuple[str, str]]) -> None:
         self.entries: dict[tuple[str, ...], list[str]] = {}
         self.max_len = 0
+        #: The targets of the ``<issue-key>`` shape source (none without one).
+        self.issue_key: list[str] = []
         for i, (source, target) in enumerate(entries):
-            key = tuple(analyzer.tokens(source))
+            try:
+                shape = shape_of(source)
+            except ValueError as e:
+                raise ValueError(f"lexicon entry {i} ({source!r}): {e}") from None
+            # A shape's key is its own name, a word no analysed text has (``<`` separates).
+            key = (shape,) if shape else tuple(analyzer.tokens(source))
             if not key:
                 raise ValueError(f"lexicon entry {i} ({source!r}): source has no index terms")
             targets = analyzer.tokens(target)
@@ -107,7 +114,10 @@ class PureLexicon:
             for t in targets:
                 if t not in merged:
                     merged.append(t)
-            self.max_len = max(self.max_len, len(key))
+            if shape:
+                self.issue_key = merged
+            else:
+                self.max_len = max(self.max_len, len(key))
 
     def __len__(self) -> int:
         """Number of distinct keys."""
@@ -202,8 +212,8 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        toks, weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        return list(self._terms(toks, weights, lexicon, expansion_weight).items())
+        toks, weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        return list(self._terms(toks, weights, keys, lexicon, expansion_weight).items())
 
     def mentions(
         self,
@@ -221,13 +231,17 @@ class PureIndex:
     def _terms(
         toks: list[str],
         weights: list[float],
+        keys: list[float],
         lexicon: PureLexicon | None,
         expansion_weight: float,
     ) -> dict[str, float]:
+        """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'."""
         terms: dict[str, float] = {}
         for tok, w in zip(toks, weights):
             _add(terms, tok, w)
-        if lexicon is not None and expansion_weight > 0.0 and lexicon.max_len:
+        if lexicon is None or expansion_weight <= 0.0:
+            return terms
+        if lexicon.max_len:
             i = 0
             while i < len(toks):
                 for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
@@ -240,6 +254,9 @@ class PureIndex:
                         break
                 else:
                     i += 1
+        for w in keys:
+            for t in lexicon.issue_key:
+                _add(terms, t, expansion_weight * w)
         return terms
 
     def _table(self, key: ScoringKey) -> dict[str, list[float]]:
@@ -319,8 +336,8 @@ class PureIndex:
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
         table = self._table((*weights, *b, k1))
-        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
+        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
         scores = self._score(terms, table, allowed)
         fallback = not scores
         if fallback:
@@ -353,8 +370,8 @@ class PureIndex:
         if not checked or k == 0:
             return self.search(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
         table = self._table((*weights, *b, k1))
-        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, lexicon, expansion_weight)
+        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
         # A boost raises admitted documents only: its ranking is over both sets.
         filters = [allowed] + [
             f if allowed is None else PureFilter(f.ids & allowed.ids) for f, _ in checked
@@ -402,11 +419,11 @@ class PureIndex:
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks, tok_weights = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = (
             self._fuzzy_terms(toks)
             if fallback
-            else self._terms(toks, tok_weights, lexicon, expansion_weight)
+            else self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []

@@ -144,8 +144,10 @@ impl TermSpace for TextTerms {
 /// its tokens' terms, each weighted by its token's weight (1, or the payload weight for a
 /// payload word or a number), then, with a lexicon and `expansion_weight > 0`, the terms
 /// of the expansions of the longest keys, left to right, each weighing `expansion_weight`
-/// times the largest weight of its key's tokens. A repeated term keeps its first position
-/// and its largest weight ([`TermList::add`]).
+/// times the largest weight of its key's tokens, then, for each issue-key identifier in
+/// order, the targets of the lexicon's `<issue-key>` source at `expansion_weight` times the
+/// identifier's weight. A repeated term keeps its first position and its largest weight
+/// ([`TermList::add`]).
 pub(crate) fn build_terms(
     space: &mut impl TermSpace,
     sc: &mut Scratch,
@@ -159,6 +161,7 @@ pub(crate) fn build_terms(
         lex_ids,
         targets,
         terms,
+        issue_keys,
         ..
     } = sc;
     terms.clear();
@@ -177,6 +180,12 @@ pub(crate) fn build_terms(
             let weight = expansion_weight * key_weight(&qweights[key]);
             space.targets(lex, targets, slots, |id| terms.add(id, weight));
         });
+        if let Some(slots) = lex.issue_key_slots() {
+            for &w in issue_keys.iter() {
+                let weight = expansion_weight * w;
+                space.targets(lex, targets, slots.clone(), |id| terms.add(id, weight));
+            }
+        }
     }
 }
 
@@ -250,6 +259,36 @@ mod tests {
                 ("meet".to_string(), 0.6),
             ]
         );
+        // An issue key expands to the `<issue-key>` source's targets, after the keys'
+        // expansions, at the expansion weight times its own weight (half in the payload).
+        let lex = Lexicon::new(
+            idx.analyzer(),
+            &[
+                ("<issue-key>".to_string(), "issue".to_string()),
+                ("созвон".to_string(), "meeting".to_string()),
+            ],
+        )
+        .unwrap();
+        let terms = idx.query_terms("созвон ENG-12 \"see OPS-3\"", Some(&lex), 0.6);
+        let weight = |t: &str| terms.iter().find(|(x, _)| x == t).map(|&(_, w)| w);
+        assert_eq!(terms.last().unwrap().0, "issu");
+        assert_eq!(weight("meet"), Some(0.6));
+        assert_eq!(weight("issu"), Some(0.6));
+        let terms = idx.query_terms("said \"see OPS-3\"", Some(&lex), 0.6);
+        assert_eq!(terms.last().unwrap(), &("issu".to_string(), 0.3));
+        assert!(idx
+            .query_terms("eng-12 ENG-12", Some(&lex), 0.0)
+            .iter()
+            .all(|(t, _)| t != "issu"));
+        assert!(idx
+            .query_terms("ENG-12", None, 0.6)
+            .iter()
+            .all(|(t, _)| t != "issu"));
+        let lex = Lexicon::new(
+            idx.analyzer(),
+            &[("созвон".to_string(), "meeting event".to_string())],
+        )
+        .unwrap();
         let r = idx.search("созвон", 10, &s, Some(&lex), None).unwrap();
         assert_eq!(idx.name(r.docs[0] as usize), "calendar__create_event");
         assert!(!r.fallback);

@@ -23,8 +23,9 @@ impl Index {
     /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo, and the
     /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
     /// identifier in the request's payload ([`Analyzer::payload_spans`]) or of a number
-    /// ([`Analyzer::is_number`]), else 1. Every path to a query's terms (search, explain,
-    /// [`Index::query_terms`]) tokenises here.
+    /// ([`Analyzer::is_number`]), else 1; the weight of each issue-key identifier
+    /// ([`Analyzer::is_issue_key`]) into `sc.issue_keys`. Every path to a query's terms
+    /// (search, explain, [`Index::query_terms`]) tokenises here.
     pub(crate) fn analyse_query(&self, query: &str, sc: &mut Scratch) {
         let Scratch {
             tok,
@@ -32,6 +33,7 @@ impl Index {
             qtoks,
             qweights,
             spans,
+            issue_keys,
             ..
         } = sc;
         let owner = self.analyzer.id();
@@ -44,9 +46,13 @@ impl Index {
         }
         qtoks.clear();
         qweights.clear();
+        issue_keys.clear();
         self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
             let w = ident_weight(&self.analyzer, spans, query, ident);
+            if self.analyzer.is_issue_key(ident) {
+                issue_keys.push(w);
+            }
             let (a, b) = match memo.map.get(ident) {
                 Some(&range) => range,
                 None => {

@@ -20,6 +20,9 @@ pub(crate) struct Scratch {
     pub(crate) qweights: Vec<f64>,
     /// The query's payload ranges ([`Analyzer::payload_spans`]).
     pub(crate) spans: Vec<(usize, usize)>,
+    /// The weight of each issue-key identifier of the query, in order
+    /// ([`Analyzer::is_issue_key`]).
+    pub(crate) issue_keys: Vec<f64>,
     /// The query tokens' lexicon word ids.
     pub(crate) lex_ids: Vec<u32>,
     /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.
