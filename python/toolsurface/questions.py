@@ -2,9 +2,10 @@
 
 The rule is ``docs/analysis.md`` §10. A request is a *question* when a question mark stands
 outside its payload (``payload_spans``: a quoted "are you up?" asks nothing) or when its
-first word is a question word of ``data/question_words.txt`` ("what's running in docker",
-"какие инциденты открыты"). A tool is *read-only* when its server said so (``Tool.read_only``,
-MCP's ``readOnlyHint``). A question's read-only hits score ``1 + question_weight`` times their
+first word is one of ``data/question_words.txt``: a question word ("what's running in
+docker", "какие инциденты открыты") or an imperative of looking ("show", "найди"). A tool
+is *read-only* when its server said so (``Tool.read_only``, MCP's ``readOnlyHint``). A
+question's read-only hits score ``1 + question_weight`` times their
 BM25F score (:class:`~toolsurface.models.RetrievalSettings`), applied like a mention's boost
 (``boosts.py``). Why: an asking request names the thing it wants to read, and that thing's
 name is shared with the tools that change it ("what's *running* in docker" against
@@ -50,6 +51,8 @@ def is_question(query: str) -> bool:
     >>> is_question("what's running in docker")
     True
     >>> is_question("list the running containers")
+    True
+    >>> is_question("restart the running containers")
     False
     >>> is_question('post "are you up?" in #general')
     False
