@@ -67,6 +67,9 @@ QUERIES = [
     "move ENG-1423 to done",
     'close it: "duplicate of OPS-77"',
     "link PROJ-7 and K8S-12, not eng-5 or A-1",
+    # a file name is an argument's value, weighed like the payload
+    "rename notes.txt to notes-old.TXT",
+    "read the config file config/app.yaml of the node.js service",
 ]
 LEXICON = [
     ["пулреквест", "pull request"],

@@ -33,6 +33,7 @@ PINNED: dict[str, Any] = {
     "PAYLOAD_WEIGHT": pure.PAYLOAD_WEIGHT,
     "MIN_TOKEN_CHARS": analysis.MIN_TOKEN_CHARS,
     "CONNECTORS": analysis.CONNECTORS,
+    "FILE_EXTENSIONS": analysis.FILE_EXTENSIONS,
 }
 
 

@@ -117,6 +117,10 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     # A number is an argument's value too; a word with digits in it is not a number.
     terms = dict(registry.query_terms("merge PR 231 into v2 after 2024-05-01"))
     assert (terms["231"], terms["2024"], terms["v2"], terms["merg"]) == (0.5, 0.5, 1.0, 1.0)
+    # So is a file name; the words around it are not, nor is a product named "X.js".
+    terms = dict(registry.query_terms("rename notes.txt in config/app.YAML for node.js"))
+    assert (terms["note"], terms["txt"], terms["notestxt"], terms["yaml"]) == (0.5,) * 4
+    assert (terms["renam"], terms["config"], terms["node"], terms["js"]) == (1.0,) * 4
 
 
 def test_russian_request_finds_english_tool(registry: ToolRegistry) -> None:

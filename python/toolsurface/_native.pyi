@@ -11,6 +11,7 @@ from typing import Any, Final, final
 __all__ = [
     "CONNECTORS",
     "FIELD_NAMES",
+    "FILE_EXTENSIONS",
     "FUZZY_MIN_CHARS",
     "FUZZY_MIN_SIMILARITY",
     "FUZZY_PER_TOKEN",
@@ -51,6 +52,8 @@ PAYLOAD_WEIGHT: Final[float]
 MIN_TOKEN_CHARS: Final[int]
 #: Characters that join the parts of one identifier.
 CONNECTORS: Final[str]
+#: The extensions that make a request's identifier a file name, weighed like the payload.
+FILE_EXTENSIONS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]

@@ -23,6 +23,15 @@ use crate::chars::{py_strip, CharTable, Class};
 pub const MIN_TOKEN_CHARS: usize = 2;
 /// Characters that join the parts of one identifier.
 pub const CONNECTORS: [char; 3] = ['_', '-', '.'];
+/// The extensions that make an identifier a file name ([`Analyzer::is_file_name`]): the
+/// common ones of documents, data, configuration and code. Not `js`: `Node.js`, `Next.js`
+/// and `Vue.js` name products.
+pub const FILE_EXTENSIONS: [&str; 51] = [
+    "txt", "md", "rst", "json", "yaml", "yml", "toml", "ini", "cfg", "conf", "csv", "tsv", "sql",
+    "log", "py", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "c", "h", "cpp", "cs",
+    "swift", "sh", "xml", "html", "css", "env", "lock", "pdf", "doc", "docx", "xls", "xlsx", "ppt",
+    "pptx", "png", "jpg", "jpeg", "gif", "svg", "zip", "gz", "tar", "tgz",
+];
 
 const MEMO_LIMIT: usize = 1 << 17;
 /// Stems remembered per thread (the query path's memo); emptied when full.
@@ -539,6 +548,27 @@ impl Analyzer {
         digits > 0
     }
 
+    /// Whether an identifier is a file name, class-I characters aside: its text after the
+    /// last `.` is one of [`FILE_EXTENSIONS`], ASCII letters in any case (`notes.txt`,
+    /// `docker-compose.YML`; not `v1.2`, `node.js`). In a request it names an argument's
+    /// value, the file the action is given, and is weighed like the payload.
+    pub fn is_file_name(&self, ident: &str) -> bool {
+        let Some(dot) = ident.rfind('.') else {
+            return false;
+        };
+        let mut ext = String::new();
+        for c in ident[dot + 1..].chars() {
+            if self.table.class(c) == Class::Ignore {
+                continue;
+            }
+            if !c.is_ascii_alphanumeric() || ext.len() >= 8 {
+                return false;
+            }
+            ext.push(c.to_ascii_lowercase());
+        }
+        FILE_EXTENSIONS.contains(&ext.as_str())
+    }
+
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
     /// aside.
     fn url_follows(&self, rest: &str) -> bool {
@@ -769,6 +799,32 @@ mod tests {
         }
         for n in ["v2", "k8s", "s3", "\u{663}"] {
             assert!(!a.is_number(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn file_names() {
+        let a = analyzer();
+        for f in [
+            "notes.txt",
+            "docker-compose.YML",
+            "dump.sql",
+            "a.b.json",
+            "r.p\u{200b}df",
+        ] {
+            assert!(a.is_file_name(f), "{f}");
+        }
+        for f in [
+            "notes",
+            "node.js",
+            "v1.2",
+            "notes.txtx",
+            "x.тхт",
+            "1.8.2",
+            "a.k8s",
+            "",
+        ] {
+            assert!(!a.is_file_name(f), "{f}");
         }
     }
 

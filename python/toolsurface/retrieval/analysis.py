@@ -18,6 +18,7 @@ from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[impor
 
 __all__ = [
     "CONNECTORS",
+    "FILE_EXTENSIONS",
     "ISSUE_KEY_SHAPE",
     "MIN_TOKEN_CHARS",
     "Analyzer",
@@ -30,6 +31,62 @@ __all__ = [
 MIN_TOKEN_CHARS = 2
 #: Characters that join the parts of one identifier (``create_pull-request.v2``).
 CONNECTORS = "_-."
+#: The extensions that make an identifier a file name (``is_file_name``): the common ones of
+#: documents, data, configuration and code. Not ``js``: ``Node.js`` and ``Vue.js`` name
+#: products.
+FILE_EXTENSIONS = (
+    "txt",
+    "md",
+    "rst",
+    "json",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+    "csv",
+    "tsv",
+    "sql",
+    "log",
+    "py",
+    "ts",
+    "tsx",
+    "jsx",
+    "go",
+    "rs",
+    "java",
+    "kt",
+    "rb",
+    "php",
+    "c",
+    "h",
+    "cpp",
+    "cs",
+    "swift",
+    "sh",
+    "xml",
+    "html",
+    "css",
+    "env",
+    "lock",
+    "pdf",
+    "doc",
+    "docx",
+    "xls",
+    "xlsx",
+    "ppt",
+    "pptx",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "svg",
+    "zip",
+    "gz",
+    "tar",
+    "tgz",
+)
 
 _UPPER, _LOWER, _OTHER, _MARK, _NUMBER, _IGNORE = "U", "L", "O", "M", "N", "I"
 _LETTERS = frozenset((_UPPER, _LOWER, _OTHER))
@@ -123,6 +180,22 @@ _ISSUE_KEY = re.compile(r"[A-Z][A-Z0-9]{1,9}-[0-9]+")
 #: The one shape a lexicon source can name: a query's issue keys expand to its targets.
 ISSUE_KEY_SHAPE = "<issue-key>"
 _SHAPE_FORM = re.compile(r"<[a-z-]+>")
+
+
+_FILE_EXTENSIONS = frozenset(FILE_EXTENSIONS)
+
+
+def is_file_name(ident: str) -> bool:
+    """Whether an identifier (class-I characters removed) is a file name, ``notes.txt``.
+
+    Its text after the last ``.`` is one of ``FILE_EXTENSIONS``, ASCII letters in any case.
+    A file a request names is an argument's value, weighed like the payload.
+
+    >>> is_file_name("notes.txt"), is_file_name("docker-compose.YML"), is_file_name("node.js")
+    (True, True, False)
+    """
+    _, dot, ext = ident.rpartition(".")
+    return bool(dot) and ext.isascii() and ext.lower() in _FILE_EXTENSIONS
 
 
 def shape_of(source: str) -> str | None:
@@ -241,8 +314,9 @@ class Analyzer:
         """Index terms of a request, the weight of each, and the weight of each issue key.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
-        ``payload_spans``) or of a number (ASCII digits and connectors only: ``231``,
-        ``1.8.2``, ``2023-04-15``; an argument's value), 1 for the others. The third list
+        ``payload_spans``), of a number (ASCII digits and connectors only: ``231``,
+        ``1.8.2``, ``2023-04-15``) or of a file name (``notes.txt``): an argument's value;
+        1 for the others. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
         the lexicon's ``<issue-key>`` source expands each.
         """
@@ -254,7 +328,8 @@ class Analyzer:
         keys: list[float] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
-            w = payload_weight if inside or _NUMBER_IDENT.fullmatch(ident) else 1.0
+            value = inside or _NUMBER_IDENT.fullmatch(ident) or is_file_name(ident)
+            w = payload_weight if value else 1.0
             toks.extend(terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):

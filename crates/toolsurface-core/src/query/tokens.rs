@@ -8,11 +8,11 @@ use crate::search::scratch::Scratch;
 use crate::strtab::str_hash;
 
 /// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
-/// it starts inside one of the payload ranges `spans` or is a number
-/// ([`Analyzer::is_number`]), else 1.
+/// it starts inside one of the payload ranges `spans`, is a number
+/// ([`Analyzer::is_number`]) or a file name ([`Analyzer::is_file_name`]), else 1.
 fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
     let start = ident.as_ptr() as usize - query.as_ptr() as usize;
-    if in_payload(spans, start) || analyzer.is_number(ident) {
+    if in_payload(spans, start) || analyzer.is_number(ident) || analyzer.is_file_name(ident) {
         PAYLOAD_WEIGHT
     } else {
         1.0
