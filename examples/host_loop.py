@@ -111,7 +111,7 @@ def script(server: Server) -> list[Turn]:
             user=f"Покажи открытые пулреквесты в acme/api и скажи, {server.ask}.",
         ),
         Turn("", (("github__list_pull_requests", {"owner": "acme", "repo": "api"}),)),
-        Turn("", (("github__get_pull_request", {"owner": "acme", "repo": "api"}),)),  # blind
+        Turn("", (("github__get_file_contents", {"owner": "acme", "repo": "api"}),)),  # blind
         Turn("Теперь второй вопрос.", ((TOOL_SEARCH_NAME, {"query": server.query}),)),
         Turn("", ((server.misspelt, server.arguments),)),  # a misremembered name
         Turn("", ((server.tool, server.arguments),)),
@@ -152,8 +152,8 @@ def canned(name: str, arguments: dict[str, Any]) -> str:
     """The host's stand-in for a demo-catalogue or host tool: a fixed answer."""
     if name == "github__list_pull_requests":
         return json.dumps([{"number": 412, "title": "Retry webhooks"}, {"number": 415}])
-    if name == "github__get_pull_request":
-        return f"#{arguments['pull_number']}: Retry webhooks, mergeable"  # KeyError without it
+    if name == "github__get_file_contents":
+        return f"{arguments['path']}: 40 lines"  # KeyError without it
     if name == "read_file":
         return f"{arguments.get('path')}: 120 lines, build passed"
     return f"{name}: done"

@@ -127,10 +127,12 @@ def test_host_loop_runs_to_the_end(runs: dict[str, Any]) -> None:
     assert summary["restored_identical"] is True
     assert "byte for byte the same: yes" in log
     assert "tools: read_file, run_tests, write_file, ToolSearch\n" in log  # the first request
-    assert "loaded: github__list_pull_requests, github__merge_pull_request" in log
+    # "покажи" asks to read: the pull-request tools that read are loaded, merging is not.
+    assert "loaded: github__list_pull_requests, github__list_pull_request_files" in log
+    assert "merge_pull_request" not in summary_line(log, "tools:", 2)
     assert f"-> {tool}(" in log
-    assert "github__get_pull_request" in summary_line(log, "added:", 4)  # loaded by the blind call
-    assert "It takes: github__get_pull_request(owner*, repo*, pull_number*)" in log
+    assert "github__get_file_contents" in summary_line(log, "added:", 4)  # loaded by the blind call
+    assert "It takes: github__get_file_contents(owner*, repo*, path*, ref)" in log
 
 
 def test_the_demo_server_stands_in_for_the_time_server(runs: dict[str, Any]) -> None:
