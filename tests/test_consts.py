@@ -34,6 +34,7 @@ PINNED: dict[str, Any] = {
     "MIN_TOKEN_CHARS": analysis.MIN_TOKEN_CHARS,
     "CONNECTORS": analysis.CONNECTORS,
     "FILE_EXTENSIONS": analysis.FILE_EXTENSIONS,
+    "ER_ROOTS": analysis.ER_ROOTS,
 }
 
 

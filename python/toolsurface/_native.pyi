@@ -10,6 +10,7 @@ from typing import Any, Final, final
 
 __all__ = [
     "CONNECTORS",
+    "ER_ROOTS",
     "FIELD_NAMES",
     "FILE_EXTENSIONS",
     "FUZZY_MIN_CHARS",
@@ -54,6 +55,8 @@ MIN_TOKEN_CHARS: Final[int]
 CONNECTORS: Final[str]
 #: The extensions that make a request's identifier a file name, weighed like the payload.
 FILE_EXTENSIONS: Final[tuple[str, ...]]
+#: Endings of English verbs whose "er" is the root's: no agent noun (consider, register).
+ER_ROOTS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]

@@ -23,6 +23,13 @@ use crate::chars::{py_strip, CharTable, Class};
 pub const MIN_TOKEN_CHARS: usize = 2;
 /// Characters that join the parts of one identifier.
 pub const CONNECTORS: [char; 3] = ['_', '-', '.'];
+/// Endings of English verbs whose `er` belongs to the root (`consider`, `deliver`,
+/// `discover`, `register`, `remember`, `administer`, `encounter`): Snowball strips it as it
+/// strips an agent noun's, and their inflections (`considered`) must keep matching them, so
+/// [`Analyzer::stem`] leaves them to Snowball.
+pub const ER_ROOTS: [&str; 9] = [
+    "sider", "liver", "cover", "gister", "member", "minister", "counter", "wonder", "wander",
+];
 /// The extensions that make an identifier a file name ([`Analyzer::is_file_name`]): the
 /// common ones of documents, data, configuration and code. Not `js`: `Node.js`, `Next.js`
 /// and `Vue.js` name products.
@@ -248,15 +255,46 @@ impl Analyzer {
         self.table.fold_str(text)
     }
 
-    /// Stem a folded token by its script: English, Russian, or unchanged.
+    /// Stem a folded token by its script: English (with agent nouns kept, see
+    /// [`Analyzer::english_stem`]), Russian, or unchanged.
     pub fn stem<'a>(&self, token: &'a str) -> Cow<'a, str> {
         if is_english_token(token) {
-            self.english.stem(token)
+            self.english_stem(token)
         } else if is_russian_token(token) {
             self.russian.stem(token)
         } else {
             Cow::Borrowed(token)
         }
+    }
+
+    /// Snowball English, except that an agent noun keeps its `er` (docs/analysis.md §3):
+    /// when the stem has lost a final `er` or `ers` of `token` (longer than that ending plus
+    /// two), the token without the ending stems the same, and its `-er` form ends with none
+    /// of [`ER_ROOTS`], the stem is Snowball's plus `er`. So `reviewers` and `reviewer` stem
+    /// to `reviewer`, apart from `review`; `containers` to `container`, apart from `contain`.
+    fn english_stem<'a>(&self, token: &'a str) -> Cow<'a, str> {
+        let stem = self.english.stem(token);
+        if stem.ends_with("er") {
+            return stem;
+        }
+        // `token` is ASCII (an English token): byte offsets are character offsets.
+        let ending = if token.ends_with("ers") {
+            3
+        } else if token.ends_with("er") {
+            2
+        } else {
+            return stem;
+        };
+        if token.len() <= ending + 2 {
+            return stem;
+        }
+        let er_form = &token[..token.len() - ending + 2];
+        if ER_ROOTS.iter().any(|root| er_form.ends_with(root))
+            || self.english.stem(&token[..token.len() - ending]) != stem
+        {
+            return stem;
+        }
+        Cow::Owned(format!("{stem}er"))
     }
 
     /// Index terms of `text` in order: parts of each identifier, then its joined form.
@@ -800,6 +838,44 @@ mod tests {
         for n in ["v2", "k8s", "s3", "\u{663}"] {
             assert!(!a.is_number(n), "{n}");
         }
+    }
+
+    #[test]
+    fn agent_nouns_keep_their_er() {
+        let a = analyzer();
+        let stems = |words: &[&str]| {
+            words
+                .iter()
+                .map(|w| a.stem(w).into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            stems(&["reviewers", "reviewer", "review", "reviews"]),
+            ["reviewer", "reviewer", "review", "review"]
+        );
+        assert_eq!(
+            stems(&[
+                "containers",
+                "contain",
+                "contains",
+                "users",
+                "servers",
+                "order"
+            ]),
+            ["container", "contain", "contain", "user", "server", "order"]
+        );
+        // Verbs whose `er` is the root's keep Snowball's stem, their inflections with them.
+        assert_eq!(
+            stems(&[
+                "consider",
+                "considered",
+                "registers",
+                "registered",
+                "remember"
+            ]),
+            ["consid", "consid", "regist", "regist", "rememb"]
+        );
+        assert_eq!(stems(&["ers", "aer", "другие"]), ["er", "aer", "друг"]);
     }
 
     #[test]

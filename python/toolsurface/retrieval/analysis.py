@@ -18,6 +18,7 @@ from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[impor
 
 __all__ = [
     "CONNECTORS",
+    "ER_ROOTS",
     "FILE_EXTENSIONS",
     "ISSUE_KEY_SHAPE",
     "MIN_TOKEN_CHARS",
@@ -31,6 +32,20 @@ __all__ = [
 MIN_TOKEN_CHARS = 2
 #: Characters that join the parts of one identifier (``create_pull-request.v2``).
 CONNECTORS = "_-."
+#: Endings of English verbs whose ``er`` belongs to the root (``consider``, ``deliver``,
+#: ``register``, ``remember``): Snowball strips it as it strips an agent noun's, and their
+#: inflections must keep matching them, so ``Analyzer.stem`` leaves them to Snowball.
+ER_ROOTS = (
+    "sider",
+    "liver",
+    "cover",
+    "gister",
+    "member",
+    "minister",
+    "counter",
+    "wonder",
+    "wander",
+)
 #: The extensions that make an identifier a file name (``is_file_name``): the common ones of
 #: documents, data, configuration and code. Not ``js``: ``Node.js`` and ``Vue.js`` name
 #: products.
@@ -393,6 +408,25 @@ class Analyzer:
         pieces.append(chunk[start:])
         return pieces
 
+    def _english_stem(self, token: str) -> str:
+        """Snowball English, an agent noun keeping its ``er`` (analysis.md §3).
+
+        When the stem has lost a final ``er`` or ``ers`` of ``token`` (longer than that
+        ending plus two), the token without the ending stems the same, and its ``-er`` form
+        ends with none of ``ER_ROOTS``, the stem is Snowball's plus ``er``: ``reviewers``
+        stems to ``reviewer``, apart from ``review``.
+        """
+        stem = str(self._english.stemWord(token))
+        if stem.endswith("er"):
+            return stem
+        ending = 3 if token.endswith("ers") else 2 if token.endswith("er") else 0
+        if not ending or len(token) <= ending + 2:
+            return stem
+        er_form = token[: len(token) - ending + 2]
+        if er_form.endswith(ER_ROOTS) or self._english.stemWord(token[:-ending]) != stem:
+            return stem
+        return stem + "er"
+
     def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
         parts = self.parts(identifier)
         raw = [*parts, "".join(parts)] if len(parts) >= 2 else parts
@@ -407,7 +441,7 @@ class Analyzer:
     def stem(self, token: str) -> str:
         """Stem a folded token by its script: English, Russian, or unchanged."""
         if _ENGLISH_TOKEN.fullmatch(token):
-            return str(self._english.stemWord(token))
+            return self._english_stem(token)
         if _RUSSIAN_TOKEN.fullmatch(token):
             return str(self._russian.stemWord(token))
         return token
