@@ -70,6 +70,10 @@ QUERIES = [
     # a file name is an argument's value, weighed like the payload
     "rename notes.txt to notes-old.TXT",
     "read the config file config/app.yaml of the node.js service",
+    # the context before the ask weighs as the payload does
+    "the checks on PR 231 are green, go ahead and merge it",
+    "can you merge PR 231",
+    "сервис упал, можешь перезапустить?",
 ]
 LEXICON = [
     ["пулреквест", "pull request"],

@@ -35,6 +35,7 @@ PINNED: dict[str, Any] = {
     "CONNECTORS": analysis.CONNECTORS,
     "FILE_EXTENSIONS": analysis.FILE_EXTENSIONS,
     "ER_ROOTS": analysis.ER_ROOTS,
+    "ASK_MARKERS": analysis.ASK_MARKERS,
 }
 
 

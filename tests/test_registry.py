@@ -117,6 +117,14 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     # A number is an argument's value too; a word with digits in it is not a number.
     terms = dict(registry.query_terms("merge PR 231 into v2 after 2024-05-01"))
     assert (terms["231"], terms["2024"], terms["v2"], terms["merg"]) == (0.5, 0.5, 1.0, 1.0)
+    # What comes before the ask ("can you", "go ahead and", "можешь") is context: it weighs
+    # as the payload does. An ask that opens the request leaves every word whole.
+    terms = dict(registry.query_terms("the checks are green, go ahead and merge it"))
+    assert (terms["check"], terms["green"], terms["merg"]) == (0.5, 0.5, 1.0)
+    assert dict(registry.query_terms("Can you merge the checks"))["check"] == 1.0
+    terms = dict(registry.query_terms("упал деплой, МОЖЕШЬ глянуть логи"))
+    assert (terms["депл"], terms["deploy"], terms["лог"], terms["log"]) == (0.5, 0.5, 1.0, 1.0)
+    assert dict(registry.query_terms("go ahead merge the checks"))["check"] == 1.0
     # So is a file name; the words around it are not, nor is a product named "X.js".
     terms = dict(registry.query_terms("rename notes.txt in config/app.YAML for node.js"))
     assert (terms["note"], terms["txt"], terms["notestxt"], terms["yaml"]) == (0.5,) * 4

@@ -9,6 +9,7 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 from typing import Any, Final, final
 
 __all__ = [
+    "ASK_MARKERS",
     "CONNECTORS",
     "ER_ROOTS",
     "FIELD_NAMES",
@@ -57,6 +58,8 @@ CONNECTORS: Final[str]
 FILE_EXTENSIONS: Final[tuple[str, ...]]
 #: Endings of English verbs whose "er" is the root's: no agent noun (consider, register).
 ER_ROOTS: Final[tuple[str, ...]]
+#: Words that open a request's ask after its context, which weighs as the payload.
+ASK_MARKERS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]

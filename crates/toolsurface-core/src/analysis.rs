@@ -23,6 +23,18 @@ use crate::chars::{py_strip, CharTable, Class};
 pub const MIN_TOKEN_CHARS: usize = 2;
 /// Characters that join the parts of one identifier.
 pub const CONNECTORS: [char; 3] = ['_', '-', '.'];
+/// Words that open the ask of a request after its context (docs/analysis.md §4): what
+/// comes before the first of them, past the request's first word, is what the user tells
+/// about, not what they ask for ("the checks are green and Sam approved it, go ahead and
+/// merge it"). Each is a sequence of whole identifiers, compared folded.
+pub const ASK_MARKERS: [&str; 6] = [
+    "can you",
+    "could you",
+    "would you",
+    "go ahead and",
+    "можешь",
+    "сможешь",
+];
 /// Endings of English verbs whose `er` belongs to the root (`consider`, `deliver`,
 /// `discover`, `register`, `remember`, `administer`, `encounter`): Snowball strips it as it
 /// strips an agent noun's, and their inflections (`considered`) must keep matching them, so
@@ -546,6 +558,21 @@ impl Analyzer {
             }
         }
         merge_spans(out);
+    }
+
+    /// Whether `ident` folds to `word` (class-I characters aside): the identifier is that
+    /// word, in any case.
+    pub(crate) fn folds_to(&self, ident: &str, word: &str) -> bool {
+        let mut want = word.chars();
+        for c in ident.chars() {
+            if self.table.class(c) == Class::Ignore {
+                continue;
+            }
+            if want.next() != Some(self.table.fold(c)) {
+                return false;
+            }
+        }
+        want.next().is_none()
     }
 
     /// Whether an identifier is a number: ASCII digits and connectors only, class-I

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
 __all__ = [
+    "ASK_MARKERS",
     "CONNECTORS",
     "ER_ROOTS",
     "FILE_EXTENSIONS",
@@ -32,6 +33,30 @@ __all__ = [
 MIN_TOKEN_CHARS = 2
 #: Characters that join the parts of one identifier (``create_pull-request.v2``).
 CONNECTORS = "_-."
+#: Words that open the ask of a request after its context (docs/analysis.md §4): what comes
+#: before the first of them, past the request's first word, is what the user tells about,
+#: not what they ask for. Each is a sequence of whole identifiers, compared folded.
+ASK_MARKERS = ("can you", "could you", "would you", "go ahead and", "можешь", "сможешь")
+_ASK_PHRASES = tuple(tuple(m.split(" ")) for m in ASK_MARKERS)
+_ASK_WORDS = frozenset(w for p in _ASK_PHRASES for w in p)
+
+
+def ask_start(words: Sequence[str]) -> int | None:
+    """The position of the first identifier, past the first, where an ask marker starts.
+
+    ``words`` are the request's identifiers, folded.
+
+    >>> ask_start(["green", "go", "ahead", "and", "merge", "it"]), ask_start(["can", "you"])
+    (1, None)
+    """
+    for i in range(1, len(words)):
+        if words[i] in _ASK_WORDS:
+            for phrase in _ASK_PHRASES:
+                if tuple(words[i : i + len(phrase)]) == phrase:
+                    return i
+    return None
+
+
 #: Endings of English verbs whose ``er`` belongs to the root (``consider``, ``deliver``,
 #: ``register``, ``remember``): Snowball strips it as it strips an agent noun's, and their
 #: inflections must keep matching them, so ``Analyzer.stem`` leaves them to Snowball.
@@ -331,7 +356,8 @@ class Analyzer:
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
         ``payload_spans``), of a number (ASCII digits and connectors only: ``231``,
         ``1.8.2``, ``2023-04-15``) or of a file name (``notes.txt``): an argument's value;
-        1 for the others. The third list
+        1 for the others; the identifiers before the request's ask (``ask_start``) weigh
+        ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
         the lexicon's ``<issue-key>`` source expands each.
         """
@@ -341,14 +367,23 @@ class Analyzer:
         toks: list[str] = []
         weights: list[float] = []
         keys: list[float] = []
+        # Per identifier: where its tokens start, the issue keys before it, its folded text.
+        idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
             value = inside or _NUMBER_IDENT.fullmatch(ident) or is_file_name(ident)
             w = payload_weight if value else 1.0
+            idents.append((len(toks), len(keys), self.fold(ident)))
             toks.extend(terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
+        # The context before the ask weighs as the payload does.
+        ask = ask_start([folded for _, _, folded in idents])
+        if ask is not None:
+            toks_before, keys_before, _ = idents[ask]
+            weights[:toks_before] = [min(w, payload_weight) for w in weights[:toks_before]]
+            keys[:keys_before] = [min(w, payload_weight) for w in keys[:keys_before]]
         return toks, weights, keys
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:

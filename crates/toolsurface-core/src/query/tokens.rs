@@ -3,6 +3,7 @@
 use crate::analysis::{in_payload, Analyzer};
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::index::Index;
+use crate::query::ask;
 use crate::query::memo::{MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS};
 use crate::search::scratch::Scratch;
 use crate::strtab::str_hash;
@@ -24,7 +25,8 @@ impl Index {
     /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
     /// identifier in the request's payload ([`Analyzer::payload_spans`]) or of a number
     /// ([`Analyzer::is_number`]), else 1; the weight of each issue-key identifier
-    /// ([`Analyzer::is_issue_key`]) into `sc.issue_keys`. Every path to a query's terms
+    /// ([`Analyzer::is_issue_key`]) into `sc.issue_keys`; then the identifiers before the
+    /// request's ask ([`ask::ask_start`]) weigh [`PAYLOAD_WEIGHT`] at most. Every path to a query's terms
     /// (search, explain, [`Index::query_terms`]) tokenises here.
     pub(crate) fn analyse_query(&self, query: &str, sc: &mut Scratch) {
         let Scratch {
@@ -34,6 +36,7 @@ impl Index {
             qweights,
             spans,
             issue_keys,
+            idents,
             ..
         } = sc;
         let owner = self.analyzer.id();
@@ -47,9 +50,15 @@ impl Index {
         qtoks.clear();
         qweights.clear();
         issue_keys.clear();
+        idents.clear();
         self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
             let w = ident_weight(&self.analyzer, spans, query, ident);
+            idents.push((
+                qtoks.len(),
+                issue_keys.len(),
+                ask::word_code(&self.analyzer, ident),
+            ));
             if self.analyzer.is_issue_key(ident) {
                 issue_keys.push(w);
             }
@@ -80,5 +89,15 @@ impl Index {
             qtoks.extend(a..b);
             qweights.extend(std::iter::repeat_n(w, b - a));
         });
+        // The context before the ask weighs as the payload does.
+        if let Some(i) = ask::ask_start(idents.len(), |i| idents[i].2) {
+            let (toks_before, keys_before, _) = idents[i];
+            for w in qweights[..toks_before]
+                .iter_mut()
+                .chain(issue_keys[..keys_before].iter_mut())
+            {
+                *w = w.min(PAYLOAD_WEIGHT);
+            }
+        }
     }
 }

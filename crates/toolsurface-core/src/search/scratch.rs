@@ -23,6 +23,9 @@ pub(crate) struct Scratch {
     /// The weight of each issue-key identifier of the query, in order
     /// ([`Analyzer::is_issue_key`]).
     pub(crate) issue_keys: Vec<f64>,
+    /// Per identifier of the query: where its tokens start in `qtoks`, how many issue keys
+    /// came before it, and its ask-marker word code ([`crate::query::ask`]).
+    pub(crate) idents: Vec<(usize, usize, u8)>,
     /// The query tokens' lexicon word ids.
     pub(crate) lex_ids: Vec<u32>,
     /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.

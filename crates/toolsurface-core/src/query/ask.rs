@@ -1,0 +1,90 @@
+//! The context before a request's ask (docs/analysis.md §4): the identifiers before the
+//! first ask marker ([`ASK_MARKERS`]) that is not the request's first word weigh as the
+//! payload's, since they tell what the user is about, not what they ask for.
+
+use std::sync::OnceLock;
+
+use crate::analysis::{Analyzer, ASK_MARKERS};
+
+/// The markers as word-code sequences, and their distinct words (a word's code is its
+/// position in the list plus one; 0 is no marker word).
+struct Markers {
+    words: Vec<&'static str>,
+    phrases: Vec<Vec<u8>>,
+}
+
+fn markers() -> &'static Markers {
+    static MARKERS: OnceLock<Markers> = OnceLock::new();
+    MARKERS.get_or_init(|| {
+        let mut words: Vec<&'static str> = Vec::new();
+        let phrases = ASK_MARKERS
+            .iter()
+            .map(|m| {
+                m.split(' ')
+                    .map(|w| {
+                        let at = words.iter().position(|&x| x == w).unwrap_or_else(|| {
+                            words.push(w);
+                            words.len() - 1
+                        });
+                        // At most a few dozen words: the code fits a byte.
+                        u8::try_from(at + 1).unwrap_or(u8::MAX)
+                    })
+                    .collect()
+            })
+            .collect();
+        Markers { words, phrases }
+    })
+}
+
+/// The code of the marker word `ident` folds to, or 0.
+pub(crate) fn word_code(analyzer: &Analyzer, ident: &str) -> u8 {
+    let m = markers();
+    m.words
+        .iter()
+        .position(|w| analyzer.folds_to(ident, w))
+        .map_or(0, |i| u8::try_from(i + 1).unwrap_or(u8::MAX))
+}
+
+/// The position of the first identifier, after the first, where a marker's words start,
+/// of `n` identifiers whose [`word_code`] `code(i)` gives.
+pub(crate) fn ask_start(n: usize, code: impl Fn(usize) -> u8) -> Option<usize> {
+    let m = markers();
+    (1..n).find(|&i| {
+        code(i) != 0
+            && m.phrases
+                .iter()
+                .any(|p| i + p.len() <= n && p.iter().enumerate().all(|(j, &c)| code(i + j) == c))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_start_past_the_first_word() {
+        let start = |c: Vec<u8>| ask_start(c.len(), |i| c[i]);
+        let codes = |words: &[&str]| -> Vec<u8> {
+            let m = markers();
+            words
+                .iter()
+                .map(|w| {
+                    m.words
+                        .iter()
+                        .position(|x| x == w)
+                        .map_or(0, |i| i as u8 + 1)
+                })
+                .collect()
+        };
+        assert_eq!(start(codes(&["can", "you", "merge"])), None);
+        assert_eq!(
+            start(codes(&["green", "go", "ahead", "and", "merge"])),
+            Some(1)
+        );
+        assert_eq!(start(codes(&["green", "go", "ahead", "merge"])), None);
+        assert_eq!(start(codes(&["i", "you", "can", "you", "dig"])), Some(2));
+        assert_eq!(start(codes(&["упал", "можешь", "глянуть"])), Some(1));
+        assert_eq!(start(codes(&["x", "can"])), None);
+        assert_eq!(start(Vec::new()), None);
+    }
+}
