@@ -74,6 +74,8 @@ QUERIES = [
     "the checks on PR 231 are green, go ahead and merge it",
     "can you merge PR 231",
     "сервис упал, можешь перезапустить?",
+    'post "can you review this?" in the releases channel',
+    "can you check the build and can you merge it",
 ]
 LEXICON = [
     ["пулреквест", "pull request"],

@@ -125,6 +125,10 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     terms = dict(registry.query_terms("упал деплой, МОЖЕШЬ глянуть логи"))
     assert (terms["депл"], terms["deploy"], terms["лог"], terms["log"]) == (0.5, 0.5, 1.0, 1.0)
     assert dict(registry.query_terms("go ahead merge the checks"))["check"] == 1.0
+    # A marker that opens the request keeps its context whole, a second one too; a marker
+    # inside the payload is the message's words, no ask.
+    assert dict(registry.query_terms("can you check the build and can you merge"))["build"] == 1.0
+    assert dict(registry.query_terms('post "can you review this?" in reviews'))["post"] == 1.0
     # So is a file name; the words around it are not, nor is a product named "X.js".
     terms = dict(registry.query_terms("rename notes.txt in config/app.YAML for node.js"))
     assert (terms["note"], terms["txt"], terms["notestxt"], terms["yaml"]) == (0.5,) * 4

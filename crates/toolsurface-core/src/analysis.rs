@@ -614,7 +614,7 @@ impl Analyzer {
     }
 
     /// Whether an identifier is a file name, class-I characters aside: its text after the
-    /// last `.` is one of [`FILE_EXTENSIONS`], ASCII letters in any case (`notes.txt`,
+    /// last `.` is one of [`FILE_EXTENSIONS`], ASCII letters and digits, letters in any case (`notes.txt`,
     /// `docker-compose.YML`; not `v1.2`, `node.js`). In a request it names an argument's
     /// value, the file the action is given, and is weighed like the payload.
     pub fn is_file_name(&self, ident: &str) -> bool {

@@ -44,17 +44,22 @@ _ASK_WORDS = frozenset(w for p in _ASK_PHRASES for w in p)
 def ask_start(words: Sequence[str]) -> int | None:
     """The position of the first identifier, past the first, where an ask marker starts.
 
-    ``words`` are the request's identifiers, folded.
+    ``words`` are the request's identifiers, folded ("" for one inside the payload, whose
+    words are the message's); None when a marker opens the request.
 
     >>> ask_start(["green", "go", "ahead", "and", "merge", "it"]), ask_start(["can", "you"])
     (1, None)
     """
-    for i in range(1, len(words)):
-        if words[i] in _ASK_WORDS:
-            for phrase in _ASK_PHRASES:
-                if tuple(words[i : i + len(phrase)]) == phrase:
-                    return i
-    return None
+
+    def starts_at(i: int) -> bool:
+        return words[i] in _ASK_WORDS and any(
+            tuple(words[i : i + len(p)]) == p for p in _ASK_PHRASES
+        )
+
+    # A request that opens with its ask has no context, whatever follows.
+    if words and starts_at(0):
+        return None
+    return next((i for i in range(1, len(words)) if starts_at(i)), None)
 
 
 #: Endings of English verbs whose ``er`` belongs to the root (``consider``, ``deliver``,
@@ -373,7 +378,7 @@ class Analyzer:
             inside = in_payload(spans, starts, start)
             value = inside or _NUMBER_IDENT.fullmatch(ident) or is_file_name(ident)
             w = payload_weight if value else 1.0
-            idents.append((len(toks), len(keys), self.fold(ident)))
+            idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
             toks.extend(terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):

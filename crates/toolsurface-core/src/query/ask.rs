@@ -46,15 +46,20 @@ pub(crate) fn word_code(analyzer: &Analyzer, ident: &str) -> u8 {
 }
 
 /// The position of the first identifier, after the first, where a marker's words start,
-/// of `n` identifiers whose [`word_code`] `code(i)` gives.
+/// of `n` identifiers whose [`word_code`] `code(i)` gives (0 for one inside the payload);
+/// `None` when a marker opens the request: its ask comes first and has no context.
 pub(crate) fn ask_start(n: usize, code: impl Fn(usize) -> u8) -> Option<usize> {
     let m = markers();
-    (1..n).find(|&i| {
+    let starts_at = |i: usize| {
         code(i) != 0
             && m.phrases
                 .iter()
                 .any(|p| i + p.len() <= n && p.iter().enumerate().all(|(j, &c)| code(i + j) == c))
-    })
+    };
+    if n > 0 && starts_at(0) {
+        return None;
+    }
+    (1..n).find(|&i| starts_at(i))
 }
 
 #[cfg(test)]
@@ -85,6 +90,13 @@ mod tests {
         assert_eq!(start(codes(&["i", "you", "can", "you", "dig"])), Some(2));
         assert_eq!(start(codes(&["упал", "можешь", "глянуть"])), Some(1));
         assert_eq!(start(codes(&["x", "can"])), None);
+        // A request that opens with its ask has no context, whatever follows.
+        assert_eq!(
+            start(codes(&[
+                "can", "you", "check", "and", "can", "you", "merge"
+            ])),
+            None
+        );
         assert_eq!(start(Vec::new()), None);
     }
 }

@@ -277,7 +277,11 @@ mod tests {
         let terms = idx.query_terms("said \"see OPS-3\"", Some(&lex), 0.6);
         assert_eq!(terms.last().unwrap(), &("issu".to_string(), 0.3));
         assert!(idx
-            .query_terms("eng-12 ENG-12", Some(&lex), 0.0)
+            .query_terms("eng-12 Eng-12", Some(&lex), 0.6)
+            .iter()
+            .all(|(t, _)| t != "issu"));
+        assert!(idx
+            .query_terms("ENG-12", Some(&lex), 0.0)
             .iter()
             .all(|(t, _)| t != "issu"));
         assert!(idx

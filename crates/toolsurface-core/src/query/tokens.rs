@@ -23,8 +23,8 @@ fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, iden
 impl Index {
     /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo, and the
     /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
-    /// identifier in the request's payload ([`Analyzer::payload_spans`]) or of a number
-    /// ([`Analyzer::is_number`]), else 1; the weight of each issue-key identifier
+    /// identifier in the request's payload ([`Analyzer::payload_spans`]), of a number
+    /// ([`Analyzer::is_number`]) or of a file name ([`Analyzer::is_file_name`]), else 1; the weight of each issue-key identifier
     /// ([`Analyzer::is_issue_key`]) into `sc.issue_keys`; then the identifiers before the
     /// request's ask ([`ask::ask_start`]) weigh [`PAYLOAD_WEIGHT`] at most. Every path to a query's terms
     /// (search, explain, [`Index::query_terms`]) tokenises here.
@@ -54,11 +54,14 @@ impl Index {
         self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
             let w = ident_weight(&self.analyzer, spans, query, ident);
-            idents.push((
-                qtoks.len(),
-                issue_keys.len(),
-                ask::word_code(&self.analyzer, ident),
-            ));
+            // A marker word inside the payload is the message's, no ask of the request.
+            let start = ident.as_ptr() as usize - query.as_ptr() as usize;
+            let code = if in_payload(spans, start) {
+                0
+            } else {
+                ask::word_code(&self.analyzer, ident)
+            };
+            idents.push((qtoks.len(), issue_keys.len(), code));
             if self.analyzer.is_issue_key(ident) {
                 issue_keys.push(w);
             }
