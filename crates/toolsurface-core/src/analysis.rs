@@ -19,37 +19,19 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::chars::{py_strip, CharTable, Class};
 
+mod idents;
+pub use idents::{ASK_MARKERS, FILE_EXTENSIONS};
+
 /// Tokens shorter than this (in code points, after folding) are dropped.
 pub const MIN_TOKEN_CHARS: usize = 2;
 /// Characters that join the parts of one identifier.
 pub const CONNECTORS: [char; 3] = ['_', '-', '.'];
-/// Words that open the ask of a request after its context (docs/analysis.md §4): what
-/// comes before the first of them, past the request's first word, is what the user tells
-/// about, not what they ask for ("the checks are green and Sam approved it, go ahead and
-/// merge it"). Each is a sequence of whole identifiers, compared folded.
-pub const ASK_MARKERS: [&str; 6] = [
-    "can you",
-    "could you",
-    "would you",
-    "go ahead and",
-    "можешь",
-    "сможешь",
-];
 /// Endings of English verbs whose `er` belongs to the root (`consider`, `deliver`,
 /// `discover`, `register`, `remember`, `administer`, `encounter`): Snowball strips it as it
 /// strips an agent noun's, and their inflections (`considered`) must keep matching them, so
 /// [`Analyzer::stem`] leaves them to Snowball.
 pub const ER_ROOTS: [&str; 9] = [
     "sider", "liver", "cover", "gister", "member", "minister", "counter", "wonder", "wander",
-];
-/// The extensions that make an identifier a file name ([`Analyzer::is_file_name`]): the
-/// common ones of documents, data, configuration and code. Not `js`: `Node.js`, `Next.js`
-/// and `Vue.js` name products.
-pub const FILE_EXTENSIONS: [&str; 51] = [
-    "txt", "md", "rst", "json", "yaml", "yml", "toml", "ini", "cfg", "conf", "csv", "tsv", "sql",
-    "log", "py", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "rb", "php", "c", "h", "cpp", "cs",
-    "swift", "sh", "xml", "html", "css", "env", "lock", "pdf", "doc", "docx", "xls", "xlsx", "ppt",
-    "pptx", "png", "jpg", "jpeg", "gif", "svg", "zip", "gz", "tar", "tgz",
 ];
 
 const MEMO_LIMIT: usize = 1 << 17;
@@ -560,21 +542,6 @@ impl Analyzer {
         merge_spans(out);
     }
 
-    /// Whether `ident` folds to `word` (class-I characters aside): the identifier is that
-    /// word, in any case.
-    pub(crate) fn folds_to(&self, ident: &str, word: &str) -> bool {
-        let mut want = word.chars();
-        for c in ident.chars() {
-            if self.table.class(c) == Class::Ignore {
-                continue;
-            }
-            if want.next() != Some(self.table.fold(c)) {
-                return false;
-            }
-        }
-        want.next().is_none()
-    }
-
     /// Whether an identifier is a number: ASCII digits and connectors only, class-I
     /// characters aside (`231`, `1.8.2`, `2023-04-15`; not `v2`, `k8s`, `٣`). In a request
     /// it is an argument's value, weighed like the payload.
@@ -582,56 +549,6 @@ impl Analyzer {
         ident
             .chars()
             .all(|c| c.is_ascii_digit() || is_connector(c) || self.table.class(c) == Class::Ignore)
-    }
-
-    /// Whether an identifier is an issue key, class-I characters aside: an ASCII upper-case
-    /// letter, one to nine more upper-case letters or digits, one hyphen, then ASCII digits
-    /// (`ENG-1423`, `K8S-7`; not `eng-1423`, `A-1`, `ENG-14a`). Trackers (Jira, Linear,
-    /// YouTrack) name issues so; a request that writes one is about an issue.
-    pub fn is_issue_key(&self, ident: &str) -> bool {
-        let mut chars = ident
-            .chars()
-            .filter(|&c| self.table.class(c) != Class::Ignore);
-        if !chars.next().is_some_and(|c| c.is_ascii_uppercase()) {
-            return false;
-        }
-        let mut prefix = 1;
-        for c in chars.by_ref() {
-            match c {
-                '-' if prefix >= 2 => break,
-                c if (c.is_ascii_uppercase() || c.is_ascii_digit()) && prefix < 10 => prefix += 1,
-                _ => return false,
-            }
-        }
-        let mut digits = 0;
-        for c in chars {
-            if !c.is_ascii_digit() {
-                return false;
-            }
-            digits += 1;
-        }
-        digits > 0
-    }
-
-    /// Whether an identifier is a file name, class-I characters aside: its text after the
-    /// last `.` is one of [`FILE_EXTENSIONS`], ASCII letters and digits, letters in any case (`notes.txt`,
-    /// `docker-compose.YML`; not `v1.2`, `node.js`). In a request it names an argument's
-    /// value, the file the action is given, and is weighed like the payload.
-    pub fn is_file_name(&self, ident: &str) -> bool {
-        let Some(dot) = ident.rfind('.') else {
-            return false;
-        };
-        let mut ext = String::new();
-        for c in ident[dot + 1..].chars() {
-            if self.table.class(c) == Class::Ignore {
-                continue;
-            }
-            if !c.is_ascii_alphanumeric() || ext.len() >= 8 {
-                return false;
-            }
-            ext.push(c.to_ascii_lowercase());
-        }
-        FILE_EXTENSIONS.contains(&ext.as_str())
     }
 
     /// Whether `rest` (the text after an identifier) starts with `://`, class-I characters
@@ -903,66 +820,6 @@ mod tests {
             ["consid", "consid", "regist", "regist", "rememb"]
         );
         assert_eq!(stems(&["ers", "aer", "другие"]), ["er", "aer", "друг"]);
-    }
-
-    #[test]
-    fn file_names() {
-        let a = analyzer();
-        for f in [
-            "notes.txt",
-            "docker-compose.YML",
-            "dump.sql",
-            "a.b.json",
-            "r.p\u{200b}df",
-        ] {
-            assert!(a.is_file_name(f), "{f}");
-        }
-        for f in [
-            "notes",
-            "node.js",
-            "v1.2",
-            "notes.txtx",
-            "x.тхт",
-            "1.8.2",
-            "a.k8s",
-            "",
-        ] {
-            assert!(!a.is_file_name(f), "{f}");
-        }
-    }
-
-    #[test]
-    fn issue_keys() {
-        let a = analyzer();
-        for k in [
-            "ENG-1423",
-            "PROJ-7",
-            "K8S-2",
-            "ABCDEFGHIJ-1",
-            "E\u{200b}NG-1",
-            "AB-0",
-        ] {
-            assert!(a.is_issue_key(k), "{k}");
-        }
-        let not = [
-            "eng-1423",
-            "Eng-1",
-            "A-1",
-            "ABCDEFGHIJK-1",
-            "ENG-",
-            "ENG",
-            "ENG-14a",
-            "ENG--1",
-            "ENG-1-2",
-            "ENG_12",
-            "1ENG-2",
-            "ЕНГ-1",
-            "ENG-\u{663}",
-            "",
-        ];
-        for k in not {
-            assert!(!a.is_issue_key(k), "{k}");
-        }
     }
 
     #[test]
