@@ -76,6 +76,14 @@ QUERIES = [
     "сервис упал, можешь перезапустить?",
     'post "can you review this?" in the releases channel',
     "can you check the build and can you merge it",
+    # a path's parts are an argument's value; CI/CD is no path
+    "show merge requests in platform/api and ./dist/worker.js, not CI/CD or /tmp",
+    "clone torvalds/linux",
+    # the subject of a search weighs as the payload does, past the first word and the ask
+    "find the wiki page about release runbooks",
+    "about the outage ENG-7, can you post an update mentioning ENG-8",
+    "найди письмо ПРО акт сверки",
+    'post "about time" in the releases channel',
 ]
 LEXICON = [
     ["пулреквест", "pull request"],

@@ -36,6 +36,7 @@ PINNED: dict[str, Any] = {
     "FILE_EXTENSIONS": analysis.FILE_EXTENSIONS,
     "ER_ROOTS": analysis.ER_ROOTS,
     "ASK_MARKERS": analysis.ASK_MARKERS,
+    "SUBJECT_MARKERS": analysis.SUBJECT_MARKERS,
 }
 
 

@@ -84,6 +84,10 @@ _WORDS = st.sampled_from(
         "service restart file read write calendar event meeting ticket archive merge "
         "review пулреквест тикет созвон канал сообщение открытые покажи задеплой the a "
         "of BrowserOpen getHTTPCode k8s v2 pod pods logs "
+        # identifiers the query analysis weighs apart: issue keys, file names, the words of
+        # the ask and subject markers (docs/analysis.md §4)
+        "ENG-1423 K8S-7 eng-5 notes.txt app.YAML node.js can you go ahead and можешь "
+        "about ABOUT про насчёт mentioning "
     ).split()
 )
 _FIELD = st.lists(_WORDS, max_size=12).map(" ".join)
@@ -103,6 +107,12 @@ _MARKS = st.sampled_from(
         "\n",
         "231",
         "1.8.2",
+        # paths: a "/" between identifiers, class-I characters beside it
+        "/",
+        "\u200b/",
+        "./",
+        "CI/CD",
+        "platform/api",
     ]
 )
 _DATED = st.lists(
@@ -163,6 +173,7 @@ def test_random_catalogues_same_results(
         ("k8s", "pods"),
         ("pull request", "merge review"),  # keys of several words: weighed by their heaviest
         ("open pull request", "list"),
+        ("<issue-key>", "issue ticket"),
     ]
     built = []
     for backend in both_backends:

@@ -130,9 +130,22 @@ def test_payload_words_weigh_half(registry: ToolRegistry) -> None:
     assert dict(registry.query_terms("can you check the build and can you merge"))["build"] == 1.0
     assert dict(registry.query_terms('post "can you review this?" in reviews'))["post"] == 1.0
     # So is a file name; the words around it are not, nor is a product named "X.js".
-    terms = dict(registry.query_terms("rename notes.txt in config/app.YAML for node.js"))
+    terms = dict(registry.query_terms("rename notes.txt and app.YAML in the config of node.js"))
     assert (terms["note"], terms["txt"], terms["notestxt"], terms["yaml"]) == (0.5,) * 4
     assert (terms["renam"], terms["config"], terms["node"], terms["js"]) == (1.0,) * 4
+    # So is a path (a repository, a branch, a folder), but not an upper-case pair.
+    terms = dict(registry.query_terms("list merge requests of platform/api, not CI/CD"))
+    assert (terms["platform"], terms["api"]) == (0.5, 0.5)
+    assert (terms["merg"], terms["ci"], terms["cd"]) == (1.0, 1.0, 1.0)
+    # What a search's items are about ("about", "mentioning", "про") is no part of the
+    # action: from the marker on, past the first word and the ask, words weigh half.
+    terms = dict(registry.query_terms("find the wiki page about release runbooks"))
+    assert (terms["find"], terms["page"], terms["releas"], terms["runbook"]) == (1, 1, 0.5, 0.5)
+    terms = dict(registry.query_terms("найди письмо ПРО акт сверки"))
+    assert (terms["письм"], terms["акт"]) == (1.0, 0.5)
+    terms = dict(registry.query_terms("about the outage, can you post an update"))
+    assert (terms["outag"], terms["post"], terms["updat"]) == (0.5, 1.0, 1.0)
+    assert dict(registry.query_terms('post "about time" in releases'))["releas"] == 1.0
 
 
 def test_russian_request_finds_english_tool(registry: ToolRegistry) -> None:

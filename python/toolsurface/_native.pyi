@@ -21,6 +21,7 @@ __all__ = [
     "N_FIELDS",
     "PAYLOAD_WEIGHT",
     "SETTINGS_CACHE",
+    "SUBJECT_MARKERS",
     "Aliases",
     "Analyzer",
     "Filter",
@@ -60,6 +61,8 @@ FILE_EXTENSIONS: Final[tuple[str, ...]]
 ER_ROOTS: Final[tuple[str, ...]]
 #: Words that open a request's ask after its context, which weighs as the payload.
 ASK_MARKERS: Final[tuple[str, ...]]
+#: Words that open the subject of a search, which weighs as the payload.
+SUBJECT_MARKERS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]

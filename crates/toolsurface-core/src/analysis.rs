@@ -20,7 +20,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::chars::{py_strip, CharTable, Class};
 
 mod idents;
-pub use idents::{ASK_MARKERS, FILE_EXTENSIONS};
+pub use idents::{ASK_MARKERS, FILE_EXTENSIONS, SUBJECT_MARKERS};
 
 /// Tokens shorter than this (in code points, after folding) are dropped.
 pub const MIN_TOKEN_CHARS: usize = 2;

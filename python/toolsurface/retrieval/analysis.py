@@ -23,6 +23,7 @@ __all__ = [
     "FILE_EXTENSIONS",
     "ISSUE_KEY_SHAPE",
     "MIN_TOKEN_CHARS",
+    "SUBJECT_MARKERS",
     "Analyzer",
     "CharTable",
     "payload_spans",
@@ -60,6 +61,50 @@ def ask_start(words: Sequence[str]) -> int | None:
     if words and starts_at(0):
         return None
     return next((i for i in range(1, len(words)) if starts_at(i)), None)
+
+
+#: Words that open the subject of a search (docs/analysis.md §4): what follows the first of
+#: them, past the request's first word and its ask, is what the items sought are about
+#: ("find the notion page about our hiring process"), not the action or its tool. Each is
+#: one identifier, compared folded (so ``насчёт`` is written ``насчет``).
+SUBJECT_MARKERS = ("about", "mentioning", "regarding", "containing", "про", "насчет")
+_SUBJECT_WORDS = frozenset(SUBJECT_MARKERS)
+
+
+def subject_start(words: Sequence[str], ask: int | None) -> int | None:
+    """The position of the first subject marker past the first identifier and the ask.
+
+    ``words`` are the request's identifiers, folded ("" inside the payload); ``ask`` is
+    ``ask_start``'s answer. The subject runs from there to the request's end.
+
+    >>> subject_start(["find", "pages", "about", "hiring"], None)
+    2
+    >>> subject_start(["about", "that", "can", "you", "list", "them"], 2)
+    """
+    start = 1 if ask is None else ask + 1
+    return next((i for i in range(start, len(words)) if words[i] in _SUBJECT_WORDS), None)
+
+
+def is_path_part(text: str, start: int, end: int) -> bool:
+    """Whether the identifier ``text[start:end]`` (class-I characters removed) is a path's part.
+
+    It holds an ASCII lower-case letter, and a ``/`` stands right before it with an ASCII
+    letter or digit right before that, or right after it with one right after. A path
+    (``platform/api``, ``src/auth/session.ts``; not ``CI/CD``) names what an action is
+    given, a repository, a branch or a folder, not the action.
+
+    >>> t = "mrs in platform/api, not CI/CD"
+    >>> is_path_part(t, 7, 15), is_path_part(t, 16, 19), is_path_part(t, 25, 27)
+    (True, True, False)
+    """
+    if not any("a" <= c <= "z" for c in text[start:end]):
+        return False
+
+    def word(c: str) -> bool:
+        return c.isascii() and c.isalnum()
+
+    before = start >= 2 and text[start - 1] == "/" and word(text[start - 2])
+    return before or (text[end : end + 1] == "/" and word(text[end + 1 : end + 2] or " "))
 
 
 #: Endings of English verbs whose ``er`` belongs to the root (``consider``, ``deliver``,
@@ -360,8 +405,9 @@ class Analyzer:
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
         ``payload_spans``), of a number (ASCII digits and connectors only: ``231``,
-        ``1.8.2``, ``2023-04-15``) or of a file name (``notes.txt``): an argument's value;
-        1 for the others; the identifiers before the request's ask (``ask_start``) weigh
+        ``1.8.2``, ``2023-04-15``), of a file name (``notes.txt``) or of a path's part
+        (``is_path_part``): an argument's value; 1 for the others; the identifiers before
+        the request's ask (``ask_start``) and those of its subject (``subject_start``) weigh
         ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
         the lexicon's ``<issue-key>`` source expands each.
@@ -376,19 +422,30 @@ class Analyzer:
         idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
-            value = inside or _NUMBER_IDENT.fullmatch(ident) or is_file_name(ident)
+            value = (
+                inside
+                or _NUMBER_IDENT.fullmatch(ident)
+                or is_file_name(ident)
+                or is_path_part(text, start, start + len(ident))
+            )
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
             toks.extend(terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
-        # The context before the ask weighs as the payload does.
-        ask = ask_start([folded for _, _, folded in idents])
+        # The context before the ask, and the subject after it, weigh as the payload does.
+        words = [folded for _, _, folded in idents]
+        ask = ask_start(words)
         if ask is not None:
             toks_before, keys_before, _ = idents[ask]
             weights[:toks_before] = [min(w, payload_weight) for w in weights[:toks_before]]
             keys[:keys_before] = [min(w, payload_weight) for w in keys[:keys_before]]
+        subject = subject_start(words, ask)
+        if subject is not None:
+            toks_from, keys_from, _ = idents[subject]
+            weights[toks_from:] = [min(w, payload_weight) for w in weights[toks_from:]]
+            keys[keys_from:] = [min(w, payload_weight) for w in keys[keys_from:]]
         return toks, weights, keys
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:

@@ -1,5 +1,5 @@
 //! Kinds of request identifier the query analysis weighs apart (docs/analysis.md §4): issue
-//! keys, file names, and the words of the ask markers.
+//! keys, file names, path parts, and the words of the ask and subject markers.
 
 use crate::analysis::Analyzer;
 use crate::chars::Class;
@@ -15,6 +15,18 @@ pub const ASK_MARKERS: [&str; 6] = [
     "go ahead and",
     "можешь",
     "сможешь",
+];
+/// Words that open the subject of a search (docs/analysis.md §4): what follows the first of
+/// them, past the request's first word and its ask, is what the items sought are about
+/// ("find the notion page about our hiring process"), not the action or its tool. Each is
+/// one identifier, compared folded (so `насчёт` is written `насчет`).
+pub const SUBJECT_MARKERS: [&str; 6] = [
+    "about",
+    "mentioning",
+    "regarding",
+    "containing",
+    "про",
+    "насчет",
 ];
 /// The extensions that make an identifier a file name ([`Analyzer::is_file_name`]): the
 /// common ones of documents, data, configuration and code. Not `js`: `Node.js`, `Next.js`
@@ -94,6 +106,25 @@ impl Analyzer {
         }
         FILE_EXTENSIONS.iter().any(|e| e.as_bytes() == &ext[..len])
     }
+
+    /// Whether the identifier `text[start..end]` is a part of a path, class-I characters
+    /// aside: it holds an ASCII lower-case letter, and a `/` stands right before it with an
+    /// ASCII letter or digit right before that, or right after it with one right after
+    /// (`platform/api`, `src/auth/session.ts`; not `CI/CD`, `/tmp`). A path names what an
+    /// action is given (a repository, a branch, a folder), not the action.
+    pub fn is_path_part(&self, text: &str, start: usize, end: usize) -> bool {
+        let ident = &text[start..end];
+        if !ident.bytes().any(|b| b.is_ascii_lowercase()) {
+            return false;
+        }
+        let seen = |c: &char| self.table.class(*c) != Class::Ignore;
+        let mut before = text[..start].chars().rev().filter(seen);
+        let mut after = text[end..].chars().filter(seen);
+        let joined = |slash: Option<char>, other: Option<char>| {
+            slash == Some('/') && other.is_some_and(|c| c.is_ascii_alphanumeric())
+        };
+        joined(before.next(), before.next()) || joined(after.next(), after.next())
+    }
 }
 
 #[cfg(test)]
@@ -124,6 +155,27 @@ mod tests {
         ] {
             assert!(!a.is_file_name(f), "{f}");
         }
+    }
+
+    #[test]
+    fn path_parts() {
+        let a = analyzer();
+        let parts = |text: &str| -> Vec<String> {
+            let mut out = Vec::new();
+            a.for_each_identifier(text, |ident| {
+                let start = ident.as_ptr() as usize - text.as_ptr() as usize;
+                if a.is_path_part(text, start, start + ident.len()) {
+                    out.push(ident.to_string());
+                }
+            });
+            out
+        };
+        assert_eq!(parts("mrs in platform/api on gitlab"), ["platform", "api"]);
+        assert_eq!(parts("read ./dist/worker.js now"), ["dist", "worker.js"]);
+        assert_eq!(parts("src/\u{200b}auth"), ["src", "auth"]);
+        assert!(parts("CI/CD of orders").is_empty());
+        assert!(parts("clean /tmp and a / b").is_empty());
+        assert_eq!(parts("acme/API"), ["acme"]);
     }
 
     #[test]

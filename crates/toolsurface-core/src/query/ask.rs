@@ -1,10 +1,12 @@
-//! The context before a request's ask (docs/analysis.md §4): the identifiers before the
-//! first ask marker ([`ASK_MARKERS`]) that is not the request's first word weigh as the
-//! payload's, since they tell what the user is about, not what they ask for.
+//! The context before a request's ask and the subject of its search (docs/analysis.md §4):
+//! the identifiers before the first ask marker ([`ASK_MARKERS`]) that is not the request's
+//! first word, and those from the first subject marker ([`SUBJECT_MARKERS`]) past both,
+//! weigh as the payload's: they tell what the user is about, or what the items sought are
+//! about, not what they ask for.
 
 use std::sync::OnceLock;
 
-use crate::analysis::{Analyzer, ASK_MARKERS};
+use crate::analysis::{Analyzer, ASK_MARKERS, SUBJECT_MARKERS};
 
 /// The markers as word-code sequences, and their distinct words (a word's code is its
 /// position in the list plus one; 0 is no marker word).
@@ -62,6 +64,23 @@ pub(crate) fn ask_start(n: usize, code: impl Fn(usize) -> u8) -> Option<usize> {
     (1..n).find(|&i| starts_at(i))
 }
 
+/// Whether `ident` folds to a subject marker ([`SUBJECT_MARKERS`]).
+pub(crate) fn is_subject_marker(analyzer: &Analyzer, ident: &str) -> bool {
+    SUBJECT_MARKERS.iter().any(|w| analyzer.folds_to(ident, w))
+}
+
+/// The position of the first subject marker of `n` identifiers (`marker(i)` says whether
+/// identifier `i` is one outside the payload) past the request's first identifier and past
+/// its ask's start `ask`: the subject runs from there to the request's end.
+pub(crate) fn subject_start(
+    n: usize,
+    ask: Option<usize>,
+    marker: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let from = ask.map_or(1, |a| a + 1);
+    (from..n).find(|&i| marker(i))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -98,5 +117,15 @@ mod tests {
             None
         );
         assert_eq!(start(Vec::new()), None);
+    }
+
+    #[test]
+    fn subjects_start_past_the_first_word_and_the_ask() {
+        let marks = [false, true, false, true];
+        assert_eq!(subject_start(4, None, |i| marks[i]), Some(1));
+        assert_eq!(subject_start(4, Some(1), |i| marks[i]), Some(3));
+        assert_eq!(subject_start(4, Some(3), |i| marks[i]), None);
+        assert_eq!(subject_start(1, None, |_| true), None);
+        assert_eq!(subject_start(0, None, |_| true), None);
     }
 }

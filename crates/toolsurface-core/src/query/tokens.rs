@@ -10,10 +10,15 @@ use crate::strtab::str_hash;
 
 /// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
 /// it starts inside one of the payload ranges `spans`, is a number
-/// ([`Analyzer::is_number`]) or a file name ([`Analyzer::is_file_name`]), else 1.
+/// ([`Analyzer::is_number`]), a file name ([`Analyzer::is_file_name`]) or a path's part
+/// ([`Analyzer::is_path_part`]), else 1.
 fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
     let start = ident.as_ptr() as usize - query.as_ptr() as usize;
-    if in_payload(spans, start) || analyzer.is_number(ident) || analyzer.is_file_name(ident) {
+    if in_payload(spans, start)
+        || analyzer.is_number(ident)
+        || analyzer.is_file_name(ident)
+        || analyzer.is_path_part(query, start, start + ident.len())
+    {
         PAYLOAD_WEIGHT
     } else {
         1.0
@@ -24,9 +29,11 @@ impl Index {
     /// Analyse `query` into `sc.qtoks` through the per-thread identifier memo, and the
     /// weight of each token into `sc.qweights`: [`PAYLOAD_WEIGHT`] for those of an
     /// identifier in the request's payload ([`Analyzer::payload_spans`]), of a number
-    /// ([`Analyzer::is_number`]) or of a file name ([`Analyzer::is_file_name`]), else 1; the weight of each issue-key identifier
+    /// ([`Analyzer::is_number`]), of a file name ([`Analyzer::is_file_name`]) or of a path's
+    /// part ([`Analyzer::is_path_part`]), else 1; the weight of each issue-key identifier
     /// ([`Analyzer::is_issue_key`]) into `sc.issue_keys`; then the identifiers before the
-    /// request's ask ([`ask::ask_start`]) weigh [`PAYLOAD_WEIGHT`] at most. Every path to a query's terms
+    /// request's ask ([`ask::ask_start`]) and those of its subject ([`ask::subject_start`])
+    /// weigh [`PAYLOAD_WEIGHT`] at most. Every path to a query's terms
     /// (search, explain, [`Index::query_terms`]) tokenises here.
     pub(crate) fn analyse_query(&self, query: &str, sc: &mut Scratch) {
         let Scratch {
@@ -56,12 +63,15 @@ impl Index {
             let w = ident_weight(&self.analyzer, spans, query, ident);
             // A marker word inside the payload is the message's, no ask of the request.
             let start = ident.as_ptr() as usize - query.as_ptr() as usize;
-            let code = if in_payload(spans, start) {
-                0
+            let (code, subject) = if in_payload(spans, start) {
+                (0, false)
             } else {
-                ask::word_code(&self.analyzer, ident)
+                (
+                    ask::word_code(&self.analyzer, ident),
+                    ask::is_subject_marker(&self.analyzer, ident),
+                )
             };
-            idents.push((qtoks.len(), issue_keys.len(), code));
+            idents.push((qtoks.len(), issue_keys.len(), code, subject));
             if self.analyzer.is_issue_key(ident) {
                 issue_keys.push(w);
             }
@@ -92,12 +102,22 @@ impl Index {
             qtoks.extend(a..b);
             qweights.extend(std::iter::repeat_n(w, b - a));
         });
-        // The context before the ask weighs as the payload does.
-        if let Some(i) = ask::ask_start(idents.len(), |i| idents[i].2) {
-            let (toks_before, keys_before, _) = idents[i];
+        // The context before the ask, and the subject after it, weigh as the payload does.
+        let ask = ask::ask_start(idents.len(), |i| idents[i].2);
+        if let Some(i) = ask {
+            let (toks_before, keys_before, _, _) = idents[i];
             for w in qweights[..toks_before]
                 .iter_mut()
                 .chain(issue_keys[..keys_before].iter_mut())
+            {
+                *w = w.min(PAYLOAD_WEIGHT);
+            }
+        }
+        if let Some(i) = ask::subject_start(idents.len(), ask, |i| idents[i].3) {
+            let (toks_from, keys_from, _, _) = idents[i];
+            for w in qweights[toks_from..]
+                .iter_mut()
+                .chain(issue_keys[keys_from..].iter_mut())
             {
                 *w = w.min(PAYLOAD_WEIGHT);
             }

@@ -24,8 +24,9 @@ pub(crate) struct Scratch {
     /// ([`Analyzer::is_issue_key`]).
     pub(crate) issue_keys: Vec<f64>,
     /// Per identifier of the query: where its tokens start in `qtoks`, how many issue keys
-    /// came before it, and its ask-marker word code ([`crate::query::ask`]).
-    pub(crate) idents: Vec<(usize, usize, u8)>,
+    /// came before it, its ask-marker word code, and whether it is a subject marker
+    /// ([`crate::query::ask`]).
+    pub(crate) idents: Vec<(usize, usize, u8, bool)>,
     /// The query tokens' lexicon word ids.
     pub(crate) lex_ids: Vec<u32>,
     /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.
