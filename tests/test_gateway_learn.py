@@ -25,7 +25,9 @@ from toolsurface.cli import main
 
 ONCALL = "ops__get_oncall_schedule"
 #: A request whose words are not the description's: the tool is found, but third.
-REQUEST = "кто сегодня дежурит"
+REQUEST = "дежурный на сегодня"
+#: Other words of the same request, which find another tool first before anything is learned.
+OTHER = "нужен сегодняшний дежурный"
 
 
 def _first_found(text: str) -> str:
@@ -50,7 +52,7 @@ def test_a_followed_search_is_learned_kept_and_ranks_first_after_a_restart(
             assert not ran[1]
         async with _gateway(tmp_path, "--learn", str(learn)) as gw:
             again = (await gw.call("ToolSearch", {"query": REQUEST}))[0]
-            other = (await gw.call("ToolSearch", {"query": "кто дежурит на этой неделе"}))[0]
+            other = (await gw.call("ToolSearch", {"query": OTHER}))[0]
         return before, again, other, learn.read_text("utf-8")
 
     before, again, other, kept = asyncio.run(run())
@@ -68,13 +70,16 @@ def test_without_learn_nothing_is_written_and_nothing_learned(tmp_path: Path) ->
         tmp_path, {"ops": {"command": sys.executable, "args": [str(SERVERS / "demo_server.py")]}}
     )
 
-    async def run() -> str:
+    async def run() -> tuple[str, str]:
         async with _gateway(tmp_path) as gw:
             await gw.call("ToolSearch", {"query": REQUEST})
             await gw.call(ONCALL, {"team": "infra"})
-            return (await gw.call("ToolSearch", {"query": REQUEST}))[0]
+            again = (await gw.call("ToolSearch", {"query": REQUEST}))[0]
+            return again, (await gw.call("ToolSearch", {"query": OTHER}))[0]
 
-    assert _first_found(asyncio.run(run())) != ONCALL
+    again, other = asyncio.run(run())
+    assert _first_found(again) != ONCALL
+    assert _first_found(other) != ONCALL
     assert sorted(p.name for p in tmp_path.iterdir()) == ["gateway.log", "mcp.json", "policy.json"]
 
 

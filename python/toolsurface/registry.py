@@ -28,6 +28,7 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
+from toolsurface.reading import reads_only
 from toolsurface.registry_view import ViewCache
 from toolsurface.retrieval.backend import Backend, Searcher, backend
 from toolsurface.retrieval.built import _Built
@@ -269,7 +270,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
             names, fields = list(self._fields), list(self._fields.values())
-            read_only = frozenset(n for n, t in self._tools.items() if t.read_only)
+            read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
         texts = self._index_texts(names, fields, hints.texts())
