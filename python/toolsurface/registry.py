@@ -270,7 +270,10 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
             names, fields = list(self._fields), list(self._fields.values())
-            read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
+            if built is not None and built.generation == stamp[0]:
+                read_only = built.read_only  # the same tools: only what was learned moved
+            else:
+                read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
         texts = self._index_texts(names, fields, hints.texts())

@@ -12,8 +12,13 @@ use crate::strtab::str_hash;
 /// it starts inside one of the payload ranges `spans`, is a number
 /// ([`Analyzer::is_number`]), a file name ([`Analyzer::is_file_name`]) or a path's part
 /// ([`Analyzer::is_path_part`]), else 1.
-fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, ident: &str) -> f64 {
-    let start = ident.as_ptr() as usize - query.as_ptr() as usize;
+fn ident_weight(
+    analyzer: &Analyzer,
+    spans: &[(usize, usize)],
+    query: &str,
+    ident: &str,
+    start: usize,
+) -> f64 {
     if in_payload(spans, start)
         || analyzer.is_number(ident)
         || analyzer.is_file_name(ident)
@@ -22,6 +27,13 @@ fn ident_weight(analyzer: &Analyzer, spans: &[(usize, usize)], query: &str, iden
         PAYLOAD_WEIGHT
     } else {
         1.0
+    }
+}
+
+/// Cap each weight of `ws` at [`PAYLOAD_WEIGHT`]: context and subject weigh as the payload.
+fn cap_at_payload<'w>(ws: impl Iterator<Item = &'w mut f64>) {
+    for w in ws {
+        *w = w.min(PAYLOAD_WEIGHT);
     }
 }
 
@@ -60,15 +72,17 @@ impl Index {
         idents.clear();
         self.analyzer.payload_spans(query, spans);
         self.analyzer.for_each_identifier(query, |ident| {
-            let w = ident_weight(&self.analyzer, spans, query, ident);
-            // A marker word inside the payload is the message's, no ask of the request.
             let start = ident.as_ptr() as usize - query.as_ptr() as usize;
+            let w = ident_weight(&self.analyzer, spans, query, ident, start);
+            // A marker word inside the payload is the message's, no ask of the request. The
+            // ask and subject words are disjoint: an ask word is no subject marker.
             let (code, subject) = if in_payload(spans, start) {
                 (0, false)
             } else {
+                let code = ask::word_code(&self.analyzer, ident);
                 (
-                    ask::word_code(&self.analyzer, ident),
-                    ask::is_subject_marker(&self.analyzer, ident),
+                    code,
+                    code == 0 && ask::is_subject_marker(&self.analyzer, ident),
                 )
             };
             idents.push((qtoks.len(), issue_keys.len(), code, subject));
@@ -105,22 +119,12 @@ impl Index {
         // The context before the ask, and the subject after it, weigh as the payload does.
         let ask = ask::ask_start(idents.len(), |i| idents[i].2);
         if let Some(i) = ask {
-            let (toks_before, keys_before, _, _) = idents[i];
-            for w in qweights[..toks_before]
-                .iter_mut()
-                .chain(issue_keys[..keys_before].iter_mut())
-            {
-                *w = w.min(PAYLOAD_WEIGHT);
-            }
+            let (toks, keys, _, _) = idents[i];
+            cap_at_payload(qweights[..toks].iter_mut().chain(&mut issue_keys[..keys]));
         }
         if let Some(i) = ask::subject_start(idents.len(), ask, |i| idents[i].3) {
-            let (toks_from, keys_from, _, _) = idents[i];
-            for w in qweights[toks_from..]
-                .iter_mut()
-                .chain(issue_keys[keys_from..].iter_mut())
-            {
-                *w = w.min(PAYLOAD_WEIGHT);
-            }
+            let (toks, keys, _, _) = idents[i];
+            cap_at_payload(qweights[toks..].iter_mut().chain(&mut issue_keys[keys..]));
         }
     }
 }
