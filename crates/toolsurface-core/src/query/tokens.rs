@@ -74,15 +74,13 @@ impl Index {
         self.analyzer.for_each_identifier(query, |ident| {
             let start = ident.as_ptr() as usize - query.as_ptr() as usize;
             let w = ident_weight(&self.analyzer, spans, query, ident, start);
-            // A marker word inside the payload is the message's, no ask of the request. The
-            // ask and subject words are disjoint: an ask word is no subject marker.
+            // A marker word inside the payload is the message's, no ask of the request.
             let (code, subject) = if in_payload(spans, start) {
                 (0, false)
             } else {
-                let code = ask::word_code(&self.analyzer, ident);
                 (
-                    code,
-                    code == 0 && ask::is_subject_marker(&self.analyzer, ident),
+                    ask::word_code(&self.analyzer, ident),
+                    ask::is_subject_marker(&self.analyzer, ident),
                 )
             };
             idents.push((qtoks.len(), issue_keys.len(), code, subject));
