@@ -731,10 +731,10 @@ impl Memo {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
-    pub(crate) fn analyzer() -> Analyzer {
+    fn analyzer() -> Analyzer {
         let table = CharTable::parse(include_str!(
             "../../../../python/toolsurface/data/chars.tsv"
         ))

@@ -129,7 +129,7 @@ impl Analyzer {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::analyzer::tests::analyzer;
+    use crate::test_support::analyzer;
 
     #[test]
     fn file_names() {

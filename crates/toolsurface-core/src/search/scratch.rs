@@ -7,7 +7,8 @@ use crate::search::scan::Accum;
 
 /// Per-thread buffers of a search: the query's (lent to the query layer) and the scan's.
 /// Owned here, in the search layer only, so that no lower layer reaches for a thread's
-/// buffers on its own: every function below takes what it works in from its caller.
+/// buffers on its own: every function of the lower layers takes what it works in from its
+/// caller.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     pub(crate) query: QueryBuffers,
