@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Settings};
+use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Searcher, Settings};
 
 fn analyzer() -> Analyzer {
     let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
@@ -140,7 +140,7 @@ fn main() {
         let nf = index.len() as f64;
         let (mut tot_terms, mut tot_post, mut maxp) = (0usize, 0f64, 0f64);
         for q in &queries {
-            let terms = index.query_terms(q, Some(&lexicon), 1.0);
+            let terms = Searcher::new(&index).query_terms(q, Some(&lexicon), 1.0);
             let mut p = 0.0;
             let mut nt = 0;
             for (t, _) in &terms {
@@ -169,14 +169,14 @@ fn main() {
         return;
     }
     // Warm the settings table.
-    index
+    Searcher::new(&index)
         .search("", 10, &settings, Some(&lexicon), None)
         .expect("search");
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     let mut fallbacks = 0;
     let verbose = mode == "check";
     for q in &queries {
-        let r = index
+        let r = Searcher::new(&index)
             .search(q, 10, &settings, Some(&lexicon), None)
             .expect("search");
         r.docs.hash(&mut hasher);
@@ -219,7 +219,7 @@ fn timed_rounds(
         let t0 = Instant::now();
         let c0 = thread_cpu_ns();
         for q in queries {
-            let r = index
+            let r = Searcher::new(index)
                 .search(q, 10, settings, Some(lexicon), None)
                 .expect("search");
             std::hint::black_box(r);
@@ -262,18 +262,20 @@ fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
             .collect::<Vec<_>>()
             .join(" ");
         for (label, query) in [("q", q.as_str()), ("typo", typo.as_str())] {
-            let a = index.search(query, 10, &other, None, None).expect("search");
-            let b = index
+            let a = Searcher::new(index)
+                .search(query, 10, &other, None, None)
+                .expect("search");
+            let b = Searcher::new(index)
                 .search(query, 5, &other, Some(lexicon), Some(&filter))
                 .expect("search");
-            let c = index
+            let c = Searcher::new(index)
                 .search(query, 100, &other, Some(lexicon), None)
                 .expect("search");
             println!("{i} {label} A {}", show(&a));
             println!("{i} {label} B {}", show(&b));
             println!("{i} {label} C {}", show(&c));
             for &d in a.docs.iter().take(3) {
-                let ex = index
+                let ex = Searcher::new(index)
                     .explain(query, i64::from(d), &other, Some(lexicon), a.fallback)
                     .expect("explain");
                 let parts: Vec<String> = ex
@@ -287,10 +289,10 @@ fn check_other_paths(index: &Index, queries: &[String], lexicon: &Lexicon) {
                 println!("{i} {label} X {d} {}", parts.join(" "));
             }
         }
-        let terms = index.query_terms(q, Some(lexicon), 0.6);
+        let terms = Searcher::new(index).query_terms(q, Some(lexicon), 0.6);
         println!("{i} T {terms:?}");
     }
-    let batch = index
+    let batch = Searcher::new(index)
         .search_many(queries, 10, &other, Some(lexicon), Some(&filter))
         .expect("batch");
     for (i, r) in batch.iter().enumerate() {

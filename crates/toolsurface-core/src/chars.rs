@@ -7,6 +7,9 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::error::{CharTableProblem, Error};
+use crate::pystr::{py_isspace, py_splitlines};
+
 /// Class of a code point in the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
@@ -70,129 +73,20 @@ pub struct CharTable {
     folds: FxHashMap<u32, char>,
 }
 
-/// Python's `str.isspace` (used by `str.split()` and `str.strip()`).
-#[inline]
-pub(crate) fn py_isspace(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n'
-            | '\u{0b}'
-            | '\u{0c}'
-            | '\r'
-            | '\u{1c}'..='\u{1f}'
-            | ' '
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
-}
-
-/// Python's `str.strip()` with no argument.
-pub(crate) fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
-}
-
-/// Python's `str.splitlines()` (line breaks dropped).
-pub(crate) fn py_splitlines(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut iter = text.char_indices().peekable();
-    while let Some((i, c)) = iter.next() {
-        let is_break = matches!(
-            c,
-            '\n' | '\r'
-                | '\u{0b}'
-                | '\u{0c}'
-                | '\u{1c}'
-                | '\u{1d}'
-                | '\u{1e}'
-                | '\u{85}'
-                | '\u{2028}'
-                | '\u{2029}'
-        );
-        if !is_break {
-            continue;
-        }
-        out.push(&text[start..i]);
-        let mut end = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = iter.peek() {
-                iter.next();
-                end = j + 1;
-            }
-        }
-        start = end;
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
-}
-
-/// Python's `repr` of a string, closely enough for error messages: quotes chosen as Python
-/// does, control, format and separator characters escaped.
-pub(crate) fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || ('\u{7f}'..='\u{a0}').contains(&c) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if matches!(
-                c,
-                '\u{ad}'
-                    | '\u{1680}'
-                    | '\u{2000}'..='\u{200f}'
-                    | '\u{2028}'..='\u{202f}'
-                    | '\u{205f}'..='\u{206f}'
-                    | '\u{3000}'
-                    | '\u{feff}'
-                    | '\u{e000}'..='\u{f8ff}'
-            ) =>
-            {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-fn parse_hex(s: &str) -> Result<u32, String> {
+fn parse_hex(s: &str) -> Result<u32, CharTableProblem> {
     let digits = s
         .strip_prefix("0x")
         .or_else(|| s.strip_prefix("0X"))
         .unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Err(format!("invalid hexadecimal number {s:?}"));
+        return Err(CharTableProblem::InvalidHex(s.to_string()));
     }
-    u32::from_str_radix(digits, 16).map_err(|_| format!("hexadecimal number out of range {s:?}"))
+    u32::from_str_radix(digits, 16).map_err(|_| CharTableProblem::HexOutOfRange(s.to_string()))
 }
 
 impl CharTable {
     /// Parse the table's text; a malformed line is an error naming its number.
-    pub fn parse(text: &str) -> Result<CharTable, String> {
+    pub fn parse(text: &str) -> Result<CharTable, Error> {
         let mut starts: Vec<u32> = Vec::new();
         let mut ends: Vec<u32> = Vec::new();
         let mut classes: Vec<Class> = Vec::new();
@@ -201,15 +95,15 @@ impl CharTable {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let mut parse_line = || -> Result<(), String> {
+            let mut parse_line = || -> Result<(), CharTableProblem> {
                 let parts: Vec<&str> = line.split(py_isspace).filter(|p| !p.is_empty()).collect();
                 match parts.as_slice() {
                     ["C", first, last, class] => {
                         let class = Class::from_letter(class)
-                            .ok_or_else(|| format!("unknown class {class:?}"))?;
+                            .ok_or_else(|| CharTableProblem::UnknownClass(class.to_string()))?;
                         let (first, last) = (parse_hex(first)?, parse_hex(last)?);
                         if first > last || ends.last().is_some_and(|&e| first <= e) {
-                            return Err("ranges must ascend without overlap".to_string());
+                            return Err(CharTableProblem::Overlap);
                         }
                         starts.push(first);
                         ends.push(last);
@@ -218,16 +112,19 @@ impl CharTable {
                     }
                     ["F", cp, folded] => {
                         let (cp, folded) = (parse_hex(cp)?, parse_hex(folded)?);
-                        let folded = char::from_u32(folded)
-                            .ok_or_else(|| format!("fold target {folded:X} is not a code point"))?;
+                        let folded =
+                            char::from_u32(folded).ok_or(CharTableProblem::FoldTarget(folded))?;
                         folds.insert(cp, folded);
                         Ok(())
                     }
-                    _ => Err("expected 'C first last class' or 'F cp folded'".to_string()),
+                    _ => Err(CharTableProblem::Shape),
                 }
             };
-            parse_line()
-                .map_err(|e| format!("chars.tsv line {}: {e}: {}", idx + 1, py_repr(line)))?;
+            parse_line().map_err(|problem| Error::CharTable {
+                line: idx + 1,
+                text: line.to_string(),
+                problem,
+            })?;
         }
         let mut table = CharTable {
             starts,
@@ -323,28 +220,19 @@ mod tests {
 
     #[test]
     fn errors_name_the_line() {
-        let e = CharTable::parse("C 30 39 N\n\nC 20 25 U\n").unwrap_err();
+        let e = CharTable::parse("C 30 39 N\n\nC 20 25 U\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("chars.tsv line 3:"), "{e}");
-        let e = CharTable::parse("C 30 39 X\n").unwrap_err();
+        let e = CharTable::parse("C 30 39 X\n").unwrap_err().to_string();
         assert!(e.starts_with("chars.tsv line 1:"), "{e}");
-        let e = CharTable::parse("# x\nF 41\n").unwrap_err();
+        let e = CharTable::parse("# x\nF 41\n").unwrap_err().to_string();
         assert!(e.starts_with("chars.tsv line 2:"), "{e}");
-        let e = CharTable::parse("F 41 D800\n").unwrap_err();
+        let e = CharTable::parse("F 41 D800\n").unwrap_err().to_string();
         assert!(e.starts_with("chars.tsv line 1:"), "{e}");
-        let e = CharTable::parse("C zz 39 N\n").unwrap_err();
+        let e = CharTable::parse("C zz 39 N\n").unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
-        let e = CharTable::parse("   \n").unwrap_err();
+        let e = CharTable::parse("   \n").unwrap_err().to_string();
         assert!(e.contains("line 1"), "{e}");
-    }
-
-    #[test]
-    fn python_line_semantics() {
-        assert_eq!(py_splitlines("a\r\nb\rc\nd"), vec!["a", "b", "c", "d"]);
-        assert_eq!(py_splitlines("a\n\nb\n"), vec!["a", "", "b"]);
-        assert_eq!(py_splitlines(""), Vec::<&str>::new());
-        assert_eq!(py_strip("\u{1f} x \u{3000}"), "x");
-        assert_eq!(py_repr("a'b"), "\"a'b\"");
-        assert_eq!(py_repr("a\n\u{200b}\u{1}\\"), "'a\\n\\u200b\\x01\\\\'");
-        assert_eq!(py_repr("ёлка"), "'ёлка'");
     }
 }

@@ -24,3 +24,7 @@ pub const FUZZY_PER_TOKEN: usize = 3;
 /// what the action is given rather than the action; see [`Analyzer::payload_spans`](crate::Analyzer::payload_spans)) and
 /// of a number ([`Analyzer::is_number`](crate::Analyzer::is_number)).
 pub const PAYLOAD_WEIGHT: f64 = 0.5;
+/// The one shape a lexicon source can name (docs/analysis.md §4): a query identifier that
+/// is an issue key ([`Analyzer::is_issue_key`](crate::Analyzer::is_issue_key)) expands to
+/// this entry's targets.
+pub const ISSUE_KEY_SHAPE: &str = "<issue-key>";

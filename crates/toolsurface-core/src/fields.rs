@@ -9,7 +9,7 @@
 //! decision turns on any other character, [`split_description`] returns `None` and the
 //! caller takes the Python path, so the two never disagree.
 
-use crate::chars::{py_isspace as py_space, py_strip};
+use crate::pystr::{py_isspace as py_space, py_strip};
 
 /// Words whose full stop never ends a sentence (lower-cased, dots inside kept).
 const ABBREVIATIONS: [&str; 32] = [

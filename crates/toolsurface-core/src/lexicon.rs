@@ -4,8 +4,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
-use crate::analysis::Analyzer;
-use crate::chars::py_repr;
+use crate::analysis::analyzer::Analyzer;
+pub use crate::consts::ISSUE_KEY_SHAPE;
+use crate::error::{Error, LexiconProblem};
 use crate::strtab::{str_hash, Arena, StrTable};
 
 /// A word id no key contains ([`Lexicon::word_id`] of a word outside every key).
@@ -43,14 +44,10 @@ pub struct Lexicon {
     issue_key: Option<u32>,
 }
 
-/// The one shape a lexicon source can name (docs/analysis.md §4): a query identifier that
-/// is an issue key ([`Analyzer::is_issue_key`]) expands to this entry's targets.
-pub const ISSUE_KEY_SHAPE: &str = "<issue-key>";
-
 /// The shape `source` names, if it is written as one (`<` ASCII lower-case letters and
 /// hyphens `>`): only [`ISSUE_KEY_SHAPE`] is known; any other such name is an error, so a
 /// misspelt shape is never taken for the words it spells. `Ok(None)`: an ordinary source.
-fn shape_of(source: &str) -> Result<Option<&'static str>, String> {
+fn shape_of(source: &str) -> Result<Option<&'static str>, LexiconProblem> {
     let s = source.trim_matches(|c: char| c.is_ascii_whitespace());
     let inner = match s.strip_prefix('<').and_then(|r| r.strip_suffix('>')) {
         Some(inner) if !inner.is_empty() => inner,
@@ -62,9 +59,7 @@ fn shape_of(source: &str) -> Result<Option<&'static str>, String> {
     if s == ISSUE_KEY_SHAPE {
         Ok(Some(ISSUE_KEY_SHAPE))
     } else {
-        Err(format!(
-            "unknown shape {s} (the known one is {ISSUE_KEY_SHAPE})"
-        ))
+        Err(LexiconProblem::UnknownShape(s.to_string()))
     }
 }
 
@@ -84,32 +79,29 @@ impl Lexicon {
     /// Build from `(source phrase, target text)` entries. A source or target without index
     /// terms is an error naming the entry; entries with the same key merge their targets
     /// (first-occurrence order).
-    pub fn new(analyzer: &Analyzer, entries: &[(String, String)]) -> Result<Lexicon, String> {
+    pub fn new(analyzer: &Analyzer, entries: &[(String, String)]) -> Result<Lexicon, Error> {
         let mut lex = Lexicon::default();
         // Per entry its distinct targets, laid out by entry at the end.
         let mut targets: Vec<Vec<String>> = Vec::new();
         let mut count = 0usize;
         for (i, (source, target)) in entries.iter().enumerate() {
-            let shape = shape_of(source)
-                .map_err(|e| format!("lexicon entry {i} ({}): {e}", py_repr(source)))?;
+            let fault = |problem| Error::Lexicon {
+                entry: i,
+                source: source.clone(),
+                problem,
+            };
+            let shape = shape_of(source).map_err(fault)?;
             // A shape's key is its own name, a word no analysed text has (`<` separates).
             let key = match shape {
                 Some(name) => vec![name.to_string()],
                 None => analyzer.tokens(source),
             };
             if key.is_empty() {
-                return Err(format!(
-                    "lexicon entry {i} ({}): source has no index terms",
-                    py_repr(source)
-                ));
+                return Err(fault(LexiconProblem::NoSourceTerms));
             }
             let terms = analyzer.tokens(target);
             if terms.is_empty() {
-                return Err(format!(
-                    "lexicon entry {i} ({}): target {} has no terms",
-                    py_repr(source),
-                    py_repr(target)
-                ));
+                return Err(fault(LexiconProblem::NoTargetTerms(target.clone())));
             }
             if shape.is_none() {
                 lex.max_key_len = lex.max_key_len.max(key.len());
@@ -117,7 +109,7 @@ impl Lexicon {
             let ids = key
                 .iter()
                 .map(|w| lex.words.insert(w, str_hash(w)).map(|(id, _)| id))
-                .collect::<Result<Box<[u32]>, String>>()?;
+                .collect::<Result<Box<[u32]>, Error>>()?;
             lex.longest.resize(lex.words.len(), 0);
             let first = &mut lex.longest[ids[0] as usize];
             *first = (*first).max(ids.len() as u32);
@@ -138,7 +130,7 @@ impl Lexicon {
                     known.push(t);
                     count += 1;
                     if count > u32::MAX as usize {
-                        return Err(format!("lexicon entry {i}: more than {} targets", u32::MAX));
+                        return Err(Error::LexiconTargets { entry: i });
                     }
                 }
             }
@@ -147,9 +139,7 @@ impl Lexicon {
         lex.target_start.push(0);
         for terms in &targets {
             for t in terms {
-                lex.target_terms
-                    .push(t)
-                    .map_err(|_| "lexicon targets exceed 4 GiB of text".to_string())?;
+                lex.target_terms.push(t).map_err(|_| Error::LexiconText)?;
                 lex.target_hash.push(str_hash(t));
             }
             lex.target_start.push(lex.target_hash.len() as u32);
@@ -408,7 +398,9 @@ mod tests {
             .unwrap()
             .issue_key_slots()
             .is_none());
-        let err = Lexicon::new(&a, &[e("pr", "pull"), e("<issue-id>", "issue")]).unwrap_err();
+        let err = Lexicon::new(&a, &[e("pr", "pull"), e("<issue-id>", "issue")])
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("entry 1") && err.contains("unknown shape <issue-id>"),
             "{err}"
@@ -422,9 +414,13 @@ mod tests {
     #[test]
     fn empty_source_or_target_is_an_error() {
         let a = analyzer();
-        let err = Lexicon::new(&a, &[e("x", "y"), e("the", "thing")]).unwrap_err();
+        let err = Lexicon::new(&a, &[e("x", "y"), e("the", "thing")])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("entry 0"), "{err}");
-        let err = Lexicon::new(&a, &[e("thing", "stuff"), e("pr", "a")]).unwrap_err();
+        let err = Lexicon::new(&a, &[e("thing", "stuff"), e("pr", "a")])
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("entry 1") && err.contains("target"), "{err}");
     }
 }

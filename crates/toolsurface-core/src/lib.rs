@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use toolsurface_core::{Analyzer, CharTable, Index, Settings};
+//! use toolsurface_core::{Analyzer, CharTable, Index, Searcher, Settings};
 //!
 //! let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
 //! let analyzer = Arc::new(Analyzer::new(table, ["a", "the", "to"]));
@@ -36,26 +36,27 @@
 //! // Field weights and b per field, k1, and the weight of lexicon expansions.
 //! let settings =
 //!     Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.3, 0.5, 0.5, 0.75, 0.75, 0.5], 1.2, 0.6);
-//! let hits = index.search("send a message", 2, &settings, None, None)?;
+//! let searcher = Searcher::new(&index);
+//! let hits = searcher.search("send a message", 2, &settings, None, None)?;
 //! assert_eq!(index.name(hits.docs[0] as usize), "slack__send_message");
 //! assert!(!hits.fallback);
 //!
 //! // A learned request finds its tool though no description says "book".
-//! let learned = index.search("book a slot", 1, &settings, None, None)?;
+//! let learned = searcher.search("book a slot", 1, &settings, None, None)?;
 //! assert_eq!(index.name(learned.docs[0] as usize), "calendar__create_event");
 //!
 //! // Why it scored: per matched term (stemmed), its query weight and its part of the
 //! // score in each field; the parts add up to the score.
-//! let why = index.explain("send a message", hits.docs[0].into(), &settings, None, false)?;
+//! let why = searcher.explain("send a message", hits.docs[0].into(), &settings, None, false)?;
 //! assert!(why.iter().any(|(term, _, _)| term == "messag"));
 //! let total: f64 = why.iter().flat_map(|(_, _, parts)| parts).sum();
 //! assert!((total - hits.scores[0]).abs() <= 1e-12 * hits.scores[0]);
 //!
 //! // A typo matches nothing as it is: the trigram fallback finds the near terms.
-//! let typo = index.search("calendr", 1, &settings, None, None)?;
+//! let typo = searcher.search("calendr", 1, &settings, None, None)?;
 //! assert!(typo.fallback);
 //! assert_eq!(index.name(typo.docs[0] as usize), "calendar__create_event");
-//! # Ok::<(), String>(())
+//! # Ok::<(), toolsurface_core::Error>(())
 //! ```
 //!
 //! A [`Lexicon`] expands the words people type (Russian, abbreviations, synonyms) to the
@@ -64,7 +65,7 @@
 //!
 //! ```
 //! # use std::sync::Arc;
-//! # use toolsurface_core::{Analyzer, CharTable, Index, Settings};
+//! # use toolsurface_core::{Analyzer, CharTable, Index, Searcher, Settings};
 //! use toolsurface_core::Lexicon;
 //! # let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
 //! # let analyzer = Arc::new(Analyzer::new(table, ["a", "the"]));
@@ -81,42 +82,46 @@
 //! #     Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.3, 0.5, 0.5, 0.75, 0.75, 0.5], 1.2, 0.6);
 //! let entries = [("созвон".to_string(), "meeting event".to_string())];
 //! let lexicon = Lexicon::new(index.analyzer(), &entries)?;
-//! let terms = index.query_terms("созвон", Some(&lexicon), settings.expansion_weight);
+//! let searcher = Searcher::new(&index);
+//! let terms = searcher.query_terms("созвон", Some(&lexicon), settings.expansion_weight);
 //! assert_eq!(
 //!     terms,
 //!     [("созвон".to_string(), 1.0), ("meet".to_string(), 0.6), ("event".to_string(), 0.6)]
 //! );
-//! let hits = index.search("созвон", 1, &settings, Some(&lexicon), None)?;
+//! let hits = searcher.search("созвон", 1, &settings, Some(&lexicon), None)?;
 //! assert_eq!(index.name(hits.docs[0] as usize), "calendar__create_event");
-//! # Ok::<(), String>(())
+//! # Ok::<(), toolsurface_core::Error>(())
 //! ```
 //!
 //! # Layout
 //!
-//! - `consts`: the public constants ([`N_FIELDS`], [`FIELD_NAMES`], ...), re-exported here.
-//! - [`analysis`], [`chars`], [`fields`]: text analysis, the character table, the
-//!   description's first-sentence cut; `strtab`: the string tables they and the index use.
-//! - [`index`]: the [`Index`] and its arrays; building it (`index/build.rs`, the chunks'
-//!   analysis in `index/chunk.rs` behind `index/hot_memo.rs`), the trigram index.
-//! - `query`: a query's tokens (`tokens.rs`, through the per-thread `memo.rs`), its terms
-//!   (`terms.rs`, one builder for search, explain and [`Index::query_terms`]), the
-//!   fallback's (`fuzzy.rs`).
-//! - `scoring`: [`Settings`], the BM25F formula (`bm25f.rs`, written once) and the cache of
-//!   its per-settings tables.
-//! - `search`: [`Index::search`], the scan (`scan.rs`), the top k (`topk.rs`), [`Filter`].
-//! - `explain`: [`Index::explain`].
+//! Layers, bottom first; a file imports only from its own layer or a lower one
+//! (`tests/layers/rust.toml` states them and a test checks it):
+//!
+//! 1. base: the public constants (`consts`), the [`Error`] type (`error`), Python's string
+//!    semantics (`pystr`), the string tables (`strtab`), the character table ([`chars`]);
+//! 2. analysis: text to index terms ([`analysis`]), the query [`Lexicon`] ([`lexicon`]),
+//!    the description's first-sentence cut ([`fields`]);
+//! 3. scoring: [`Settings`] and the BM25F formulas (`scoring/bm25f.rs`), knowing no index;
+//! 4. index: the [`Index`] and its arrays, its saturated-weight tables and their cache, its
+//!    build, the trigram index, and [`Filter`] ([`index`]);
+//! 5. query: a query's tokens, terms, fallback terms and mentioned groups ([`Aliases`]),
+//!    built in buffers the caller lends (`query`);
+//! 6. search: [`Searcher`], which borrows an index and owns the per-thread scratch; the
+//!    scan, the top k, boosts ([`Boost`]) and explanations (`search`);
+//! 7. this file: declarations and re-exports only.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-mod aliases;
 pub mod analysis;
 pub mod chars;
 mod consts;
-mod explain;
+pub mod error;
 pub mod fields;
 pub mod index;
 pub mod lexicon;
+mod pystr;
 mod query;
 mod scoring;
 mod search;
@@ -124,15 +129,15 @@ mod strtab;
 #[cfg(test)]
 mod test_support;
 
-pub use aliases::Aliases;
-pub use analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
-pub use chars::{CharTable, Class};
-pub use consts::{
-    FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, N_FIELDS, PAYLOAD_WEIGHT,
-    SETTINGS_CACHE,
+pub use crate::analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
+pub use crate::chars::{CharTable, Class};
+pub use crate::consts::{
+    FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, ISSUE_KEY_SHAPE, N_FIELDS,
+    PAYLOAD_WEIGHT, SETTINGS_CACHE,
 };
-pub use explain::Explanation;
-pub use index::Index;
-pub use lexicon::Lexicon;
-pub use scoring::Settings;
-pub use search::{Boost, Filter, SearchResult};
+pub use crate::error::Error;
+pub use crate::index::{Filter, Index};
+pub use crate::lexicon::Lexicon;
+pub use crate::query::Aliases;
+pub use crate::scoring::Settings;
+pub use crate::search::{Boost, Explanation, SearchResult, Searcher};

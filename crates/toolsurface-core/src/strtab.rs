@@ -7,6 +7,8 @@
 
 use std::hash::BuildHasher;
 
+use crate::error::Error;
+
 /// The hash every [`StrTable`] uses.
 #[inline]
 pub(crate) fn str_hash(s: &str) -> u64 {
@@ -59,9 +61,8 @@ impl Arena {
     }
 
     /// Append a string; its index is the previous [`Arena::len`].
-    pub(crate) fn push(&mut self, s: &str) -> Result<(), String> {
-        let end = u32::try_from(self.text.len() + s.len())
-            .map_err(|_| "strings exceed the index's limit of 4 GiB".to_string())?;
+    pub(crate) fn push(&mut self, s: &str) -> Result<(), Error> {
+        let end = u32::try_from(self.text.len() + s.len()).map_err(|_| Error::TextLimit)?;
         self.text.push_str(s);
         self.ends.push(end);
         Ok(())
@@ -148,16 +149,17 @@ impl StrTable {
     }
 
     /// The id of `s` (whose [`str_hash`] is `h`), interning it if new; and whether it was.
-    pub(crate) fn insert(&mut self, s: &str, h: u64) -> Result<(u32, bool), String> {
+    pub(crate) fn insert(&mut self, s: &str, h: u64) -> Result<(u32, bool), Error> {
         if let Some(id) = self.find(s, h) {
             return Ok((id, false));
         }
         let id = self.strings.len();
         if id >= (u32::MAX - 1) as usize {
-            return Err(format!(
-                "vocabulary size {id} exceeds the index's limit of {}",
-                u32::MAX - 1
-            ));
+            return Err(Error::Limit {
+                what: "vocabulary size",
+                n: id,
+                limit: u64::from(u32::MAX - 1),
+            });
         }
         if (id + 1) * 2 > self.slots.len() {
             self.grow();

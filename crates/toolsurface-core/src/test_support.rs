@@ -4,15 +4,18 @@
 // What the tests of every module use, in one import (`use crate::test_support::*`).
 pub(crate) use std::sync::Arc;
 
-pub(crate) use crate::analysis::Analyzer;
+pub(crate) use crate::analysis::analyzer::Analyzer;
 use crate::chars::CharTable;
 pub(crate) use crate::consts::{N_FIELDS, SETTINGS_CACHE};
-pub(crate) use crate::index::Index;
+pub(crate) use crate::index::core::Index;
+pub(crate) use crate::index::filter::Filter;
 pub(crate) use crate::lexicon::Lexicon;
-pub(crate) use crate::query::terms::TermList;
-pub(crate) use crate::scoring::Settings;
+pub(crate) use crate::query::term_list::TermList;
+use crate::query::terms::main_terms as build_main_terms;
+use crate::query::tokens::analyse_query;
+pub(crate) use crate::scoring::settings::Settings;
 use crate::search::scratch::with_scratch;
-pub(crate) use crate::search::Filter;
+pub(crate) use crate::search::searcher::Searcher;
 pub(crate) use crate::strtab::str_hash;
 
 pub(crate) fn analyzer() -> Arc<Analyzer> {
@@ -187,10 +190,10 @@ pub(crate) fn idf_of(idx: &Index, id: u32) -> f64 {
 /// The main stage's terms of `query` in `idx`, as a search makes them (no lexicon).
 pub(crate) fn main_terms(idx: &Index, query: &str) -> TermList {
     with_scratch(|sc| {
-        idx.analyse_query(query, sc);
-        idx.main_terms(sc, None, 0.0);
+        analyse_query(&idx.analyzer, query, &mut sc.query);
+        build_main_terms(idx, &mut sc.query, None, 0.0);
         let mut terms = TermList::default();
-        for &(id, w) in &sc.terms.items {
+        for &(id, w) in &sc.query.terms.items {
             terms.add(id, w);
         }
         terms
@@ -217,7 +220,7 @@ pub(crate) fn assert_ranks_as_naive(
             let full = naive(idx, &terms, &sat.sat, usize::MAX, allowed);
             assert!(!full.is_empty(), "{q} n={n}");
             for &k in ks {
-                let r = idx.search(q, k, s, None, allowed).unwrap();
+                let r = Searcher::new(idx).search(q, k, s, None, allowed).unwrap();
                 let want = &full[..k.min(full.len())];
                 let got: Vec<(u32, f64)> = r
                     .docs

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use proptest::prelude::*;
-use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Settings};
+use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Searcher, Settings};
 
 fn analyzer() -> Arc<Analyzer> {
     let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
@@ -75,7 +75,7 @@ proptest! {
         let settings = Settings::new(w, b, k1, ew);
         let filter = index.make_filter(&(0..n as i64).step_by(2).collect::<Vec<_>>()).unwrap();
         for q in &queries {
-            let r = index.search(q, k, &settings, Some(&lex), Some(&filter)).unwrap();
+            let r = Searcher::new(&index).search(q, k, &settings, Some(&lex), Some(&filter)).unwrap();
             prop_assert!(r.docs.len() <= k);
             for s in &r.scores {
                 prop_assert!(*s > 0.0);
@@ -83,13 +83,13 @@ proptest! {
             for d in &r.docs {
                 prop_assert!(*d as usize % 2 == 0);
             }
-            let _ = index.query_terms(q, Some(&lex), ew);
+            let _ = Searcher::new(&index).query_terms(q, Some(&lex), ew);
             if let Some(&d) = r.docs.first() {
-                let ex = index.explain(q, d as i64, &settings, Some(&lex), r.fallback).unwrap();
+                let ex = Searcher::new(&index).explain(q, d as i64, &settings, Some(&lex), r.fallback).unwrap();
                 prop_assert!(!ex.is_empty());
             }
         }
-        let many = index.search_many(&queries, k, &settings, Some(&lex), None).unwrap();
+        let many = Searcher::new(&index).search_many(&queries, k, &settings, Some(&lex), None).unwrap();
         prop_assert_eq!(many.len(), queries.len());
     }
 }
@@ -107,12 +107,14 @@ fn hostile_inputs() {
     ];
     let index = Index::build(a, names, fields).unwrap();
     let s = Settings::new([1e308; 6], [1.0; 6], 1e-300, 1e308);
-    let r = index
+    let r = Searcher::new(&index)
         .search(&"word ".repeat(5000), usize::MAX, &s, None, None)
         .unwrap();
     for x in &r.scores {
         assert!(*x > 0.0);
     }
     let long_query: String = (0..5000).map(|i| format!("w{i} ")).collect();
-    let _ = index.search(&long_query, 10, &s, None, None).unwrap();
+    let _ = Searcher::new(&index)
+        .search(&long_query, 10, &s, None, None)
+        .unwrap();
 }

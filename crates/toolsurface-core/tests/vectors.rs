@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Settings};
+use toolsurface_core::{Analyzer, CharTable, Index, Lexicon, Searcher, Settings};
 
 fn analyzer() -> Analyzer {
     let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
@@ -105,7 +105,7 @@ fn scoring_vectors() {
             s["expansion_weight"].as_f64().unwrap(),
         );
         let query = case["query"].as_str().unwrap();
-        let got = index
+        let got = Searcher::new(&index)
             .search(query, 10, &settings, Some(&lexicon), None)
             .expect("search");
         let got_names: Vec<&str> = got

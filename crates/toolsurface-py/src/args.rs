@@ -8,33 +8,20 @@ use pyo3::prelude::*;
 use pyo3::types::PyInt;
 
 use toolsurface_core as core;
-use toolsurface_core::N_FIELDS;
 
+use crate::errors::Failure;
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
 
-/// Per-field values: five (a caller that predates the learned field: its weight and `b`
-/// are then 0, so it scores nothing) or six.
-fn per_field(values: &[f64], what: &str) -> Result<[f64; N_FIELDS], String> {
-    match values.len() {
-        5 | N_FIELDS => Ok(std::array::from_fn(|f| {
-            values.get(f).copied().unwrap_or(0.0)
-        })),
-        _ => Err(format!(
-            "{what} take five or six values: name, search_hint, summary, body, params[, learned]"
-        )),
-    }
-}
-
+/// The scoring settings of a call, checked: the per-field values' count
+/// (`Settings::from_fields`), then their ranges.
 pub(crate) fn settings(
     weights: &[f64],
     b: &[f64],
     k1: f64,
     expansion_weight: f64,
-) -> Result<core::Settings, String> {
-    let weights = per_field(weights, "weights and b")?;
-    let b = per_field(b, "weights and b")?;
-    let s = core::Settings::new(weights, b, k1, expansion_weight);
+) -> Result<core::Settings, Failure> {
+    let s = core::Settings::from_fields(weights, b, k1, expansion_weight)?;
     s.validate()?;
     Ok(s)
 }

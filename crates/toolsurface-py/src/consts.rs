@@ -11,7 +11,7 @@ use toolsurface_core as core;
 use toolsurface_core::analysis::{
     ASK_MARKERS, CONNECTORS, ER_ROOTS, FILE_EXTENSIONS, MIN_TOKEN_CHARS, SUBJECT_MARKERS,
 };
-use toolsurface_core::index::{
+use toolsurface_core::{
     FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, PAYLOAD_WEIGHT, SETTINGS_CACHE,
 };
 

@@ -7,6 +7,38 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+use toolsurface_core as core;
+
+/// What an entry point reports as `ValueError`: the core's typed error, or a check of the
+/// binding's own on a Python argument (`args.rs`). Either way the message is the text
+/// Python callers get, the pure engine's.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Core(core::Error),
+    Arg(String),
+}
+
+impl From<core::Error> for Failure {
+    fn from(e: core::Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+impl From<String> for Failure {
+    fn from(msg: String) -> Self {
+        Failure::Arg(msg)
+    }
+}
+
+impl Failure {
+    fn into_py(self) -> PyErr {
+        match self {
+            Failure::Core(e) => PyValueError::new_err(e.to_string()),
+            Failure::Arg(msg) => PyValueError::new_err(msg),
+        }
+    }
+}
+
 fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         (*s).to_string()
@@ -31,10 +63,10 @@ pub(crate) fn no_panic<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
 }
 
 /// Run `f`, turning the core's error into `ValueError` and a panic into `RuntimeError`.
-pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
+pub(crate) fn guard<T>(f: impl FnOnce() -> Result<T, Failure>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(msg)) => Err(PyValueError::new_err(msg)),
+        Ok(Err(failure)) => Err(failure.into_py()),
         Err(payload) => Err(panic_error(payload)),
     }
 }

@@ -68,6 +68,13 @@ pub(crate) struct PyIndex {
     inner: Arc<core::Index>,
 }
 
+impl PyIndex {
+    /// The core's searches of this index.
+    fn core_searcher(&self) -> core::Searcher<'_> {
+        core::Searcher::new(&self.inner)
+    }
+}
+
 fn hits(r: core::SearchResult) -> Hits {
     (r.docs, r.scores, r.fallback)
 }
@@ -137,7 +144,7 @@ impl PyIndex {
         let lexicon = lex(&lexicon);
         guard(|| {
             Ok(self
-                .inner
+                .core_searcher()
                 .query_terms(query, lexicon.as_deref(), expansion_weight))
         })
     }
@@ -154,7 +161,7 @@ impl PyIndex {
         let aliases = Arc::clone(&aliases.inner);
         guard(|| {
             Ok(self
-                .inner
+                .core_searcher()
                 .mentions(query, lexicon.as_deref(), expansion_weight, &aliases))
         })
     }
@@ -178,9 +185,13 @@ impl PyIndex {
         guard(|| {
             let s = settings(&weights, &b, k1, expansion_weight)?;
             let k = check_k(k)?;
-            let r = self
-                .inner
-                .search(query, k, &s, lexicon.as_deref(), allowed.as_deref())?;
+            let r = self.core_searcher().search(
+                query,
+                k,
+                &s,
+                lexicon.as_deref(),
+                allowed.as_deref(),
+            )?;
             Ok(hits(r))
         })
     }
@@ -217,7 +228,7 @@ impl PyIndex {
                     factor: *factor,
                 })
                 .collect();
-            let r = self.inner.search_boosted(
+            let r = self.core_searcher().search_boosted(
                 query,
                 k,
                 &s,
@@ -252,7 +263,13 @@ impl PyIndex {
             guard(move || {
                 let s = settings(&weights, &b, k1, expansion_weight)?;
                 let k = check_k(k)?;
-                index.search_many(&queries, k, &s, lexicon.as_deref(), allowed.as_deref())
+                Ok(core::Searcher::new(&index).search_many(
+                    &queries,
+                    k,
+                    &s,
+                    lexicon.as_deref(),
+                    allowed.as_deref(),
+                )?)
             })
         })?;
         list_in_chunks(
@@ -310,7 +327,7 @@ impl PyIndex {
         guard(|| {
             let s = settings(&weights, &b, k1, expansion_weight)?;
             let out = self
-                .inner
+                .core_searcher()
                 .explain(query, doc, &s, lexicon.as_deref(), fallback)?;
             Ok(out
                 .into_iter()

@@ -222,8 +222,13 @@ impl PySearcher {
         let k = int_arg(k)?;
         let r = guard(|| {
             let k = check_k(k)?;
-            self.index
-                .search(query, k, &self.settings, self.lexicon.as_deref(), None)
+            Ok(core::Searcher::new(&self.index).search(
+                query,
+                k,
+                &self.settings,
+                self.lexicon.as_deref(),
+                None,
+            )?)
         })?;
         self.to_hits(py, r)
     }
@@ -243,7 +248,13 @@ impl PySearcher {
         let rs = py.detach(move || {
             guard(move || {
                 let k = check_k(k)?;
-                index.search_many(&queries, k, &settings, lexicon.as_deref(), None)
+                Ok(core::Searcher::new(&index).search_many(
+                    &queries,
+                    k,
+                    &settings,
+                    lexicon.as_deref(),
+                    None,
+                )?)
             })
         })?;
         list_in_chunks(

@@ -1,7 +1,7 @@
 //! Kinds of request identifier the query analysis weighs apart (docs/analysis.md §4): issue
 //! keys, file names, path parts, and the words of the ask and subject markers.
 
-use crate::analysis::Analyzer;
+use crate::analysis::analyzer::Analyzer;
 use crate::chars::Class;
 
 /// Words that open the ask of a request after its context (docs/analysis.md §4): what
@@ -44,10 +44,10 @@ impl Analyzer {
     pub(crate) fn folds_to(&self, ident: &str, word: &str) -> bool {
         let mut want = word.chars();
         for c in ident.chars() {
-            if self.table.class(c) == Class::Ignore {
+            if self.table().class(c) == Class::Ignore {
                 continue;
             }
-            if want.next() != Some(self.table.fold(c)) {
+            if want.next() != Some(self.table().fold(c)) {
                 return false;
             }
         }
@@ -61,7 +61,7 @@ impl Analyzer {
     pub fn is_issue_key(&self, ident: &str) -> bool {
         let mut chars = ident
             .chars()
-            .filter(|&c| self.table.class(c) != Class::Ignore);
+            .filter(|&c| self.table().class(c) != Class::Ignore);
         if !chars.next().is_some_and(|c| c.is_ascii_uppercase()) {
             return false;
         }
@@ -95,7 +95,7 @@ impl Analyzer {
         let mut ext = [0u8; 8];
         let mut len = 0;
         for c in ident[dot + 1..].chars() {
-            if self.table.class(c) == Class::Ignore {
+            if self.table().class(c) == Class::Ignore {
                 continue;
             }
             if !c.is_ascii_alphanumeric() || len == ext.len() {
@@ -117,7 +117,7 @@ impl Analyzer {
         if !ident.bytes().any(|b| b.is_ascii_lowercase()) {
             return false;
         }
-        let seen = |c: &char| self.table.class(*c) != Class::Ignore;
+        let seen = |c: &char| self.table().class(*c) != Class::Ignore;
         let mut before = text[..start].chars().rev().filter(seen);
         let mut after = text[end..].chars().filter(seen);
         let joined = |slash: Option<char>, other: Option<char>| {
@@ -129,7 +129,7 @@ impl Analyzer {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::tests::analyzer;
+    use crate::test_support::analyzer;
 
     #[test]
     fn file_names() {

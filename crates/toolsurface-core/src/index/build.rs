@@ -6,12 +6,13 @@ use std::sync::Arc;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use crate::analysis::Analyzer;
+use crate::analysis::analyzer::Analyzer;
 use crate::consts::N_FIELDS;
+use crate::error::{to_u32, Error};
 use crate::index::chunk::{analyse_chunk, ChunkTerms};
+use crate::index::core::{Index, TF_BIG};
+use crate::index::sat_cache::SatCache;
 use crate::index::trigram::trigram_index;
-use crate::index::{to_u32, Index, TF_BIG};
-use crate::scoring::cache::SatCache;
 use crate::strtab::{str_hash, Arena, StrTable};
 
 /// Marks a global term a chunk does not have.
@@ -80,7 +81,7 @@ impl ChunkRuns {
 /// Merge the chunks' vocabularies (in document order): the merged vocabulary, and per
 /// chunk its local id -> global id. The first chunk's is the start of the merged one as it
 /// stands (its ids are the global ones): a quarter of the merge's lookups saved.
-fn merge_vocabularies(terms: Vec<StrTable>) -> Result<(StrTable, Vec<Vec<u32>>), String> {
+fn merge_vocabularies(terms: Vec<StrTable>) -> Result<(StrTable, Vec<Vec<u32>>), Error> {
     let mut terms = terms.into_iter();
     let mut vocab = terms.next().unwrap_or_default();
     let mut maps: Vec<Vec<u32>> = Vec::with_capacity(terms.len() + 1);
@@ -104,7 +105,7 @@ impl Index {
         analyzer: Arc<Analyzer>,
         names: Vec<String>,
         fields: Vec<[String; N_FIELDS]>,
-    ) -> Result<Index, String> {
+    ) -> Result<Index, Error> {
         Index::build_from(analyzer, &names, &fields)
     }
 
@@ -114,13 +115,12 @@ impl Index {
         analyzer: Arc<Analyzer>,
         names: &[N],
         fields: &[[S; N_FIELDS]],
-    ) -> Result<Index, String> {
+    ) -> Result<Index, Error> {
         if names.len() != fields.len() {
-            return Err(format!(
-                "{} names but {} field tuples",
-                names.len(),
-                fields.len()
-            ));
+            return Err(Error::LengthMismatch {
+                names: names.len(),
+                fields: fields.len(),
+            });
         }
         let n = names.len();
         to_u32(n, "document count")?;
@@ -132,7 +132,7 @@ impl Index {
         let chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
             .map(|docs| analyse_chunk(an, docs))
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, Error>>()?;
 
         let (names, name_ordered) = name_arena(names)?;
         let (doc_len, first_doc, totals) = doc_lengths(&chunks, n);
@@ -171,7 +171,7 @@ impl Index {
 }
 
 /// The names in one arena, and whether they ascend strictly (byte order) with the ids.
-fn name_arena<N: AsRef<str>>(names: &[N]) -> Result<(Arena, bool), String> {
+fn name_arena<N: AsRef<str>>(names: &[N]) -> Result<(Arena, bool), Error> {
     let mut name_arena = Arena::default();
     let mut name_ordered = true;
     for name in names {
@@ -211,7 +211,7 @@ fn doc_lengths(
 fn chunk_runs(
     mut chunks: Vec<ChunkTerms>,
     first_doc: &[u32],
-) -> Result<(StrTable, Vec<ChunkRuns>), String> {
+) -> Result<(StrTable, Vec<ChunkRuns>), Error> {
     // At once: the vocabularies merged, on one thread, and each chunk's pairs sorted by
     // local term (counting sort: doc ids stay ascending within a term), in parallel;
     // the sort needs no global id, so it no longer waits for the merge.
@@ -243,7 +243,7 @@ fn chunk_runs(
 
 /// Each term's document frequency, the start of its postings (one more, the end of the
 /// last), and the number of postings.
-fn postings_offsets(runs: &[ChunkRuns], v: usize) -> Result<(Vec<u32>, Vec<u32>, usize), String> {
+fn postings_offsets(runs: &[ChunkRuns], v: usize) -> Result<(Vec<u32>, Vec<u32>, usize), Error> {
     let mut df = vec![0u32; v];
     for r in runs {
         for (g, &local) in r.local.iter().enumerate() {

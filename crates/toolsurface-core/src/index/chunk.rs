@@ -1,10 +1,11 @@
 //! Analysis of a run of documents into local terms and per-document counts (a build's
 //! parallel step).
 
-use crate::analysis::{Analyzer, TokenScratch};
+use crate::analysis::analyzer::{Analyzer, TokenScratch};
 use crate::consts::N_FIELDS;
+use crate::error::{to_u32, Error};
+use crate::index::core::TF_BIG;
 use crate::index::hot_memo::HotMemo;
-use crate::index::{to_u32, TF_BIG};
 use crate::strtab::{str_hash, StrTable};
 
 /// Identifiers a build memo holds (per chunk of documents) before it starts over.
@@ -39,7 +40,7 @@ pub(crate) struct ChunkTerms {
 pub(crate) fn analyse_chunk<S: AsRef<str>>(
     an: &Analyzer,
     docs: &[[S; N_FIELDS]],
-) -> Result<ChunkTerms, String> {
+) -> Result<ChunkTerms, Error> {
     let mut scratch = TokenScratch::default();
     // Identifier -> range of `memo_ids`.
     let mut memo = StrTable::default();
@@ -63,7 +64,7 @@ pub(crate) fn analyse_chunk<S: AsRef<str>>(
         pairs: Vec::new(),
         big: Vec::new(),
     };
-    let mut failure: Option<String> = None;
+    let mut failure: Option<Error> = None;
     for (di, doc) in docs.iter().enumerate() {
         let mark = di as u32 + 1;
         doc_terms.clear();

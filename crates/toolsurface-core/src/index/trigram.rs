@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::consts::FUZZY_MIN_CHARS;
-use crate::index::to_u32;
+use crate::error::{to_u32, Error};
 use crate::strtab::StrTable;
 
 /// Trigram key of three code points.
@@ -54,7 +54,7 @@ struct TrigramRun {
 /// cursor per rank; and the runs then write their term ids to disjoint places of the array
 /// at once (relaxed atomic stores: each place is written exactly once, and the array is
 /// read only after the parallel loop has joined).
-pub(crate) fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
+pub(crate) fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, Error> {
     trigram_index_within(vocab, None)
 }
 
@@ -63,7 +63,7 @@ pub(crate) fn trigram_index(vocab: &StrTable) -> Result<TrigramIndex, String> {
 fn trigram_index_within(
     vocab: &StrTable,
     hist_budget: Option<usize>,
-) -> Result<TrigramIndex, String> {
+) -> Result<TrigramIndex, Error> {
     let v = vocab.len();
     let step = v
         .div_ceil(rayon::current_num_threads().max(1) * 4)

@@ -6,7 +6,8 @@
 
 use std::sync::OnceLock;
 
-use crate::analysis::{Analyzer, ASK_MARKERS, SUBJECT_MARKERS};
+use crate::analysis::analyzer::Analyzer;
+use crate::analysis::idents::{ASK_MARKERS, SUBJECT_MARKERS};
 
 /// The markers as word-code sequences, and their distinct words (a word's code is its
 /// position in the list plus one; 0 is no marker word).

@@ -3,19 +3,10 @@
 use rustc_hash::FxHashSet;
 
 use crate::consts::{FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN};
+use crate::index::core::Index;
 use crate::index::trigram::trigrams_into;
-use crate::index::Index;
-use crate::query::terms::TermList;
-use crate::search::scratch::Scratch;
-
-#[derive(Debug, Default)]
-pub(crate) struct FuzzyScratch {
-    grams: Vec<u64>,
-    count: Vec<u32>,
-    stamp: Vec<u32>,
-    gen: u32,
-    touched: Vec<u32>,
-}
+use crate::query::buffers::{FuzzyScratch, QueryBuffers};
+use crate::query::term_list::TermList;
 
 /// Start a new generation of a stamped scratch array of `n` slots.
 fn next_generation(stamp: &mut Vec<u32>, gen: &mut u32, n: usize) {
@@ -29,73 +20,70 @@ fn next_generation(stamp: &mut Vec<u32>, gen: &mut u32, n: usize) {
     }
 }
 
-impl Index {
-    /// The fallback's terms of the query analysed into `sc` ([`Index::analyse_query`]),
-    /// into `sc.terms` (see [`Index::fuzzy_terms`]).
-    pub(crate) fn fallback_terms(&self, sc: &mut Scratch) {
-        let Scratch {
-            memo,
-            qtoks,
-            terms,
-            fuzzy,
-            ..
-        } = sc;
-        let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
-        self.fuzzy_terms(&toks, fuzzy, terms);
-    }
+/// The fallback's terms in `index` of the query analysed into `bufs`
+/// (`tokens::analyse_query`), into `bufs.terms` (see [`fuzzy_terms`]).
+pub(crate) fn fallback_terms(index: &Index, bufs: &mut QueryBuffers) {
+    let QueryBuffers {
+        memo,
+        qtoks,
+        terms,
+        fuzzy,
+        ..
+    } = bufs;
+    let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
+    fuzzy_terms(index, &toks, fuzzy, terms);
+}
 
-    /// Fallback terms: for each distinct query token of >= 3 chars, the best 3 vocabulary
-    /// terms by trigram Dice similarity (>= 0.5), weighted by that similarity.
-    fn fuzzy_terms(&self, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
-        out.clear();
-        let mut seen: FxHashSet<&str> = FxHashSet::default();
-        let vocab_n = self.vocab.len();
-        for &tok in toks {
-            if !seen.insert(tok) || tok.chars().count() < FUZZY_MIN_CHARS {
+/// Fallback terms: for each distinct query token of >= 3 chars, the best 3 vocabulary
+/// terms of `index` by trigram Dice similarity (>= 0.5), weighted by that similarity.
+fn fuzzy_terms(index: &Index, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
+    out.clear();
+    let mut seen: FxHashSet<&str> = FxHashSet::default();
+    let vocab_n = index.vocab.len();
+    for &tok in toks {
+        if !seen.insert(tok) || tok.chars().count() < FUZZY_MIN_CHARS {
+            continue;
+        }
+        trigrams_into(tok, &mut fz.grams);
+        next_generation(&mut fz.stamp, &mut fz.gen, vocab_n);
+        if fz.count.len() < vocab_n {
+            fz.count.resize(vocab_n, 0);
+        }
+        fz.touched.clear();
+        for g in &fz.grams {
+            let Ok(i) = index.tri_keys.binary_search(g) else {
                 continue;
-            }
-            trigrams_into(tok, &mut fz.grams);
-            next_generation(&mut fz.stamp, &mut fz.gen, vocab_n);
-            if fz.count.len() < vocab_n {
-                fz.count.resize(vocab_n, 0);
-            }
-            fz.touched.clear();
-            for g in &fz.grams {
-                let Ok(i) = self.tri_keys.binary_search(g) else {
-                    continue;
-                };
-                let range = self.tri_start[i] as usize..self.tri_start[i + 1] as usize;
-                for &id in &self.tri_terms[range] {
-                    let i = id as usize;
-                    if fz.stamp[i] != fz.gen {
-                        fz.stamp[i] = fz.gen;
-                        fz.count[i] = 0;
-                        fz.touched.push(id);
-                    }
-                    fz.count[i] += 1;
-                }
-            }
-            let nq = fz.grams.len();
-            let mut best: Vec<(f64, u32)> = Vec::with_capacity(FUZZY_PER_TOKEN + 1);
-            for &id in &fz.touched {
+            };
+            let range = index.tri_start[i] as usize..index.tri_start[i + 1] as usize;
+            for &id in &index.tri_terms[range] {
                 let i = id as usize;
-                let dice =
-                    (2.0 * f64::from(fz.count[i])) / ((nq + self.tri_count[i] as usize) as f64);
-                if dice >= FUZZY_MIN_SIMILARITY {
-                    let term = self.vocab.get(i);
-                    let better = |x: &(f64, u32)| {
-                        dice > x.0 || (dice == x.0 && term < self.vocab.get(x.1 as usize))
-                    };
-                    let at = best.iter().position(better).unwrap_or(best.len());
-                    if at < FUZZY_PER_TOKEN {
-                        best.insert(at, (dice, id));
-                        best.truncate(FUZZY_PER_TOKEN);
-                    }
+                if fz.stamp[i] != fz.gen {
+                    fz.stamp[i] = fz.gen;
+                    fz.count[i] = 0;
+                    fz.touched.push(id);
+                }
+                fz.count[i] += 1;
+            }
+        }
+        let nq = fz.grams.len();
+        let mut best: Vec<(f64, u32)> = Vec::with_capacity(FUZZY_PER_TOKEN + 1);
+        for &id in &fz.touched {
+            let i = id as usize;
+            let dice = (2.0 * f64::from(fz.count[i])) / ((nq + index.tri_count[i] as usize) as f64);
+            if dice >= FUZZY_MIN_SIMILARITY {
+                let term = index.vocab.get(i);
+                let better = |x: &(f64, u32)| {
+                    dice > x.0 || (dice == x.0 && term < index.vocab.get(x.1 as usize))
+                };
+                let at = best.iter().position(better).unwrap_or(best.len());
+                if at < FUZZY_PER_TOKEN {
+                    best.insert(at, (dice, id));
+                    best.truncate(FUZZY_PER_TOKEN);
                 }
             }
-            for (dice, id) in best {
-                out.add(id, dice);
-            }
+        }
+        for (dice, id) in best {
+            out.add(id, dice);
         }
     }
 }
@@ -108,18 +96,24 @@ mod tests {
     fn fallback_finds_typos() {
         let idx = catalogue();
         let s = settings();
-        let r = idx.search("calendr mesage", 10, &s, None, None).unwrap();
+        let r = Searcher::new(&idx)
+            .search("calendr mesage", 10, &s, None, None)
+            .unwrap();
         assert!(r.fallback);
         let names: Vec<&str> = r.docs.iter().map(|&d| idx.name(d as usize)).collect();
         assert!(names.contains(&"calendar__create_event"), "{names:?}");
         assert!(names.contains(&"slack__send_message"), "{names:?}");
-        let ex = idx.explain("calendr", 4, &s, None, true).unwrap();
+        let ex = Searcher::new(&idx)
+            .explain("calendr", 4, &s, None, true)
+            .unwrap();
         assert_eq!(ex[0].0, "calendar");
         assert!(ex[0].1 >= 0.5 && ex[0].1 < 1.0);
         // Nothing at all: fallback ran, found nothing.
-        let r = idx.search("zzzzqqq", 10, &s, None, None).unwrap();
+        let r = Searcher::new(&idx)
+            .search("zzzzqqq", 10, &s, None, None)
+            .unwrap();
         assert!(r.fallback && r.docs.is_empty());
-        let r = idx.search("", 10, &s, None, None).unwrap();
+        let r = Searcher::new(&idx).search("", 10, &s, None, None).unwrap();
         assert!(r.fallback && r.docs.is_empty());
     }
 }

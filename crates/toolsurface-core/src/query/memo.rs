@@ -129,7 +129,7 @@ mod tests {
         let queries = ["alpha zeta", "beta gamma", "zeta", "delta epsilon zeta"];
         let fresh = |idx: &Index, q: &str, lex: Option<&Lexicon>| {
             std::thread::scope(|sc| {
-                sc.spawn(|| idx.search(q, 3, &s, lex, None).unwrap())
+                sc.spawn(|| Searcher::new(idx).search(q, 3, &s, lex, None).unwrap())
                     .join()
                     .unwrap()
             })
@@ -138,14 +138,14 @@ mod tests {
             for q in queries {
                 for idx in [&one, &two] {
                     for lex in [None, Some(&lex_a), Some(&lex_b)] {
-                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        let got = Searcher::new(idx).search(q, 3, &s, lex, None).unwrap();
                         assert_eq!(got, fresh(idx, q, lex), "{q}");
                     }
                 }
                 // One lexicon, the index alternating: the targets' ids are the index's.
                 for lex in [Some(&lex_a), Some(&lex_b)] {
                     for idx in [&one, &two, &one] {
-                        let got = idx.search(q, 3, &s, lex, None).unwrap();
+                        let got = Searcher::new(idx).search(q, 3, &s, lex, None).unwrap();
                         assert_eq!(got, fresh(idx, q, lex), "{q}");
                     }
                 }
@@ -184,14 +184,14 @@ mod tests {
         let s = Settings::new([1.0; N_FIELDS], [0.5; N_FIELDS], 1.2, 0.0);
         for _ in 0..3 {
             for q in ["Alpha", "alpha beta", "ALPHA_beta", "alpha"] {
-                let ra = a.search(q, 5, &s, None, None).unwrap();
-                let rb = b.search(q, 5, &s, None, None).unwrap();
-                let ta: Vec<String> = a
+                let ra = Searcher::new(&a).search(q, 5, &s, None, None).unwrap();
+                let rb = Searcher::new(&b).search(q, 5, &s, None, None).unwrap();
+                let ta: Vec<String> = Searcher::new(&a)
                     .query_terms(q, None, 0.0)
                     .into_iter()
                     .map(|t| t.0)
                     .collect();
-                let tb: Vec<String> = b
+                let tb: Vec<String> = Searcher::new(&b)
                     .query_terms(q, None, 0.0)
                     .into_iter()
                     .map(|t| t.0)

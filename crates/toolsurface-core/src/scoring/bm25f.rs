@@ -1,12 +1,9 @@
-//! BM25F: the saturated weight of every posting under one settings value.
-
-use std::sync::Arc;
-
-use rayon::prelude::*;
+//! BM25F, written once: the length normalisation and the term-frequency factor of one
+//! posting, and the shape of a settings value's table of saturated weights. Pure formulas:
+//! the index computes its tables with them (`index/core.rs`), explanations their parts.
 
 use crate::consts::N_FIELDS;
-use crate::index::{Index, TF_BIG};
-use crate::scoring::Settings;
+use crate::scoring::settings::Settings;
 
 /// What a search needs of one settings value: the saturated weight of every posting, and
 /// each term's largest (an upper bound of its part of any score).
@@ -45,7 +42,7 @@ pub(crate) struct TfFactor {
 }
 
 /// The BM25F formula of one posting, written once: the saturation table of searches
-/// ([`Index::sat_table`]) and explanations both call it, so their scores cannot drift
+/// (`Index::sat_table`) and explanations both call it, so their scores cannot drift
 /// apart. `tf` is the posting's per-field counts, `norms` its document's
 /// [`length_norms`]. The sum runs in field order over the fields having the term, as the
 /// pure engine's does, so every bit matches it.
@@ -71,44 +68,6 @@ pub(crate) fn tf_factor(
     }
 }
 
-impl Index {
-    /// The saturated weight of every posting under `settings` (cached).
-    pub(crate) fn sat_table(&self, settings: &Settings) -> Arc<SatTable> {
-        let key = settings.key();
-        if let Some(t) = self.cache.get(&key) {
-            return t;
-        }
-        let denom: Vec<[f64; N_FIELDS]> = self
-            .doc_len
-            .iter()
-            .map(|lens| length_norms(&settings.b, lens, &self.avglen))
-            .collect();
-        let sat: Box<[f64]> = self
-            .post_doc
-            .par_iter()
-            .zip(self.post_tf.par_iter())
-            .enumerate()
-            .with_min_len(8192)
-            .map(|(p, (&doc, small))| {
-                let tf = if small.contains(&TF_BIG) {
-                    self.tf(p)
-                } else {
-                    small.map(u32::from)
-                };
-                tf_factor(settings, &tf, &denom[doc as usize]).sat
-            })
-            .collect::<Vec<f64>>()
-            .into();
-        let term_max: Box<[f64]> = (0..self.vocab.len())
-            .into_par_iter()
-            .with_min_len(1024)
-            .map(|t| sat[self.postings(t)].iter().fold(0.0f64, |m, &x| m.max(x)))
-            .collect::<Vec<f64>>()
-            .into();
-        self.cache.insert(key, Arc::new(SatTable { sat, term_max }))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::test_support::*;
@@ -117,7 +76,7 @@ mod tests {
     fn scores_match_the_formula_and_rank() {
         let idx = catalogue();
         let s = settings();
-        let r = idx
+        let r = Searcher::new(&idx)
             .search("list pull requests", 10, &s, None, None)
             .unwrap();
         assert!(!r.fallback);
@@ -137,7 +96,7 @@ mod tests {
         assert_eq!(idx.idf("pull"), Some(want));
         // Every explanation sums (close enough) to the score.
         for (d, sc) in r.docs.iter().zip(&r.scores) {
-            let ex = idx
+            let ex = Searcher::new(&idx)
                 .explain("list pull requests", *d as i64, &s, None, false)
                 .unwrap();
             let total: f64 = ex.iter().flat_map(|e| e.2.iter()).sum();

@@ -9,11 +9,14 @@
 
 use std::collections::HashSet;
 
-use crate::index::Index;
-use crate::lexicon::Lexicon;
-use crate::scoring::Settings;
-use crate::search::scratch::{with_scratch, Scratch};
-use crate::search::{Filter, Request, SearchResult};
+use crate::index::core::Index;
+use crate::index::filter::Filter;
+use crate::query::fuzzy::fallback_terms;
+use crate::query::terms::main_terms;
+use crate::query::tokens::analyse_query;
+use crate::search::request::{Request, SearchResult};
+use crate::search::scan::scan;
+use crate::search::scratch::Scratch;
 
 /// One boost of a search: the documents it raises and their scores' factor.
 #[derive(Clone, Copy, Debug)]
@@ -27,122 +30,59 @@ pub struct Boost<'a> {
 /// The best `k` of one ranking (`docs`, `scores`), and whether it fell back.
 type Ranking = (Vec<u32>, Vec<f64>, bool);
 
-impl Index {
-    /// The best `k` of one ranking of the query's current terms (the main stage's, or the
-    /// fallback's once the caller made them), and whether nothing scored.
-    fn ranking(&self, req: &Request<'_>, only: Option<&Filter>, sc: &mut Scratch) -> Ranking {
-        let found = self.scan(&sc.terms, req.sat, req.k, only, &mut sc.accum);
-        let top = &sc.accum.top[..req.k.min(sc.accum.top.len())];
-        (
-            top.iter().map(|h| h.doc).collect(),
-            top.iter().map(|h| h.score).collect(),
-            !found,
-        )
-    }
+/// The best `k` of one ranking of `index` for the query's current terms in `sc` (the main
+/// stage's, or the fallback's once the caller made them), and whether nothing scored.
+fn ranking(index: &Index, req: &Request<'_>, only: Option<&Filter>, sc: &mut Scratch) -> Ranking {
+    let found = scan(index, &sc.query.terms, req.sat, req.k, only, &mut sc.accum);
+    let top = &sc.accum.top[..req.k.min(sc.accum.top.len())];
+    (
+        top.iter().map(|h| h.doc).collect(),
+        top.iter().map(|h| h.score).collect(),
+        !found,
+    )
+}
 
-    fn search_boosted_in(
-        &self,
-        query: &str,
-        req: &Request<'_>,
-        boosts: &[Boost<'_>],
-        sc: &mut Scratch,
-    ) -> SearchResult {
-        self.analyse_query(query, sc);
-        self.main_terms(sc, req.lexicon, req.expansion_weight);
-        // A boost raises admitted documents only: its ranking is over both sets.
-        let within: Vec<Filter> = match req.allowed {
-            Some(allowed) => boosts.iter().map(|b| b.members.and(allowed)).collect(),
-            None => Vec::new(),
-        };
-        let filters: Vec<Option<&Filter>> = std::iter::once(req.allowed)
-            .chain(
-                boosts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| Some(within.get(i).unwrap_or(b.members))),
-            )
-            .collect();
-        let mut runs: Vec<Ranking> = filters
-            .iter()
-            .map(|&only| self.ranking(req, only, sc))
-            .collect();
-        // A ranking that found nothing falls back on its own, as its own search would; the
-        // merge keeps a boost's only when it fell back as the plain one did, so the fallback
-        // is worked out only when the plain ranking needs it.
-        if runs[0].2 {
-            self.fallback_terms(sc);
-            for (run, &only) in runs.iter_mut().zip(&filters) {
-                if run.2 {
-                    let found = self.ranking(req, only, sc);
-                    *run = (found.0, found.1, true);
-                }
+/// `Searcher::search_boosted` of `query` in `sc` (boosts checked, at least one, `k > 0`):
+/// the query analysed once, the plain ranking and each boost's scanned, merged.
+pub(crate) fn search_boosted_in(
+    index: &Index,
+    query: &str,
+    req: &Request<'_>,
+    boosts: &[Boost<'_>],
+    sc: &mut Scratch,
+) -> SearchResult {
+    analyse_query(&index.analyzer, query, &mut sc.query);
+    main_terms(index, &mut sc.query, req.lexicon, req.expansion_weight);
+    // A boost raises admitted documents only: its ranking is over both sets.
+    let within: Vec<Filter> = match req.allowed {
+        Some(allowed) => boosts.iter().map(|b| b.members.and(allowed)).collect(),
+        None => Vec::new(),
+    };
+    let filters: Vec<Option<&Filter>> = std::iter::once(req.allowed)
+        .chain(
+            boosts
+                .iter()
+                .enumerate()
+                .map(|(i, b)| Some(within.get(i).unwrap_or(b.members))),
+        )
+        .collect();
+    let mut runs: Vec<Ranking> = filters
+        .iter()
+        .map(|&only| ranking(index, req, only, sc))
+        .collect();
+    // A ranking that found nothing falls back on its own, as its own search would; the
+    // merge keeps a boost's only when it fell back as the plain one did, so the fallback
+    // is worked out only when the plain ranking needs it.
+    if runs[0].2 {
+        fallback_terms(index, &mut sc.query);
+        for (run, &only) in runs.iter_mut().zip(&filters) {
+            if run.2 {
+                let found = ranking(index, req, only, sc);
+                *run = (found.0, found.1, true);
             }
         }
-        merge(req.k, &runs, boosts)
     }
-
-    /// The `k` best documents for `query` with `boosts` applied, best first (score
-    /// descending, then id): [`Index::search`]'s hits, and each boost's own best `k`,
-    /// merged with every hit's score times the factors of the boosts that hold it. A
-    /// boost ranks the documents both it and `allowed` admit. A boost's ranking counts
-    /// only when it fell back as the plain one did (a fallback's scores are comparable
-    /// only with another's). `fallback` is the plain ranking's. A factor that is not
-    /// finite or is below 1 is an error.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use toolsurface_core::{Analyzer, Boost, CharTable, Index, Settings};
-    ///
-    /// let table =
-    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
-    /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
-    /// let doc = |name: &str, summary: &str| [name, "", summary, "", "", ""].map(String::from);
-    /// let fields = vec![
-    ///     doc("docker__list_containers", "List the containers."),
-    ///     doc("docker__run_container", "Run a container."),
-    /// ];
-    /// let names = fields.iter().map(|f| f[0].clone()).collect();
-    /// let index = Index::build(analyzer, names, fields)?;
-    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
-    ///
-    /// let plain = index.search("what's running in docker", 2, &settings, None, None)?;
-    /// assert_eq!(plain.docs, [1, 0]);
-    /// let reading = index.make_filter(&[0])?;
-    /// let boost = Boost { members: &reading, factor: 10.0 };
-    /// let hits =
-    ///     index.search_boosted("what's running in docker", 2, &settings, None, None, &[boost])?;
-    /// assert_eq!(hits.docs, [0, 1]);
-    /// assert_eq!(hits.scores[0], plain.scores[1] * 10.0);
-    /// # Ok::<(), String>(())
-    /// ```
-    pub fn search_boosted(
-        &self,
-        query: &str,
-        k: usize,
-        settings: &Settings,
-        lexicon: Option<&Lexicon>,
-        allowed: Option<&Filter>,
-        boosts: &[Boost<'_>],
-    ) -> Result<SearchResult, String> {
-        settings.validate()?;
-        if let Some(b) = boosts
-            .iter()
-            .find(|b| !(b.factor.is_finite() && b.factor >= 1.0))
-        {
-            return Err(format!(
-                "a boost's factor must be finite and at least 1, got {}",
-                b.factor
-            ));
-        }
-        if boosts.is_empty() || k == 0 {
-            return self.search(query, k, settings, lexicon, allowed);
-        }
-        let sat = self.sat_table(settings);
-        let req = Request::new(k, settings, &sat, lexicon, allowed);
-        Ok(with_scratch(|sc| {
-            self.search_boosted_in(query, &req, boosts, sc)
-        }))
-    }
+    merge(req.k, &runs, boosts)
 }
 
 /// The product of the factors of the boosts that hold `doc`, in the boosts' order.
@@ -196,7 +136,7 @@ mod tests {
         boosts: &[Boost<'_>],
     ) -> SearchResult {
         let s = settings();
-        let plain = idx.search(q, k, &s, None, allowed).unwrap();
+        let plain = Searcher::new(idx).search(q, k, &s, None, allowed).unwrap();
         let mut merged: Vec<(u32, f64)> = Vec::new();
         let mut add = |docs: &[u32], scores: &[f64]| {
             for (&d, &sc) in docs.iter().zip(scores) {
@@ -209,7 +149,9 @@ mod tests {
         for b in boosts {
             let within = allowed.map(|a| b.members.and(a));
             let only = within.as_ref().unwrap_or(b.members);
-            let r = idx.search(q, k, &s, None, Some(only)).unwrap();
+            let r = Searcher::new(idx)
+                .search(q, k, &s, None, Some(only))
+                .unwrap();
             if r.fallback == plain.fallback {
                 add(&r.docs, &r.scores);
             }
@@ -255,7 +197,7 @@ mod tests {
                                     factor: 1.5 + j as f64,
                                 })
                                 .collect();
-                            let got = idx
+                            let got = Searcher::new(&idx)
                                 .search_boosted(q, k, &s, None, allowed, &boosts)
                                 .unwrap();
                             let want = by_separate_searches(&idx, q, k, allowed, &boosts);
@@ -277,7 +219,7 @@ mod tests {
                 members: &all,
                 factor: f,
             };
-            assert!(idx
+            assert!(Searcher::new(&idx)
                 .search_boosted("send", 3, &s, None, None, &[boost])
                 .is_err());
         }

@@ -10,11 +10,11 @@
 //! k-th best (their slots are then only zeroed). Ties (equal score and name) are ordered by
 //! first touch, worked out only when they occur.
 
-use crate::index::Index;
-use crate::query::terms::TermList;
+use crate::index::core::Index;
+use crate::index::filter::Filter;
+use crate::query::term_list::TermList;
 use crate::scoring::bm25f::SatTable;
-use crate::search::topk::{Hit, TOP_INSERT_MAX};
-use crate::search::Filter;
+use crate::search::topk::{hit_order, offer, Hit, TOP_INSERT_MAX};
 
 /// Documents scored together: their accumulator slots (8 bytes each) stay in a core's L2,
 /// and every block reuses the same slots, so a cold query misses on one block's slots only.
@@ -146,260 +146,258 @@ fn gallop_partition(docs: &[u32], guess: usize, target: usize) -> usize {
     lo + docs[lo..hi].partition_point(|&d| (d as usize) < target)
 }
 
-impl Index {
-    /// Score the documents having any of `terms` and keep the best `k` hits (score > 0,
-    /// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
-    ///
-    /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
-    /// touches stay in the core's cache. In each block, every term in query order adds
-    /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
-    /// order, whatever the blocking, so every score is the pure engine's bit for bit).
-    ///
-    /// Then, for a top of at most [`TOP_INSERT_MAX`] (the usual case), the block's postings
-    /// are walked term by term, the term of largest upper bound first (a term's bound is
-    /// `qw * idf` times its largest saturated weight): each visit reads the slot and zeroes
-    /// it, so that the first visit of a document sees its score and a later one sees 0,
-    /// which no hit has; a score at least the current k-th best is offered to the top.
-    /// A document not met yet has only the terms left, so its score is at most the sum of
-    /// their bounds: once that sum is below the k-th best, the walk stops and the slots of
-    /// the terms left are only zeroed. The heavy terms are the rare ones, so most of the
-    /// common terms' postings are never offered. The stop is exact: the sum of bounds is
-    /// scaled up by `margin`, which covers the rounding of two sums of at most `m`
-    /// non-negative terms taken in different orders, so a skipped document scores below
-    /// the k-th best, and one equal to it (which its name could still put first) is never
-    /// skipped. Ties are ordered by [`Index::offer`], a total order, so the order in which
-    /// documents are offered does not matter.
-    ///
-    /// A larger top collects every hit (large catalogues sweep a bitset of the block's
-    /// touched documents in id order; small ones walk the block's postings again) and
-    /// selects the best.
-    ///
-    /// One function of some 200 lines on purpose: the block loop's state (the slots, the
-    /// cursors, the bounds, the floor and the top) lives in locals that its three ways of
-    /// adding postings and three ways of collecting hits share, and `consider!` is expanded
-    /// into each collection loop; cut into functions, each would take a dozen borrows and
-    /// the floor would travel through memory in the innermost loops. [`block_ends`] and
-    /// [`Index::offer`] are the parts that stand alone.
-    pub(crate) fn scan(
-        &self,
-        terms: &TermList,
-        table: &SatTable,
-        k: usize,
-        allowed: Option<&Filter>,
-        accum: &mut Accum,
-    ) -> bool {
-        let sat = &table.sat[..];
-        let n = self.names.len();
-        if accum.dirty {
-            accum.acc.iter_mut().for_each(|x| *x = 0.0);
+/// Score the documents of `index` having any of `terms` and keep the best `k` hits (score > 0,
+/// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
+///
+/// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
+/// touches stay in the core's cache. In each block, every term in query order adds
+/// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
+/// order, whatever the blocking, so every score is the pure engine's bit for bit).
+///
+/// Then, for a top of at most [`TOP_INSERT_MAX`] (the usual case), the block's postings
+/// are walked term by term, the term of largest upper bound first (a term's bound is
+/// `qw * idf` times its largest saturated weight): each visit reads the slot and zeroes
+/// it, so that the first visit of a document sees its score and a later one sees 0,
+/// which no hit has; a score at least the current k-th best is offered to the top.
+/// A document not met yet has only the terms left, so its score is at most the sum of
+/// their bounds: once that sum is below the k-th best, the walk stops and the slots of
+/// the terms left are only zeroed. The heavy terms are the rare ones, so most of the
+/// common terms' postings are never offered. The stop is exact: the sum of bounds is
+/// scaled up by `margin`, which covers the rounding of two sums of at most `m`
+/// non-negative terms taken in different orders, so a skipped document scores below
+/// the k-th best, and one equal to it (which its name could still put first) is never
+/// skipped. Ties are ordered by [`offer`], a total order, so the order in which
+/// documents are offered does not matter.
+///
+/// A larger top collects every hit (large catalogues sweep a bitset of the block's
+/// touched documents in id order; small ones walk the block's postings again) and
+/// selects the best.
+///
+/// One function of some 200 lines on purpose: the block loop's state (the slots, the
+/// cursors, the bounds, the floor and the top) lives in locals that its three ways of
+/// adding postings and three ways of collecting hits share, and `consider!` is expanded
+/// into each collection loop; cut into functions, each would take a dozen borrows and
+/// the floor would travel through memory in the innermost loops. [`block_ends`] and
+/// [`offer`] are the parts that stand alone.
+pub(crate) fn scan(
+    index: &Index,
+    terms: &TermList,
+    table: &SatTable,
+    k: usize,
+    allowed: Option<&Filter>,
+    accum: &mut Accum,
+) -> bool {
+    let sat = &table.sat[..];
+    let n = index.names.len();
+    if accum.dirty {
+        accum.acc.iter_mut().for_each(|x| *x = 0.0);
+    }
+    // One block's slots, reused by every block: a power of two long (at least one slot),
+    // and blocks start at multiples of it, so `doc & mask` is `doc - block_start` and
+    // indexes it without a bounds check. A large catalogue's query touches nearly every
+    // slot, so one block's worth (warm after the first block) instead of one slot per
+    // document saves most of a cold query's accumulator misses.
+    let slots = n.next_power_of_two().clamp(1, SCAN_BLOCK);
+    if accum.acc.len() < slots {
+        accum.acc.resize(slots, 0.0);
+    }
+    accum.dirty = true;
+    let Accum {
+        acc,
+        top,
+        cursors,
+        seen,
+        ubs,
+        rank,
+        rest,
+        spans,
+        ends,
+        ..
+    } = accum;
+    let acc = &mut acc[..slots];
+    let mask = acc.len() - 1;
+    // Per term: its weight, then its postings not yet scanned.
+    cursors.clear();
+    cursors.extend(terms.items.iter().map(|&(id, weight)| {
+        let t = id as usize;
+        (weight * index.idf[t], index.postings(t))
+    }));
+    let small = k <= TOP_INSERT_MAX;
+    // A small top skips the documents that cannot enter it (see below): terms by
+    // upper bound (`qw * idf` times the term's largest saturated weight), largest
+    // first, and the sums of the bounds from each on.
+    let bounded = small && k > 0;
+    let m = cursors.len();
+    let margin = 1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON;
+    if bounded {
+        ubs.clear();
+        ubs.extend(
+            terms
+                .items
+                .iter()
+                .zip(cursors.iter())
+                .map(|(&(id, _), &(q, _))| q * table.term_max[id as usize]),
+        );
+        rank.clear();
+        rank.extend(0..m);
+        rank.sort_unstable_by(|&a, &b| ubs[b].total_cmp(&ubs[a]).then(a.cmp(&b)));
+        rest.clear();
+        rest.resize(m + 1, 0.0);
+        for r in (0..m).rev() {
+            rest[r] = rest[r + 1] + ubs[rank[r]];
         }
-        // One block's slots, reused by every block: a power of two long (at least one slot),
-        // and blocks start at multiples of it, so `doc & mask` is `doc - block_start` and
-        // indexes it without a bounds check. A large catalogue's query touches nearly every
-        // slot, so one block's worth (warm after the first block) instead of one slot per
-        // document saves most of a cold query's accumulator misses.
-        let slots = n.next_power_of_two().clamp(1, SCAN_BLOCK);
-        if accum.acc.len() < slots {
-            accum.acc.resize(slots, 0.0);
-        }
-        accum.dirty = true;
-        let Accum {
-            acc,
-            top,
-            cursors,
-            seen,
-            ubs,
-            rank,
-            rest,
-            spans,
-            ends,
-            ..
-        } = accum;
-        let acc = &mut acc[..slots];
-        let mask = acc.len() - 1;
-        // Per term: its weight, then its postings not yet scanned.
-        cursors.clear();
-        cursors.extend(terms.items.iter().map(|&(id, weight)| {
-            let t = id as usize;
-            (weight * self.idf[t], self.postings(t))
-        }));
-        let small = k <= TOP_INSERT_MAX;
-        // A small top skips the documents that cannot enter it (see below): terms by
-        // upper bound (`qw * idf` times the term's largest saturated weight), largest
-        // first, and the sums of the bounds from each on.
-        let bounded = small && k > 0;
-        let m = cursors.len();
-        let margin = 1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON;
-        if bounded {
-            ubs.clear();
-            ubs.extend(
-                terms
-                    .items
-                    .iter()
-                    .zip(cursors.iter())
-                    .map(|(&(id, _), &(q, _))| q * table.term_max[id as usize]),
-            );
-            rank.clear();
-            rank.extend(0..m);
-            rank.sort_unstable_by(|&a, &b| ubs[b].total_cmp(&ubs[a]).then(a.cmp(&b)));
-            rest.clear();
-            rest.resize(m + 1, 0.0);
-            for r in (0..m).rev() {
-                rest[r] = rest[r + 1] + ubs[rank[r]];
-            }
-            spans.clear();
-            spans.resize(m, (0, 0));
-        }
-        top.clear();
-        let mut found = false;
-        // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
-        let mut floor = 0.0f64;
-        // Large catalogues mark the documents each block touches in a bitset and sweep it
-        // in id order (sequential slots, no second random walk); small ones walk the
-        // block's postings again (fewer instructions when everything is in cache).
-        let sweep = n >= SWEEP_MIN_DOCS;
-        if sweep {
-            seen.clear();
-            seen.resize(SCAN_BLOCK / 64, 0);
-        }
-        // Offer document `d` with `score` (its slot just read): the branches are taken
-        // rarely once the top is full, so the many documents below it (or seen already,
-        // reading 0) cost no misprediction. A macro, to be inlined in both loops.
-        macro_rules! consider {
-            ($d:expr, $score:expr) => {{
-                let (d, score): (usize, f64) = ($d, $score);
-                if score > 0.0 && score >= floor && allowed.is_none_or(|f| f.contains(d)) {
-                    found = true;
-                    let hit = Hit {
-                        score,
-                        doc: d as u32,
-                    };
-                    if !small {
-                        top.push(hit);
-                    } else if k > 0 && self.offer(top, k, hit, terms) {
-                        floor = top[k - 1].score;
-                    }
+        spans.clear();
+        spans.resize(m, (0, 0));
+    }
+    top.clear();
+    let mut found = false;
+    // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
+    let mut floor = 0.0f64;
+    // Large catalogues mark the documents each block touches in a bitset and sweep it
+    // in id order (sequential slots, no second random walk); small ones walk the
+    // block's postings again (fewer instructions when everything is in cache).
+    let sweep = n >= SWEEP_MIN_DOCS;
+    if sweep {
+        seen.clear();
+        seen.resize(SCAN_BLOCK / 64, 0);
+    }
+    // Offer document `d` with `score` (its slot just read): the branches are taken
+    // rarely once the top is full, so the many documents below it (or seen already,
+    // reading 0) cost no misprediction. A macro, to be inlined in both loops.
+    macro_rules! consider {
+        ($d:expr, $score:expr) => {{
+            let (d, score): (usize, f64) = ($d, $score);
+            if score > 0.0 && score >= floor && allowed.is_none_or(|f| f.contains(d)) {
+                found = true;
+                let hit = Hit {
+                    score,
+                    doc: d as u32,
+                };
+                if !small {
+                    top.push(hit);
+                } else if k > 0 && offer(index, top, k, hit, terms) {
+                    floor = top[k - 1].score;
                 }
-            }};
+            }
+        }};
+    }
+    let mut block_start = 0usize;
+    while block_start < n {
+        let block_end = (block_start + SCAN_BLOCK).min(n);
+        let last = block_end == n;
+        if !last {
+            block_ends(&index.post_doc, cursors, block_end, ends);
         }
-        let mut block_start = 0usize;
-        while block_start < n {
-            let block_end = (block_start + SCAN_BLOCK).min(n);
-            let last = block_end == n;
-            if !last {
-                block_ends(&self.post_doc, cursors, block_end, ends);
-            }
-            for (i, (q, range)) in cursors.iter_mut().enumerate() {
-                let docs = &self.post_doc[range.clone()];
-                let m = if last { docs.len() } else { ends[i] };
-                let q = *q;
-                let sats = &sat[range.start..range.start + m];
-                if bounded {
-                    spans[i] = (range.start, range.start + m);
-                    // Four postings a step (a term has a document once, so the order of
-                    // its postings changes no sum).
-                    let (d4, s4) = (docs[..m].chunks_exact(4), sats.chunks_exact(4));
-                    let (dr, sr) = (d4.remainder(), s4.remainder());
-                    for (d, s) in d4.zip(s4) {
-                        acc[d[0] as usize & mask] += q * s[0];
-                        acc[d[1] as usize & mask] += q * s[1];
-                        acc[d[2] as usize & mask] += q * s[2];
-                        acc[d[3] as usize & mask] += q * s[3];
-                    }
-                    for (&doc, &s) in dr.iter().zip(sr) {
-                        acc[doc as usize & mask] += q * s;
-                    }
-                } else if sweep {
-                    for (&doc, &s) in docs[..m].iter().zip(sats) {
-                        let b = doc as usize & mask;
-                        acc[b] += q * s;
-                        seen[b >> 6] |= 1u64 << (b & 63);
-                    }
-                } else {
-                    for (&doc, &s) in docs[..m].iter().zip(sats) {
-                        acc[doc as usize & mask] += q * s;
-                    }
-                }
-                range.start += m;
-            }
+        for (i, (q, range)) in cursors.iter_mut().enumerate() {
+            let docs = &index.post_doc[range.clone()];
+            let m = if last { docs.len() } else { ends[i] };
+            let q = *q;
+            let sats = &sat[range.start..range.start + m];
             if bounded {
-                // The block's documents, through the terms of largest bound first: each
-                // document is read (and its slot zeroed) at its first visit; once the
-                // bounds of the terms left sum below the k-th best, the documents having
-                // only those cannot enter the top, and their slots are only zeroed.
-                let mut done = rank.len();
-                for (r, &i) in rank.iter().enumerate() {
-                    if rest[r] * margin < floor {
-                        done = r;
-                        break;
-                    }
-                    let (a, b) = spans[i];
-                    for &doc in &self.post_doc[a..b] {
-                        let slot = doc as usize & mask;
-                        let score = acc[slot];
-                        if score != 0.0 {
-                            acc[slot] = 0.0;
-                            consider!(doc as usize, score);
-                        }
-                    }
+                spans[i] = (range.start, range.start + m);
+                // Four postings a step (a term has a document once, so the order of
+                // its postings changes no sum).
+                let (d4, s4) = (docs[..m].chunks_exact(4), sats.chunks_exact(4));
+                let (dr, sr) = (d4.remainder(), s4.remainder());
+                for (d, s) in d4.zip(s4) {
+                    acc[d[0] as usize & mask] += q * s[0];
+                    acc[d[1] as usize & mask] += q * s[1];
+                    acc[d[2] as usize & mask] += q * s[2];
+                    acc[d[3] as usize & mask] += q * s[3];
                 }
-                let light: usize = rank[done..].iter().map(|&i| spans[i].1 - spans[i].0).sum();
-                if light * ZERO_FILL_RATIO > block_end - block_start {
-                    // Every slot the walk left set is a light term's (ZERO_FILL_RATIO).
-                    acc[..block_end - block_start].fill(0.0);
-                } else {
-                    for &i in &rank[done..] {
-                        let (a, b) = spans[i];
-                        let d4 = self.post_doc[a..b].chunks_exact(4);
-                        let dr = d4.remainder();
-                        for d in d4 {
-                            acc[d[0] as usize & mask] = 0.0;
-                            acc[d[1] as usize & mask] = 0.0;
-                            acc[d[2] as usize & mask] = 0.0;
-                            acc[d[3] as usize & mask] = 0.0;
-                        }
-                        for &doc in dr {
-                            acc[doc as usize & mask] = 0.0;
-                        }
-                    }
+                for (&doc, &s) in dr.iter().zip(sr) {
+                    acc[doc as usize & mask] += q * s;
                 }
             } else if sweep {
-                for (w, word) in seen.iter_mut().enumerate() {
-                    let mut bits = std::mem::take(word);
-                    while bits != 0 {
-                        let b = w * 64 + bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        let score = acc[b];
-                        acc[b] = 0.0;
-                        consider!(block_start + b, score);
-                    }
+                for (&doc, &s) in docs[..m].iter().zip(sats) {
+                    let b = doc as usize & mask;
+                    acc[b] += q * s;
+                    seen[b >> 6] |= 1u64 << (b & 63);
                 }
             } else {
-                // Only catalogues below SWEEP_MIN_DOCS re-walk, and they are a single block
-                // (SWEEP_MIN_DOCS <= SCAN_BLOCK): each term's postings up to its cursor.
-                debug_assert_eq!(block_start, 0);
-                for (&(id, _), (_, rest)) in terms.items.iter().zip(cursors.iter()) {
-                    for &doc in &self.post_doc[self.postings(id as usize).start..rest.start] {
-                        let slot = doc as usize & mask;
-                        let score = acc[slot];
+                for (&doc, &s) in docs[..m].iter().zip(sats) {
+                    acc[doc as usize & mask] += q * s;
+                }
+            }
+            range.start += m;
+        }
+        if bounded {
+            // The block's documents, through the terms of largest bound first: each
+            // document is read (and its slot zeroed) at its first visit; once the
+            // bounds of the terms left sum below the k-th best, the documents having
+            // only those cannot enter the top, and their slots are only zeroed.
+            let mut done = rank.len();
+            for (r, &i) in rank.iter().enumerate() {
+                if rest[r] * margin < floor {
+                    done = r;
+                    break;
+                }
+                let (a, b) = spans[i];
+                for &doc in &index.post_doc[a..b] {
+                    let slot = doc as usize & mask;
+                    let score = acc[slot];
+                    if score != 0.0 {
                         acc[slot] = 0.0;
                         consider!(doc as usize, score);
                     }
                 }
             }
-            block_start = block_end;
-        }
-        accum.dirty = false;
-        if !small {
-            let cmp = |a: &Hit, b: &Hit| self.hit_order(a, b, terms);
-            if k < top.len() {
-                top.select_nth_unstable_by(k - 1, cmp);
-                top.truncate(k);
+            let light: usize = rank[done..].iter().map(|&i| spans[i].1 - spans[i].0).sum();
+            if light * ZERO_FILL_RATIO > block_end - block_start {
+                // Every slot the walk left set is a light term's (ZERO_FILL_RATIO).
+                acc[..block_end - block_start].fill(0.0);
+            } else {
+                for &i in &rank[done..] {
+                    let (a, b) = spans[i];
+                    let d4 = index.post_doc[a..b].chunks_exact(4);
+                    let dr = d4.remainder();
+                    for d in d4 {
+                        acc[d[0] as usize & mask] = 0.0;
+                        acc[d[1] as usize & mask] = 0.0;
+                        acc[d[2] as usize & mask] = 0.0;
+                        acc[d[3] as usize & mask] = 0.0;
+                    }
+                    for &doc in dr {
+                        acc[doc as usize & mask] = 0.0;
+                    }
+                }
             }
-            top.sort_unstable_by(cmp);
+        } else if sweep {
+            for (w, word) in seen.iter_mut().enumerate() {
+                let mut bits = std::mem::take(word);
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let score = acc[b];
+                    acc[b] = 0.0;
+                    consider!(block_start + b, score);
+                }
+            }
+        } else {
+            // Only catalogues below SWEEP_MIN_DOCS re-walk, and they are a single block
+            // (SWEEP_MIN_DOCS <= SCAN_BLOCK): each term's postings up to its cursor.
+            debug_assert_eq!(block_start, 0);
+            for (&(id, _), (_, rest)) in terms.items.iter().zip(cursors.iter()) {
+                for &doc in &index.post_doc[index.postings(id as usize).start..rest.start] {
+                    let slot = doc as usize & mask;
+                    let score = acc[slot];
+                    acc[slot] = 0.0;
+                    consider!(doc as usize, score);
+                }
+            }
         }
-        found
+        block_start = block_end;
     }
+    accum.dirty = false;
+    if !small {
+        let cmp = |a: &Hit, b: &Hit| hit_order(index, a, b, terms);
+        if k < top.len() {
+            top.select_nth_unstable_by(k - 1, cmp);
+            top.truncate(k);
+        }
+        top.sort_unstable_by(cmp);
+    }
+    found
 }
 
 #[cfg(test)]

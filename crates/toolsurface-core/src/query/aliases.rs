@@ -4,15 +4,13 @@
 //! names or aliases is among the query's terms (its own tokens and the lexicon's
 //! expansions, any weight, in or out of the index's vocabulary). Groups come back in the
 //! order the query's terms first reach one of their aliases. The pure engine's twin is
-//! `python/toolsurface/retrieval/alias_match.py`.
+//! `python/toolsurface/retrieval/alias_match.py`. The search layer builds the query's
+//! terms (`Searcher::mentions`); this file holds the aliases and the match.
 
 use rustc_hash::FxHashMap;
 
-use crate::index::Index;
-use crate::lexicon::Lexicon;
-use crate::query::terms::{build_terms, TextTerms};
-use crate::search::scratch::with_scratch;
-use crate::strtab::str_hash;
+use crate::query::term_list::TermList;
+use crate::strtab::{str_hash, StrTable};
 
 /// The analysed names and aliases of a registry's groups, numbered by the caller.
 #[derive(Clone, Debug, Default)]
@@ -58,61 +56,25 @@ impl Aliases {
     }
 }
 
-impl Index {
-    /// The groups `query` mentions (§8), each once, in the order its terms first reach
-    /// one of their aliases: the terms of [`Index::query_terms`], matched as text.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use toolsurface_core::{Aliases, Analyzer, CharTable, Index};
-    ///
-    /// let table =
-    ///     CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))?;
-    /// let analyzer = Arc::new(Analyzer::new(table, ["the", "on"]));
-    /// let doc = |name: &str| [name, "", "", "", "", ""].map(String::from);
-    /// let fields = vec![doc("jira__search"), doc("slack__post")];
-    /// let names = fields.iter().map(|f| f[0].clone()).collect();
-    /// let index = Index::build(Arc::clone(&analyzer), names, fields)?;
-    /// let aliases = Aliases::new(vec![
-    ///     (0, analyzer.tokens("slack")),
-    ///     (1, analyzer.tokens("jira")),
-    ///     (1, analyzer.tokens("atlassian jira")),
-    /// ]);
-    /// assert_eq!(index.mentions("post the jira link on slack", None, 0.6, &aliases), [1, 0]);
-    /// assert!(index.mentions("post a link", None, 0.6, &aliases).is_empty());
-    /// # Ok::<(), String>(())
-    /// ```
-    pub fn mentions(
-        &self,
-        query: &str,
-        lexicon: Option<&Lexicon>,
-        expansion_weight: f64,
-        aliases: &Aliases,
-    ) -> Vec<u32> {
-        if aliases.is_empty() {
-            return Vec::new();
-        }
-        with_scratch(|sc| {
-            self.analyse_query(query, sc);
-            let mut text = TextTerms::default();
-            build_terms(&mut text, sc, lexicon, expansion_weight);
-            let terms = &text.0;
-            let mut found: Vec<u32> = Vec::new();
-            for &(id, _) in &sc.terms.items {
-                let Some(bucket) = aliases.first.get(terms.get(id as usize)) else {
-                    continue;
-                };
-                for &i in bucket {
-                    let (group, ref needed) = aliases.aliases[i];
-                    if !found.contains(&group)
-                        && needed.iter().all(|(t, h)| terms.find(t, *h).is_some())
-                    {
-                        found.push(group);
-                    }
+impl Aliases {
+    /// The groups whose aliases the query's `terms` (ids of the text table `text`, as
+    /// `terms::text_terms` makes them) mention (§8), each once, in the order the terms
+    /// first reach one of their aliases.
+    pub(crate) fn mentioned(&self, text: &StrTable, terms: &TermList) -> Vec<u32> {
+        let mut found: Vec<u32> = Vec::new();
+        for &(id, _) in &terms.items {
+            let Some(bucket) = self.first.get(text.get(id as usize)) else {
+                continue;
+            };
+            for &i in bucket {
+                let (group, ref needed) = self.aliases[i];
+                if !found.contains(&group) && needed.iter().all(|(t, h)| text.find(t, *h).is_some())
+                {
+                    found.push(group);
                 }
             }
-            found
-        })
+        }
+        found
     }
 }
 
@@ -135,17 +97,17 @@ mod tests {
         // The second is the first's set under the same first term: one alias.
         assert_eq!(aliases.aliases.len(), 3);
         assert_eq!(
-            idx.mentions("list pull requests on github", None, 0.6, &aliases),
+            Searcher::new(&idx).mentions("list pull requests on github", None, 0.6, &aliases),
             [0]
         );
-        assert!(idx
+        assert!(Searcher::new(&idx)
             .mentions("list pull requests", None, 0.6, &aliases)
             .is_empty());
         assert_eq!(
-            idx.mentions("slack and github pulls", None, 0.6, &aliases),
+            Searcher::new(&idx).mentions("slack and github pulls", None, 0.6, &aliases),
             [1, 0]
         );
-        assert!(idx
+        assert!(Searcher::new(&idx)
             .mentions("slack", None, 0.6, &Aliases::default())
             .is_empty());
     }

@@ -1,6 +1,7 @@
-//! The set of document ids a search may return.
+//! The set of document ids a search may return, made from an index's ids.
 
-use crate::index::Index;
+use crate::error::{check_doc, Error};
+use crate::index::core::Index;
 
 /// The set of document ids a search may return (a bitset).
 #[derive(Clone, Debug, Default)]
@@ -43,15 +44,12 @@ impl Filter {
 
 impl Index {
     /// A filter admitting the given document ids; an id out of range is an error.
-    pub fn make_filter(&self, ids: &[i64]) -> Result<Filter, String> {
+    pub fn make_filter(&self, ids: &[i64]) -> Result<Filter, Error> {
         let n = self.names.len();
         let mut bits = vec![0u64; n.div_ceil(64)];
         let mut count = 0;
         for &i in ids {
-            let d = usize::try_from(i)
-                .ok()
-                .filter(|&d| d < n)
-                .ok_or_else(|| format!("document id {i} out of range 0..{n}"))?;
+            let d = check_doc(i, n)?;
             let (w, b) = (d / 64, d % 64);
             if (bits[w] >> b) & 1 == 0 {
                 bits[w] |= 1 << b;

@@ -17,10 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::chars::{py_strip, CharTable, Class};
-
-mod idents;
-pub use idents::{ASK_MARKERS, FILE_EXTENSIONS, SUBJECT_MARKERS};
+use crate::chars::{CharTable, Class};
+use crate::pystr::py_strip;
 
 /// Tokens shorter than this (in code points, after folding) are dropped.
 pub const MIN_TOKEN_CHARS: usize = 2;
@@ -736,11 +734,13 @@ impl Memo {
 mod tests {
     use super::*;
 
-    pub(crate) fn analyzer() -> Analyzer {
-        let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
-            .expect("table");
-        let en = include_str!("../../../python/toolsurface/data/stopwords_en.txt");
-        let ru = include_str!("../../../python/toolsurface/data/stopwords_ru.txt");
+    fn analyzer() -> Analyzer {
+        let table = CharTable::parse(include_str!(
+            "../../../../python/toolsurface/data/chars.tsv"
+        ))
+        .expect("table");
+        let en = include_str!("../../../../python/toolsurface/data/stopwords_en.txt");
+        let ru = include_str!("../../../../python/toolsurface/data/stopwords_ru.txt");
         Analyzer::new(table, en.lines().chain(ru.lines()))
     }
 
