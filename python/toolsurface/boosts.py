@@ -17,7 +17,7 @@ from typing import Any
 from toolsurface.models import RetrievalSettings, scoring_args
 from toolsurface.questions import is_question
 from toolsurface.retrieval.boost_merge import Hits
-from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.built import BuiltIndex as _Built
 
 __all__ = ["Boost", "Boosting", "boost_factor"]
 

@@ -22,7 +22,7 @@ from toolsurface.groups import MAX_ALIAS_CHARS, MAX_ALIASES, ToolGroup
 from toolsurface.membership import Membership
 from toolsurface.models import RetrievalSettings
 from toolsurface.retrieval.backend import Backend
-from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.built import BuiltIndex as _Built
 from toolsurface.retrieval.fields import clean_text
 
 __all__ = ["AliasTable", "MentionBoost", "server_aliases"]

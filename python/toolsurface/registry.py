@@ -31,7 +31,7 @@ from toolsurface.models import (
 from toolsurface.reading import reads_only
 from toolsurface.registry_view import ViewCache
 from toolsurface.retrieval.backend import Backend, Searcher, backend
-from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.built import BuiltIndex as _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion

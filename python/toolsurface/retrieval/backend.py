@@ -289,7 +289,7 @@ def _native_or_raise() -> Any:
     if mod is None:
         # The live engine may be pure while a test asks for native: try the import directly.
         try:
-            from toolsurface import _native
+            import toolsurface._native as _native
 
             return _native
         except ImportError as exc:
