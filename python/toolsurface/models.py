@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolsurface._engine import native_module
+from toolsurface._internal.invisible import strip_invisible
+from toolsurface._internal.json_check import json_problem
 from toolsurface.errors import ToolDefinitionError
-from toolsurface.invisible import strip_invisible
-from toolsurface.json_check import json_problem
 
 __all__ = [
     "FIELD_NAMES",

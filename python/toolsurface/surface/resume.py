@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolsurface._text import safe_text
-from toolsurface.registry_view import RegistryView
-from toolsurface.rules import RulesLedger
-from toolsurface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
+from toolsurface.admission.rules import RulesLedger
+from toolsurface.admission.text import safe_text
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
+from toolsurface.surface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 
 __all__ = ["Resumed", "apply_seeds", "check_restorable", "resumed", "snapshot_of"]

@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 
-from toolsurface.providers import PROVIDERS, provider_spec
+from toolsurface.providers.formats import PROVIDERS, provider_spec
 
 __all__ = ["DIGEST_CHARS", "alias_for", "alias_map"]
 

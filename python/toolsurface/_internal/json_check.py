@@ -203,10 +203,10 @@ def loads(
 
     >>> loads('{"a": [1, 2]}')
     {'a': [1, 2]}
-    >>> loads('{"max": NaN}')
+    >>> loads('{"max": NaN}')  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
     ...
-    toolsurface.json_check.JsonTextError: NaN is not JSON (JSON has no NaN or infinity) at column 9
+    JsonTextError: NaN is not JSON (JSON has no NaN or infinity) at column 9
     """
     if isinstance(text, bytes):
         text = text.decode(json.detect_encoding(text), "surrogatepass")

@@ -243,7 +243,7 @@ def open_store(spec: str | None, *, ttl: float | None = None) -> SessionStore:
     if spec is None:
         return MemoryStore(ttl)
     if spec.startswith(("redis://", "rediss://", "unix://")):
-        from toolsurface.gateway.store_redis import RedisStore
+        from toolsurface.gateway.store.redis import RedisStore
 
         return RedisStore(spec, ttl=ttl)
     if "://" in spec:

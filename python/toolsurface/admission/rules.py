@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from toolsurface._text import safe_text
+from toolsurface.admission.text import safe_text
 
 __all__ = [
     "MARK_CHARS",

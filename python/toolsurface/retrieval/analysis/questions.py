@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 
-from toolsurface.retrieval.analysis import in_payload, payload_spans
+from toolsurface.retrieval.analysis.analyzer import in_payload, payload_spans
 from toolsurface.retrieval.resources import read_data_text
 
 __all__ = ["is_question", "question_words"]

@@ -22,10 +22,10 @@ from typing import Any, Literal, Protocol
 
 from pydantic import ValidationError
 
-from toolsurface._text import nearest_names, safe_text, tool_line
+from toolsurface.admission.name_case import CaseIndex, ambiguous_text
+from toolsurface.admission.rules import render_rules
+from toolsurface.admission.text import nearest_names, safe_text, tool_line
 from toolsurface.models import Tool
-from toolsurface.name_case import CaseIndex, ambiguous_text
-from toolsurface.rules import render_rules
 
 __all__ = [
     "ARGUMENT_ERRORS",

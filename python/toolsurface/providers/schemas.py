@@ -1,9 +1,9 @@
 """The doctor's schema check: what each provider is sent in place of a tool's own schema.
 
 A tool's JSON Schema goes to Anthropic and OpenAI as it is (both take JSON Schema), but
-Gemini takes a subset: ``toolsurface.gemini_schema`` rewrites it (references resolved,
+Gemini takes a subset: ``toolsurface.providers.gemini`` rewrites it (references resolved,
 unsupported keywords dropped, type lists made nullable) and notes each change. A name a
-provider refuses is sent as its alias (``toolsurface.provider_names``). The doctor lists
+provider refuses is sent as its alias (``toolsurface.providers.names``). The doctor lists
 both, per provider, so a host sees before sending what each provider gets.
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from toolsurface.gemini_schema import gemini_parameters
 from toolsurface.models import Tool
-from toolsurface.provider_names import alias_for
-from toolsurface.providers import PROVIDERS
+from toolsurface.providers.formats import PROVIDERS
+from toolsurface.providers.gemini import gemini_parameters
+from toolsurface.providers.names import alias_for
 
 __all__ = ["SchemaIssue", "schema_issues"]
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolsurface.models import RetrievalSettings
-from toolsurface.retrieval.backend import IndexLike, Searcher
+from toolsurface.retrieval.engine.backend import IndexLike, Searcher
 
 __all__ = ["BuiltIndex"]
 
