@@ -1,0 +1,132 @@
+"""Snapshots in a directory, one file a session, written atomically; shared on one machine."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+from toolsurface.gateway.store.base import StoreError, digest_of
+
+__all__ = ["DirectoryStore"]
+
+
+class DirectoryStore:
+    """Snapshots in ``root`` (made if missing), one file a session, written atomically.
+
+    Several processes on one machine may share the directory: a write is a temporary file
+    renamed over the old one, so a reader sees the old snapshot or the new one, never half.
+    With a ``ttl`` a snapshot not written for that many seconds is expired (and removed).
+
+    ``peek`` answers from the text this store last read or wrote when the file's identity
+    (device, inode, size, modification time) is still what it was then: one ``os.stat``, no
+    read. A stamp of a file read is kept only if it was last modified more than ``SETTLED``
+    seconds before, so that any later write, by any process, gives the file a later
+    modification time (timestamps are coarse; a write within the same tick could keep the
+    time) or a new inode (every write is a new file renamed into place). A stamp of a file
+    this store wrote is kept at once: another process's write renames in a file made while
+    this one still held its inode, so a different inode; the stamp could come back only if
+    that inode were freed by one more write and reused by another, both in the same
+    timestamp tick and with the same size.
+    """
+
+    shared = True
+    #: How long after its last write a file's stamp is trusted (above any filesystem's
+    #: timestamp granularity, two seconds on FAT).
+    SETTLED = 3.0
+    #: At most this many sessions' stamps and texts are kept for ``peek``.
+    PEEKED = 4096
+
+    def __init__(self, root: str | Path, ttl: float | None = None) -> None:
+        self.root = Path(root)
+        self.ttl = ttl
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"store {self.root}: cannot make the directory ({exc})") from None
+        # The settled stamp of each session file last read, and the text read with it.
+        self._seen: OrderedDict[Path, tuple[tuple[int, int, int, int], str]] = OrderedDict()
+        self._seen_lock = threading.Lock()
+
+    def _path(self, session_id: str) -> Path:
+        return self.root / f"session-{digest_of(session_id)[:32]}.json"
+
+    def _expired(self, mtime: float) -> bool:
+        return self.ttl is not None and time.time() - mtime > self.ttl
+
+    def _forget(self, path: Path) -> None:
+        with self._seen_lock:
+            self._seen.pop(path, None)
+
+    def load(self, session_id: str) -> str | None:
+        """The session's last snapshot, or ``None``."""
+        path = self._path(session_id)
+        try:
+            # The stamp comes from the open file itself, so it is the stamp of the text read.
+            with path.open("rb") as file:
+                st = os.fstat(file.fileno())
+                if self._expired(st.st_mtime):
+                    self._forget(path)
+                    path.unlink(missing_ok=True)
+                    return None
+                text = file.read().decode("utf-8")
+        except FileNotFoundError:
+            self._forget(path)
+            return None
+        stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        with self._seen_lock:
+            seen = self._seen.get(path)
+            if time.time_ns() - st.st_mtime_ns > self.SETTLED * 1e9:
+                self._seen[path] = (stamp, text)
+                self._seen.move_to_end(path)
+                while len(self._seen) > self.PEEKED:
+                    self._seen.popitem(last=False)
+            elif seen is None or seen != (stamp, text):  # not the file this store wrote
+                self._seen.pop(path, None)
+        return text
+
+    def peek(self, session_id: str) -> tuple[bool, str | None]:
+        """The text last read, if the file is still the one it was read from (see above)."""
+        path = self._path(session_id)
+        with self._seen_lock:
+            seen = self._seen.get(path)
+        if seen is None:
+            return False, None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return False, None
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != seen[0] or self._expired(
+            st.st_mtime
+        ):
+            return False, None
+        return True, seen[1]
+
+    def save(self, session_id: str, snapshot: str) -> None:
+        """Replace the session's snapshot, atomically."""
+        path = self._path(session_id)
+        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(snapshot.encode("utf-8"))
+                out.flush()
+                # The stamp the file keeps once renamed (a rename moves no mtime or inode).
+                st = os.fstat(out.fileno())
+            self._forget(path)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        with self._seen_lock:
+            self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), snapshot)
+            self._seen.move_to_end(path)
+            while len(self._seen) > self.PEEKED:
+                self._seen.popitem(last=False)
+
+    def delete(self, session_id: str) -> None:
+        """Forget the session."""
+        self._forget(self._path(session_id))
+        self._path(session_id).unlink(missing_ok=True)
