@@ -78,7 +78,7 @@ class RequestPlan:
         """The tools in a provider's request shape (copies).
 
         A name the provider refuses is sent as its stable alias
-        (:func:`toolsurface.provider_names.alias_for`), which admission and ToolSearch map
+        (:func:`toolsurface.providers.names.alias_for`), which admission and ToolSearch map
         back to the name.
 
         ``provider`` defaults to the run's. Under native delivery the array is the run's

@@ -1,7 +1,7 @@
 """A run's state as a snapshot, and back: what ``ToolSurface.snapshot``/``restore`` move.
 
 :func:`snapshot_of` writes the run's loads, its held-back floor and its rules ledger into a
-:class:`~toolsurface.snapshot.SurfaceSnapshot`; :func:`resumed` reads a validated one back
+:class:`~toolsurface.surface.snapshot.SurfaceSnapshot`; :func:`resumed` reads a validated one back
 into new state objects over the live registry, dropping what no longer exists.
 """
 
