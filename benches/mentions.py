@@ -26,7 +26,7 @@ from tune import GROUPS, folds_of, objective  # type: ignore[import-not-found]
 from toolsurface import RetrievalSettings, ToolRegistry
 from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import declare_server_groups, evaluate, load_queries
-from toolsurface.questions import is_question
+from toolsurface.retrieval.analysis.questions import is_question
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data"

@@ -75,7 +75,7 @@ from toolsurface import Tool, ToolRegistry
 from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import EvalQuery, evaluate, load_queries
 from toolsurface.registry import DEFAULT_LEXICON
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.fields import split_description
 from toolsurface.retrieval.resources import default_lexicon_entries
 

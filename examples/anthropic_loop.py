@@ -30,12 +30,13 @@ from toolsurface import (
     TOOL_SEARCH_NAME,
     RequestPlan,
     Tool,
+    ToolCall,
     ToolRegistry,
     ToolSurface,
+    Verdict,
     tool_search_tool,
 )
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.dispatch import ToolCall, Verdict
 
 MODEL = "scripted-fake-model"  # the fake answers any name; a real host names a Claude model
 SYSTEM = "You are an engineering assistant. Answer in the user's language."

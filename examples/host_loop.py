@@ -34,13 +34,14 @@ from toolsurface import (
     RequestPlan,
     SurfaceLimits,
     Tool,
+    ToolCall,
     ToolRegistry,
     ToolSurface,
+    Verdict,
     tool_search_tool,
 )
 from toolsurface.adapters.mcp import McpServerLink, connect_server, message_handler
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.dispatch import ToolCall, Verdict
 
 SYSTEM = "You are an engineering assistant. Answer in the user's language."
 SESSION_ID = "example-session"

@@ -23,9 +23,16 @@ from typing import Any
 
 import openai
 
-from toolsurface import RequestPlan, Tool, ToolRegistry, ToolSurface, tool_search_tool
+from toolsurface import (
+    RequestPlan,
+    Tool,
+    ToolCall,
+    ToolRegistry,
+    ToolSurface,
+    Verdict,
+    tool_search_tool,
+)
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.dispatch import ToolCall, Verdict
 
 MODEL = "scripted-fake-model"  # the fake answers any name; a real host names a gpt-5.4+ model
 SYSTEM = "You are an engineering assistant. Answer in the user's language."

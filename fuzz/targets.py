@@ -11,7 +11,7 @@ from __future__ import annotations
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.catalogue import parse_catalogue
 from toolsurface.errors import CatalogueFormatError
-from toolsurface.snapshot import SnapshotError
+from toolsurface.surface.snapshot import SnapshotError
 
 __all__ = ["catalogue_target", "snapshot_target"]
 

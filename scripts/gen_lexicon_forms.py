@@ -17,8 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from toolsurface.retrieval.backend import backend
-from toolsurface.retrieval.morphology import derived_forms
+from toolsurface.retrieval.analysis.morphology import derived_forms
+from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.resources import parse_lexicon
 
 LEXICON = Path(__file__).resolve().parent.parent / "python" / "toolsurface" / "data" / "lexicon.tsv"

@@ -22,7 +22,7 @@ from pathlib import Path
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.models import FieldValues, RetrievalSettings
 from toolsurface.registry import ToolRegistry, tool_fields
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import toolsurface
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_dispatch import build_registry, policy
 
 from toolsurface import ToolSurface
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 
 # Each step: what the fake model does after reading the request.
 STEPS: list[list[Any]] = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import DATA, read_jsonl
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.fields import params_text, schema_texts, split_description
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 from toolsurface.surface import Event
 
 

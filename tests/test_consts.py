@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from conftest import native_available
-from toolsurface.retrieval import analysis, fields, pure
+from toolsurface.retrieval import fields
+from toolsurface.retrieval.analysis import analyzer as analysis
+from toolsurface.retrieval.engine import pure
 
 if not native_available():
     pytest.skip(

@@ -14,9 +14,9 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
-from toolsurface.snapshot import SnapshotError, parse_snapshot
+from toolsurface.admission.admit import ToolCall
 from toolsurface.surface import Event
+from toolsurface.surface.snapshot import SnapshotError, parse_snapshot
 
 RULES = "Always open the page before clicking.\nNever submit payment forms."
 

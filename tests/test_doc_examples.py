@@ -18,10 +18,10 @@ import toolsurface
 PACKAGE = Path(toolsurface.__file__).resolve().parent
 #: Entry points that must carry an example: (module, qualified name).
 REQUIRED = [
-    ("toolsurface.registry", "ToolRegistry.search"),
-    ("toolsurface.membership", "GroupMembership.declare_group"),
-    ("toolsurface.mentions", "MentionBoost.mentioned_groups"),
-    ("toolsurface.learning", "LearnedField.learn"),
+    ("toolsurface.registry.registry", "ToolRegistry.search"),
+    ("toolsurface.retrieval.membership", "GroupMembership.declare_group"),
+    ("toolsurface.retrieval.boosts.mentions", "MentionBoost.mentioned_groups"),
+    ("toolsurface.retrieval.hints.learning", "LearnedField.learn"),
     ("toolsurface.evaluation", "declare_server_groups"),
     ("toolsurface.surface.surface", "ToolSurface.plan"),
     ("toolsurface.surface.moves", "ModelMoves.tool_search"),

@@ -464,7 +464,7 @@ def test_copy_json_leaves_deep_nesting_to_python() -> None:
 def test_the_native_registry_registers_through_the_rust_pass(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from toolsurface.retrieval.backend import backend
+    from toolsurface.retrieval.engine.backend import backend
 
     calls: list[str] = []
 
@@ -474,7 +474,7 @@ def test_the_native_registry_registers_through_the_rust_pass(
 
     engine = backend("native")
     monkeypatch.setattr(
-        "toolsurface.registry.backend",
+        "toolsurface.registry.registry.backend",
         lambda _name=None: dataclasses.replace(engine, fields_walk=spy),
     )
     registry = ToolRegistry(load_catalogue(ROOT / DEMO)[1][:20], engine="native")

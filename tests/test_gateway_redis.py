@@ -24,7 +24,7 @@ from gateway_procs import GatewayProcess, Router, client, names, text, write_con
 
 from toolsurface.cli import main  # noqa: E402
 from toolsurface.gateway.store import StoreError, open_store  # noqa: E402
-from toolsurface.gateway.store_redis import RedisStore  # noqa: E402
+from toolsurface.gateway.store.redis import RedisStore  # noqa: E402
 
 REDIS_SERVER = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(

@@ -106,7 +106,7 @@ def test_stdin_lines_are_read_whole_and_a_line_over_the_limit_is_skipped() -> No
 
 def test_a_snapshot_and_its_stored_text_compare_alike() -> None:
     """The saved text's material and the live snapshot's are equal; only the clocks differ."""
-    from toolsurface.dispatch import ToolCall
+    from toolsurface.admission.admit import ToolCall
     from toolsurface.gateway.sessions import _material, _material_of
 
     registry = ToolRegistry(

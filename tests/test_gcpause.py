@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from toolsurface._gcpause import gc_paused
+from toolsurface._internal.gcpause import gc_paused
 from toolsurface.catalogue import parse_catalogue
 from toolsurface.errors import CatalogueFormatError, ToolDefinitionError
 from toolsurface.registry import ToolRegistry

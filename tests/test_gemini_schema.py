@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from toolsurface.gemini_schema import MAX_DEPTH, gemini_parameters
+from toolsurface.providers.gemini import MAX_DEPTH, gemini_parameters
 
 genai_types = pytest.importorskip("google.genai.types", reason="google-genai is a test dep")
 

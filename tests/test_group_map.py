@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolsurface import Tool, ToolRegistry
-from toolsurface.membership import LOOKUPS_BEFORE_MAP
+from toolsurface.retrieval.membership import LOOKUPS_BEFORE_MAP
 
 
 def _both_ways(reg: ToolRegistry, name: str) -> str | None:

@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 from toolsurface.registry import tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS
 from toolsurface.tools.toolsearch import LINE_MAX_CHARS, tool_line

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolsurface import RetrievalSettings, Tool, ToolRegistry
-from toolsurface.retrieval.analysis import shape_of
+from toolsurface.retrieval.analysis.analyzer import shape_of
 
 TOOLS = [
     Tool(name="tracker__update_issue", description="Update an issue: its state, title or labels."),

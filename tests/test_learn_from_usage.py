@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall, Verdict
+from toolsurface.admission.admit import ToolCall, Verdict
 from toolsurface.surface import Event
 from toolsurface.surface.usage import LEARN_WINDOW
 

@@ -19,12 +19,12 @@ import pytest
 from conftest import vector_settings
 from toolsurface import Tool, ToolRegistry, ToolSurface
 from toolsurface.errors import UnknownToolError
-from toolsurface.learned import (
+from toolsurface.retrieval.engine.backend import backend
+from toolsurface.retrieval.hints.learned import (
     LEARNED_QUERY_CHARS,
     LearnedFormatError,
     LearnedHints,
 )
-from toolsurface.retrieval.backend import backend
 from toolsurface.tools.toolsearch import tool_search_tool
 
 ENGINES = ["native", "pure"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from toolsurface import Tool, ToolRegistry
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.retrieval.backend import backend
-from toolsurface.retrieval.morphology import derived_forms
+from toolsurface.retrieval.analysis.morphology import derived_forms
+from toolsurface.retrieval.engine.backend import backend
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from conftest import native_available
 from toolsurface.models import Tool
 from toolsurface.registry import ToolRegistry
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 
 needs_native = pytest.mark.skipif(not native_available(), reason="the native core is not built")
 

@@ -16,7 +16,7 @@ import pydantic
 import pytest
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 
 anthropic = pytest.importorskip("anthropic", reason="the anthropic SDK is a test dep")
 openai = pytest.importorskip("openai", reason="the openai SDK is a test dep")

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from toolsurface import near_names
-from toolsurface.near_names import MAX_ASKED_CHARS, NearNames, nearest_names, words
+from toolsurface.admission import near_names
+from toolsurface.admission.near_names import MAX_ASKED_CHARS, NearNames, nearest_names, words
 
 NAMES = [
     "github__list_issues",
@@ -101,7 +101,7 @@ def test_a_repeated_name_is_answered_from_memory() -> None:
 
 
 def test_the_kept_index_follows_a_changed_list() -> None:
-    from toolsurface._text import nearest_names as kept_nearest
+    from toolsurface.admission.text import nearest_names as kept_nearest
 
     names = ["alpha__read_file", "beta__send_mail"]
     assert kept_nearest("alpha__read_fil", names) == ["alpha__read_file"]

@@ -16,9 +16,9 @@ import pytest
 
 from toolsurface import Tool
 from toolsurface.catalogue import demo_catalogue
-from toolsurface.gemini_schema import gemini_parameters
-from toolsurface.provider_names import alias_for
 from toolsurface.providers import name_problems, render_tools
+from toolsurface.providers.gemini import gemini_parameters
+from toolsurface.providers.names import alias_for
 
 anthropic_types = pytest.importorskip("anthropic.types", reason="the anthropic SDK is a test dep")
 openai_chat = pytest.importorskip("openai.types.chat", reason="the openai SDK is a test dep")
@@ -90,7 +90,7 @@ def test_the_real_schemas_that_gemini_refused_as_sent_are_now_accepted(
 def test_the_doctor_names_every_tool_whose_own_schema_gemini_refuses(
     mcp_tools: list[Tool],
 ) -> None:
-    from toolsurface.doctor_schemas import schema_issues
+    from toolsurface.providers.schemas import schema_issues
 
     raw_refused = set()
     for tool in mcp_tools:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 from toolsurface.providers import PROVIDERS, ProviderNameError, name_problems, render_tools
 from toolsurface.surface import Event
 

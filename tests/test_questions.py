@@ -8,7 +8,7 @@ import pytest
 
 from toolsurface import CatalogueFormatError, Tool, ToolRegistry
 from toolsurface.catalogue import parse_catalogue
-from toolsurface.questions import is_question
+from toolsurface.retrieval.analysis.questions import is_question
 
 ENGINES = ["native", "pure"]
 

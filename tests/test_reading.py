@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from toolsurface import Tool, ToolRegistry
-from toolsurface.reading import name_verb, reads_only
+from toolsurface.retrieval.analysis.reading import name_verb, reads_only
 
 
 def _tool(name: str, description: str = "A tool.", read_only: bool | None = None) -> Tool:

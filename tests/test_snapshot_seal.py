@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
-from toolsurface.snapshot import SnapshotError, parse_snapshot
+from toolsurface.admission.admit import ToolCall
+from toolsurface.surface.snapshot import SnapshotError, parse_snapshot
 
 KEY = b"a host secret, 16 bytes or more"
 RULES = "Name repositories as owner/name."

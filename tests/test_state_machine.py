@@ -20,8 +20,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 import toolsurface
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
-from toolsurface.dispatch import ToolCall
-from toolsurface.snapshot import SnapshotError
+from toolsurface.admission.admit import ToolCall
+from toolsurface.surface.snapshot import SnapshotError
 
 EXAMPLES = int(os.environ.get("TOOLSURFACE_STATEFUL_EXAMPLES", "500"))
 SERVERS = ("gh", "jira", "slack")

@@ -18,8 +18,8 @@ import pytest
 from pydantic import ValidationError
 
 from toolsurface import CatalogueFormatError, Tool, ToolDefinitionError, ToolRegistry, ToolSurface
+from toolsurface._internal.json_check import json_problem
 from toolsurface.catalogue import load_catalogue, parse_catalogue
-from toolsurface.json_check import json_problem
 from toolsurface.models import tool_from_mapping
 
 

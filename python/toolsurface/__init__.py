@@ -7,7 +7,7 @@ same results.
 
 from toolsurface._engine import engine
 from toolsurface._version import __version__
-from toolsurface.dispatch import ToolCall, Verdict
+from toolsurface.admission.admit import ToolCall, Verdict
 from toolsurface.errors import (
     CatalogueFormatError,
     DuplicateToolError,
@@ -16,10 +16,10 @@ from toolsurface.errors import (
     ToolsurfaceError,
     UnknownToolError,
 )
-from toolsurface.learned import LearnedFormatError, LearnedHints, LearnedRequest
 from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
 from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
 from toolsurface.retrieval.fusion import FusionSettings
+from toolsurface.retrieval.hints.learned import LearnedFormatError, LearnedHints, LearnedRequest
 from toolsurface.surface import (
     Event,
     RequestPlan,

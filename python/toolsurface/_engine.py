@@ -29,7 +29,7 @@ def _load() -> ModuleType | None:
     if forced == "pure":
         return None
     try:
-        from toolsurface import _native
+        import toolsurface._native as _native
     except ImportError as exc:
         if forced == "native":
             raise EngineUnavailableError(

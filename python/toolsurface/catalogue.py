@@ -13,9 +13,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from toolsurface._gcpause import gc_paused
+from toolsurface._internal.gcpause import gc_paused
+from toolsurface._internal.json_check import JsonTextError, json_type, loads
 from toolsurface.errors import CatalogueFormatError, ToolDefinitionError
-from toolsurface.json_check import JsonTextError, json_type, loads
 from toolsurface.models import Tool, tool_from_mapping
 
 __all__ = [

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from toolsurface._engine import engine
-from toolsurface._text import safe_text
 from toolsurface._version import __version__
+from toolsurface.admission.text import safe_text
 from toolsurface.catalogue import demo_catalogue, load_catalogue
 from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
@@ -196,7 +196,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
     from toolsurface.gateway.store import MemoryStore, open_store
-    from toolsurface.gateway.store_redis import RedisStore
+    from toolsurface.gateway.store.redis import RedisStore
 
     explicit = args.mark_key_env is not None
     key_var = args.mark_key_env or "TOOLSURFACE_MARK_KEY"

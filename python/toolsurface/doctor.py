@@ -39,11 +39,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolsurface.doctor_schemas import SchemaIssue, schema_issues
 from toolsurface.models import SearchHit
 from toolsurface.providers import PROVIDERS
+from toolsurface.providers.schemas import SchemaIssue, schema_issues
 from toolsurface.registry import ToolRegistry
-from toolsurface.retrieval.backend import backend
+from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.fields import split_description
 
 __all__ = [

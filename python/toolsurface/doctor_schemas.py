@@ -1,50 +1,8 @@
-"""The doctor's schema check: what each provider is sent in place of a tool's own schema.
+"""The doctor's per-provider report of what each tool is sent (kept for import compatibility).
 
-A tool's JSON Schema goes to Anthropic and OpenAI as it is (both take JSON Schema), but
-Gemini takes a subset: ``toolsurface.gemini_schema`` rewrites it (references resolved,
-unsupported keywords dropped, type lists made nullable) and notes each change. A name a
-provider refuses is sent as its alias (``toolsurface.provider_names``). The doctor lists
-both, per provider, so a host sees before sending what each provider gets.
+The module lives in :mod:`toolsurface.providers.schemas`; this path re-exports its names.
 """
 
-from __future__ import annotations
-
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
-
-from toolsurface.gemini_schema import gemini_parameters
-from toolsurface.models import Tool
-from toolsurface.provider_names import alias_for
-from toolsurface.providers import PROVIDERS
+from toolsurface.providers.schemas import SchemaIssue, schema_issues
 
 __all__ = ["SchemaIssue", "schema_issues"]
-
-
-@dataclass(frozen=True)
-class SchemaIssue:
-    """What one provider is sent differently for one tool: its schema's changes, an alias."""
-
-    name: str
-    provider: str
-    changes: tuple[str, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        """The finding as JSON-ready values."""
-        return {"name": self.name, "provider": self.provider, "changes": list(self.changes)}
-
-
-def schema_issues(tools: Iterable[Tool]) -> list[SchemaIssue]:
-    """Per tool and provider, each change made to send it (none: it goes as it is)."""
-    out: list[SchemaIssue] = []
-    for tool in tools:
-        for provider in PROVIDERS:
-            changes: list[str] = []
-            alias = alias_for(tool.name, provider)
-            if alias != tool.name:
-                changes.append(f"name sent as {alias!r}")
-            if provider == "gemini":
-                changes.extend(gemini_parameters(tool.input_schema)[1])
-            if changes:
-                out.append(SchemaIssue(tool.name, provider, tuple(changes)))
-    return out

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolsurface._text import nearest_names
+from toolsurface._internal.json_check import JsonTextError, loads
+from toolsurface.admission.text import nearest_names
 from toolsurface.errors import CatalogueFormatError
-from toolsurface.json_check import JsonTextError, loads
 
 __all__ = [
     "CUTOFFS",

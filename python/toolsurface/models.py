@@ -16,12 +16,12 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from toolsurface._engine import native_module
+from toolsurface._internal.invisible import strip_invisible
+from toolsurface._internal.json_check import json_problem
 from toolsurface.errors import ToolDefinitionError
-from toolsurface.invisible import strip_invisible
-from toolsurface.json_check import json_problem
-from toolsurface.retrieval.fields import FIELD_NAMES
 
 __all__ = [
+    "FIELD_NAMES",
     "MAX_DESCRIPTION_CHARS",
     "TOOL_NAME_PATTERN",
     "FieldValues",
@@ -32,6 +32,10 @@ __all__ = [
     "tool_from_mapping",
 ]
 
+#: Field order, the same in both engines and in every table of weights. The first five are
+#: the tool's own text; ``learned`` holds the requests a host taught the registry lead to it
+#: (``registry.learn``, docs/analysis.md §9), never anything sent to a provider.
+FIELD_NAMES = ("name", "search_hint", "summary", "body", "params", "learned")
 #: MCP's rule for a tool name: 1 to 128 letters, digits, ``_``, ``-`` or ``.``.
 TOOL_NAME_PATTERN = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 #: A description longer than this is refused at registration (hostile or broken input).

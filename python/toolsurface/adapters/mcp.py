@@ -39,9 +39,9 @@ from toolsurface.errors import (
     UnknownToolError,
 )
 from toolsurface.groups import GROUP_NAME_PATTERN, LoadMode, ToolGroup
-from toolsurface.mentions import server_aliases
 from toolsurface.models import Tool, tool_from_mapping
 from toolsurface.registry import ToolRegistry
+from toolsurface.retrieval.boosts.mentions import server_aliases
 
 if TYPE_CHECKING:
     from types import TracebackType

@@ -32,7 +32,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from toolsurface.adapters.mcp import McpServerLink
-from toolsurface.dispatch import ToolCall
+from toolsurface.admission.admit import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
 from toolsurface.gateway.sessions import CURRENT, Sessions

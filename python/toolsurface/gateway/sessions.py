@@ -30,7 +30,7 @@ import anyio
 import anyio.to_thread
 
 from toolsurface.gateway.store import Peekable, SessionStore
-from toolsurface.snapshot import SnapshotError, SurfaceSnapshot
+from toolsurface.surface.snapshot import SnapshotError, SurfaceSnapshot
 from toolsurface.surface.surface import ToolSurface
 
 __all__ = ["CURRENT", "Sessions", "UnknownSessionError", "new_session_id"]

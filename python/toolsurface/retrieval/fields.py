@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from toolsurface.models import FIELD_NAMES
+
 __all__ = [
     "ABBREVIATIONS",
     "FIELD_MAX_CHARS",
@@ -22,10 +24,6 @@ __all__ = [
     "split_description",
 ]
 
-#: Field order, the same in both engines and in every table of weights. The first five are
-#: the tool's own text; ``learned`` holds the requests a host taught the registry lead to it
-#: (``registry.learn``, docs/analysis.md §9), never anything sent to a provider.
-FIELD_NAMES = ("name", "search_hint", "summary", "body", "params", "learned")
 #: A field's text is cut to this many characters before analysis (hostile or huge input).
 FIELD_MAX_CHARS = 32_768
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 
+from toolsurface.admission.rules import render_rules
 from toolsurface.models import Tool
-from toolsurface.rules import render_rules
 from toolsurface.surface.limits import estimate_text_tokens
 
 __all__ = ["TokenCosts"]

@@ -14,10 +14,10 @@ import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
+from toolsurface.admission.name_case import CaseIndex
 from toolsurface.groups import LoadMode
-from toolsurface.name_case import CaseIndex
-from toolsurface.provider_names import alias_map
-from toolsurface.registry_view import RegistryView
+from toolsurface.providers.names import alias_map
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
 __all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode"]

@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool
 from toolsurface.providers import render_tools
-from toolsurface.registry_view import RegistryView
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.state import LoadedEntry, entry_tools

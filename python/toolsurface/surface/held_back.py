@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from toolsurface._text import safe_text
-from toolsurface.registry_view import RegistryView
-from toolsurface.rules import mark_notice, render_rules
+from toolsurface.admission.rules import mark_notice, render_rules
+from toolsurface.admission.text import safe_text
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
 
 __all__ = ["NAMES_LISTED_UP_TO", "HeldGroup", "catalogue_block", "render_catalogue"]

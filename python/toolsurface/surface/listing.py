@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from toolsurface.admission.rules import RulesLedger
 from toolsurface.registry import ToolRegistry
-from toolsurface.registry_view import RegistryView, one_view
-from toolsurface.rules import RulesLedger
+from toolsurface.registry.view import RegistryView, one_view
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.state import LoadedEntry, RunState
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from toolsurface.dispatch import (
+from toolsurface.admission.admit import (
     Admission,
     GiveRules,
     LoadGroup,
@@ -24,9 +24,9 @@ from toolsurface.dispatch import (
     admit,
     failure_text,
 )
+from toolsurface.admission.rules import RulesLedger
 from toolsurface.registry import ToolRegistry
-from toolsurface.registry_view import RegistryView, one_view
-from toolsurface.rules import RulesLedger
+from toolsurface.registry.view import RegistryView, one_view
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.delivery import Delivery, native_answer, tool_search_call
@@ -91,7 +91,7 @@ class ModelMoves:
         ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
         >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
         >>> surface = ToolSurface(registry, session_id="doc")
-        >>> from toolsurface.dispatch import ToolCall
+        >>> from toolsurface.admission.admit import ToolCall
         >>> _ = surface.plan()
         >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
         [('run', True)]

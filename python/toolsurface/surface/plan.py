@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolsurface.models import Tool, copy_data
-from toolsurface.provider_names import alias_for
 from toolsurface.providers import render_tools
-from toolsurface.registry_view import RegistryView
+from toolsurface.providers.names import alias_for
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.delivery import Delivery, Space, render_native
 from toolsurface.surface.limits import SurfaceLimits
@@ -78,7 +78,7 @@ class RequestPlan:
         """The tools in a provider's request shape (copies).
 
         A name the provider refuses is sent as its stable alias
-        (:func:`toolsurface.provider_names.alias_for`), which admission and ToolSearch map
+        (:func:`toolsurface.providers.names.alias_for`), which admission and ToolSearch map
         back to the name.
 
         ``provider`` defaults to the run's. Under native delivery the array is the run's

@@ -1,7 +1,7 @@
 """A run's state as a snapshot, and back: what ``ToolSurface.snapshot``/``restore`` move.
 
 :func:`snapshot_of` writes the run's loads, its held-back floor and its rules ledger into a
-:class:`~toolsurface.snapshot.SurfaceSnapshot`; :func:`resumed` reads a validated one back
+:class:`~toolsurface.surface.snapshot.SurfaceSnapshot`; :func:`resumed` reads a validated one back
 into new state objects over the live registry, dropping what no longer exists.
 """
 
@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from toolsurface._text import safe_text
-from toolsurface.registry_view import RegistryView
-from toolsurface.rules import RulesLedger
-from toolsurface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
+from toolsurface.admission.rules import RulesLedger
+from toolsurface.admission.text import safe_text
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
+from toolsurface.surface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 
 __all__ = ["Resumed", "apply_seeds", "check_restorable", "resumed", "snapshot_of"]

@@ -1,10 +1,10 @@
-"""Group rules and the run's mark: moved to :mod:`toolsurface.rules`, re-exported here.
+"""Group rules and the run's mark: moved to :mod:`toolsurface.admission.rules`, re-exported here.
 
-Call admission (``toolsurface.dispatch``) needs the rules too and imports nothing of the
+Call admission (``toolsurface.admission.admit``) needs the rules too and imports nothing of the
 surface, so the module lives beside it at the package's top.
 """
 
-from toolsurface.rules import (
+from toolsurface.admission.rules import (
     MARK_CHARS,
     RULES_MAX_CHARS,
     RulesLedger,

@@ -10,10 +10,10 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolsurface._text import nearest_names, safe_text, tool_line
-from toolsurface.dispatch import NEAR_NAMES_PER_MESSAGE
-from toolsurface.name_case import CaseIndex, ambiguous_text
-from toolsurface.registry_view import RegistryView
+from toolsurface.admission.admit import NEAR_NAMES_PER_MESSAGE
+from toolsurface.admission.name_case import CaseIndex, ambiguous_text
+from toolsurface.admission.text import nearest_names, safe_text, tool_line
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadHow

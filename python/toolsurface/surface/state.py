@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Literal
 
-from toolsurface.registry_view import RegistryView
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 
 __all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools"]

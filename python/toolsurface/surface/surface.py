@@ -15,14 +15,13 @@ import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
+from toolsurface.admission.rules import MarkScope, RulesLedger, RunMark
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
-from toolsurface.provider_names import alias_for
 from toolsurface.providers import provider_spec
+from toolsurface.providers.names import alias_for
 from toolsurface.registry import ToolRegistry
-from toolsurface.registry_view import RegistryView, one_view
-from toolsurface.rules import MarkScope, RulesLedger, RunMark
-from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
+from toolsurface.registry.view import RegistryView, one_view
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, DecisionKey, decide
 from toolsurface.surface.delivery import (
@@ -40,6 +39,7 @@ from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
+from toolsurface.surface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
@@ -69,7 +69,7 @@ class ToolSurface(RunListing, ModelMoves):
     misspelt one with the nearest names.
 
     >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-    >>> from toolsurface.dispatch import ToolCall
+    >>> from toolsurface.admission.admit import ToolCall
     >>> registry = ToolRegistry([
     ...     tool_search_tool(),
     ...     Tool(name="fs__read_file", description="Read a file from disk."),
@@ -278,7 +278,7 @@ class ToolSurface(RunListing, ModelMoves):
         changed, and keys of two surfaces are not comparable.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> from toolsurface.dispatch import ToolCall
+        >>> from toolsurface.admission.admit import ToolCall
         >>> registry = ToolRegistry([tool_search_tool(),
         ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
         >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from toolsurface.dispatch import Verdict
+from toolsurface.admission.admit import Verdict
 
 __all__ = ["LEARN_WINDOW", "MAX_OPEN_SEARCHES", "UsageWindow"]
 
@@ -43,7 +43,7 @@ class UsageWindow:
     the registry now finds that tool first for the same request.
 
     >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-    >>> from toolsurface.dispatch import ToolCall
+    >>> from toolsurface.admission.admit import ToolCall
     >>> registry = ToolRegistry([tool_search_tool(),
     ...     Tool(name="wiki__search_pages", description="Search the pages of the team wiki."),
     ...     Tool(name="notes__search_notes", description="Search your notes by text.")])

@@ -4,7 +4,7 @@ The host registers :func:`tool_search_tool` like any other tool and hands its ca
 :meth:`toolsurface.surface.ToolSurface.tool_search`, which searches, loads and writes the
 result. This module holds what does not need the surface: the definition, the argument
 parsing; the one-line form of a tool, ``safe_text`` and the near names live in
-``toolsurface._text`` and are re-exported here.
+``toolsurface.admission.text`` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolsurface._text import LINE_MAX_CHARS, nearest_names, safe_text, tool_line
-from toolsurface.json_check import INT_MAX_BITS, JsonTextError, json_type, loads
+from toolsurface._internal.json_check import INT_MAX_BITS, JsonTextError, json_type, loads
+from toolsurface.admission.text import LINE_MAX_CHARS, nearest_names, safe_text, tool_line
 from toolsurface.models import Tool
 
 __all__ = [

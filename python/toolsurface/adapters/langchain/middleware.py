@@ -25,7 +25,7 @@ from langgraph.types import Command
 
 from toolsurface.adapters.langchain.convert import LangChainToolLike, convert_tools
 from toolsurface.adapters.langchain.errors import LangChainAdapterError
-from toolsurface.dispatch import ToolCall, Verdict
+from toolsurface.admission.admit import ToolCall, Verdict
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
 

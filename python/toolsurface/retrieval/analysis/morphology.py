@@ -148,7 +148,7 @@ def derived_forms(entries: Iterable[tuple[str, str]], tokens: Tokens) -> list[tu
     kept before it. The result depends only on ``entries``, the analyser and pymorphy3's
     dictionary, in ``entries``' order.
 
-    >>> from toolsurface.retrieval.backend import backend
+    >>> from toolsurface.retrieval.engine.backend import backend
     >>> tokens = backend("pure").tokens
     >>> [form for form, _ in derived_forms([("архивировать", "archive")], tokens)][:4]
     ['архивирую', 'архивируем', 'архивируешь', 'архивируете']

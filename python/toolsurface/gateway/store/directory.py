@@ -1,117 +1,17 @@
-"""Where the gateway keeps each session's snapshot: memory, a directory, or Redis.
-
-A session's snapshot is written after every change, so a gateway restarted mid-session (or
-another gateway process over the same store) resumes it with the same tool list. Every
-store keys a session by the SHA-256 of its id, so an id never becomes a path or a key
-verbatim. The store is the truth; what a process holds in memory is a cache of it.
-
-A store that can tell without blocking whether a snapshot is the one it last handed out
-also has ``peek`` (:class:`Peekable`): the gateway reads every session before each request,
-and ``peek`` spares that read a trip to a worker thread when nothing changed.
-"""
+"""Snapshots in a directory, one file a session, written atomically; shared on one machine."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
-from toolsurface.errors import ToolsurfaceError
+from toolsurface.gateway.store.base import StoreError, digest_of
 
-__all__ = [
-    "DirectoryStore",
-    "MemoryStore",
-    "Peekable",
-    "SessionStore",
-    "StoreError",
-    "digest_of",
-    "open_store",
-]
-
-
-class StoreError(ToolsurfaceError, ValueError):
-    """A store spec the gateway cannot use, or a store that cannot be reached."""
-
-
-def digest_of(session_id: str) -> str:
-    """The hex SHA-256 of a session id: how every store names the session."""
-    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
-
-
-@runtime_checkable
-class SessionStore(Protocol):
-    """Snapshots by session id; shared by every process that should share sessions."""
-
-    def load(self, session_id: str) -> str | None:
-        """The session's last snapshot, or ``None`` (never stored, deleted or expired)."""
-        ...
-
-    def save(self, session_id: str, snapshot: str) -> None:
-        """Replace the session's snapshot (and restart its time to live)."""
-        ...
-
-    def delete(self, session_id: str) -> None:
-        """Forget the session (the client ended it)."""
-        ...
-
-    @property
-    def shared(self) -> bool:
-        """Whether other processes may read this store (then snapshots must be sealed)."""
-        ...
-
-
-@runtime_checkable
-class Peekable(Protocol):
-    """A store that can often answer ``load`` at once, without I/O that may block."""
-
-    def peek(self, session_id: str) -> tuple[bool, str | None]:
-        """What ``load`` would return now, if known without blocking.
-
-        ``(True, text or None)`` when known; ``(False, None)`` when only ``load``, in a
-        worker thread, can say.
-        """
-        ...
-
-
-class MemoryStore:
-    """Snapshots in this process only: sessions last as long as the process."""
-
-    shared = False
-
-    def __init__(self, ttl: float | None = None) -> None:
-        self.ttl = ttl
-        self._rows: dict[str, tuple[float, str]] = {}
-        self._lock = threading.Lock()
-
-    def load(self, session_id: str) -> str | None:
-        """The session's last snapshot, or ``None``."""
-        with self._lock:
-            row = self._rows.get(digest_of(session_id))
-            if row is None:
-                return None
-            if self.ttl is not None and time.monotonic() - row[0] > self.ttl:
-                del self._rows[digest_of(session_id)]
-                return None
-            return row[1]
-
-    def peek(self, session_id: str) -> tuple[bool, str | None]:
-        """Always known: ``load`` is a dictionary lookup under a lock held for no I/O."""
-        return True, self.load(session_id)
-
-    def save(self, session_id: str, snapshot: str) -> None:
-        """Replace the session's snapshot."""
-        with self._lock:
-            self._rows[digest_of(session_id)] = (time.monotonic(), snapshot)
-
-    def delete(self, session_id: str) -> None:
-        """Forget the session."""
-        with self._lock:
-            self._rows.pop(digest_of(session_id), None)
+__all__ = ["DirectoryStore"]
 
 
 class DirectoryStore:
@@ -230,24 +130,3 @@ class DirectoryStore:
         """Forget the session."""
         self._forget(self._path(session_id))
         self._path(session_id).unlink(missing_ok=True)
-
-
-def open_store(spec: str | None, *, ttl: float | None = None) -> SessionStore:
-    """The store a ``--store`` spec names: ``redis://…`` or ``rediss://…``, else a directory.
-
-    No spec is a :class:`MemoryStore`. ``ttl`` (seconds) expires a session not written for
-    that long; it must be positive.
-    """
-    if ttl is not None and not ttl > 0:
-        raise StoreError(f"store ttl: must be a positive number of seconds, got {ttl!r}")
-    if spec is None:
-        return MemoryStore(ttl)
-    if spec.startswith(("redis://", "rediss://", "unix://")):
-        from toolsurface.gateway.store_redis import RedisStore
-
-        return RedisStore(spec, ttl=ttl)
-    if "://" in spec:
-        raise StoreError(
-            f"store {spec.split('://', 1)[0]}://…: unknown scheme (redis:// or a path)"
-        )
-    return DirectoryStore(spec, ttl)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.gemini_schema import gemini_parameters
 from toolsurface.models import Tool
+from toolsurface.providers.gemini import gemini_parameters
 
 __all__ = [
     "PROVIDERS",

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolsurface.models import RetrievalSettings, scoring_args
-from toolsurface.questions import is_question
-from toolsurface.retrieval.boost_merge import Hits
-from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.analysis.questions import is_question
+from toolsurface.retrieval.engine.boost_merge import Hits
+from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 
 __all__ = ["Boost", "Boosting", "boost_factor"]
 

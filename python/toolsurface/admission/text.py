@@ -10,8 +10,8 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 
+from toolsurface.admission.near_names import NearNames
 from toolsurface.models import Tool
-from toolsurface.near_names import NearNames
 from toolsurface.retrieval.fields import split_description
 
 __all__ = ["LINE_MAX_CHARS", "near_index", "nearest_names", "safe_text", "tool_line"]
@@ -87,7 +87,7 @@ def near_index(names: Sequence[str]) -> NearNames:
 def nearest_names(asked: str, candidates: Sequence[str], n: int = 3) -> list[str]:
     """Up to ``n`` candidates close to ``asked``: a case change or one word away first.
 
-    Bounded whatever ``asked`` is (see :mod:`toolsurface.near_names`).
+    Bounded whatever ``asked`` is (see :mod:`toolsurface.admission.near_names`).
 
     >>> nearest_names("github__list_isues", ("github__list_issues", "slack__post"))
     ['github__list_issues']

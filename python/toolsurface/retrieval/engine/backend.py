@@ -15,10 +15,10 @@ from typing import Any, Protocol
 from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
 from toolsurface.models import ScoringArgs, SearchHit, Tool
-from toolsurface.retrieval import pure
-from toolsurface.retrieval.alias_match import PureAliases
-from toolsurface.retrieval.analysis import Analyzer, CharTable
-from toolsurface.retrieval.boost_merge import Hits
+from toolsurface.retrieval.analysis.analyzer import Analyzer, CharTable
+from toolsurface.retrieval.engine import pure
+from toolsurface.retrieval.engine.alias_match import PureAliases
+from toolsurface.retrieval.engine.boost_merge import Hits
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
@@ -289,7 +289,7 @@ def _native_or_raise() -> Any:
     if mod is None:
         # The live engine may be pure while a test asks for native: try the import directly.
         try:
-            from toolsurface import _native
+            import toolsurface._native as _native
 
             return _native
         except ImportError as exc:

@@ -13,9 +13,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from toolsurface.retrieval.alias_match import PureAliases
-from toolsurface.retrieval.analysis import Analyzer, shape_of
-from toolsurface.retrieval.boost_merge import Hits, check_factor, merge_boosted
+from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
+from toolsurface.retrieval.engine.alias_match import PureAliases
+from toolsurface.retrieval.engine.boost_merge import Hits, check_factor, merge_boosted
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
 

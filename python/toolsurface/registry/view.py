@@ -17,8 +17,8 @@ from typing import Any, Protocol, TypeVar, cast
 
 from toolsurface.errors import UnknownGroupError, UnknownToolError
 from toolsurface.groups import ToolGroup
-from toolsurface.membership import Membership, Prefixes
 from toolsurface.models import SearchHit, Tool
+from toolsurface.retrieval.membership import Membership, Prefixes
 
 __all__ = ["RegistryView", "ViewCache", "one_view"]
 

@@ -12,14 +12,9 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from toolsurface._engine import EngineName
-from toolsurface._gcpause import gc_paused
-from toolsurface.boosts import Boost, Boosting, boost_factor
+from toolsurface._internal.gcpause import gc_paused
 from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import ToolGroup
-from toolsurface.learned import LearnedHints
-from toolsurface.learning import LearnedField
-from toolsurface.membership import GroupMembership, Prefixes
-from toolsurface.mentions import MentionBoost
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
@@ -28,14 +23,19 @@ from toolsurface.models import (
     scoring_args,
     tool_from_mapping,
 )
-from toolsurface.reading import reads_only
-from toolsurface.registry_view import ViewCache
-from toolsurface.retrieval.backend import Backend, Searcher, backend
-from toolsurface.retrieval.built import _Built
+from toolsurface.registry.view import ViewCache
+from toolsurface.retrieval.analysis.morphology import with_forms
+from toolsurface.retrieval.analysis.reading import reads_only
+from toolsurface.retrieval.boosts.boosts import Boost, Boosting, boost_factor
+from toolsurface.retrieval.boosts.mentions import MentionBoost
+from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
+from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
 from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
-from toolsurface.retrieval.morphology import with_forms
+from toolsurface.retrieval.hints.learned import LearnedHints
+from toolsurface.retrieval.hints.learning import LearnedField
+from toolsurface.retrieval.membership import GroupMembership, Prefixes
 from toolsurface.retrieval.resources import default_lexicon_entries
 
 __all__ = [

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from toolsurface.errors import UnknownToolError
-from toolsurface.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
+from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 
 __all__ = ["LearnedField"]
 

@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolsurface._internal.invisible import strip_invisible
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.invisible import strip_invisible
 from toolsurface.retrieval.fields import clean_text
 
 __all__ = [

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from toolsurface.errors import UnknownGroupError
 from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import Tool
-from toolsurface.retrieval.backend import Backend
+from toolsurface.retrieval.engine.backend import Backend
 
 __all__ = ["LOOKUPS_BEFORE_MAP", "GroupMembership", "Membership", "Prefixes"]
 

@@ -19,11 +19,11 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from toolsurface.groups import MAX_ALIAS_CHARS, MAX_ALIASES, ToolGroup
-from toolsurface.membership import Membership
 from toolsurface.models import RetrievalSettings
-from toolsurface.retrieval.backend import Backend
-from toolsurface.retrieval.built import _Built
+from toolsurface.retrieval.engine.backend import Backend
+from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.fields import clean_text
+from toolsurface.retrieval.membership import Membership
 
 __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from toolsurface.gateway.store import StoreError, digest_of
+from toolsurface.gateway.store.base import StoreError, digest_of
 
 __all__ = ["KEY_PREFIX", "RedisStore"]
 

@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolsurface.models import RetrievalSettings
-from toolsurface.retrieval.backend import IndexLike, Searcher
+from toolsurface.retrieval.engine.backend import IndexLike, Searcher
 
-__all__: list[str] = []
+__all__ = ["BuiltIndex"]
 
 _FILTER_CACHE = 16
 
 
 @dataclass
-class _Built:
-    """The index of one catalogue generation."""
+class BuiltIndex:
+    """The index of one catalogue generation (the registry, boosts and mentions search it)."""
 
     generation: int
     names: list[str]
@@ -43,6 +43,7 @@ class _Built:
         return dict(zip(self.names, range(len(self.names))))
 
     def filter_for(self, admitted: Collection[str]) -> Any:
+        """The engine's filter of the admitted names, cached (the last 16 sets)."""
         key = frozenset(admitted)
         with self.lock:
             found = self.filters.get(key)

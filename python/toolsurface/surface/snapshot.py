@@ -1,0 +1,324 @@
+"""Versioned snapshots of a run's surface: what the next request depends on, as JSON.
+
+``ToolSurface.snapshot()`` returns a :class:`SurfaceSnapshot`; ``ToolSurface.restore()``
+validates one completely before it changes anything, so a broken snapshot leaves the
+surface as it was. Older versions are lifted by an upcaster chain, one step a version.
+
+Version history:
+
+- 1: ``discovered`` (names with their last use), ``groups`` (groups held whole),
+  ``held_back``, ``rules_given``, ``mark``, ``session_id``. No called marks.
+- 2: ``loaded`` rows (kind, name, how, order, last use, called, and for a group the
+  members called, ``called_tools``, which may be absent), the clock and order counters,
+  ``catalogue_rules``.
+- 3 (current): ``seal``, an HMAC-SHA256 of everything else under the host's key (``None``
+  without one); numbers and marks strictly typed (a string or ``true`` is no number) and
+  bounded; ``catalogue_rules`` within ``rules_given``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from toolsurface.errors import ToolsurfaceError
+
+__all__ = [
+    "MAX_COUNTER",
+    "SNAPSHOT_VERSION",
+    "LoadedRow",
+    "SnapshotError",
+    "SurfaceSnapshot",
+    "check_seal",
+    "parse_snapshot",
+    "seal_of",
+]
+
+SNAPSHOT_VERSION = 3
+#: A clock, an order or a last use above this is refused (no run gets near it: 2**53 is
+#: also where a JSON number stops being exact in most readers).
+MAX_COUNTER = 2**53
+#: A counter: a JSON whole number, never a string or a boolean, 0 to MAX_COUNTER.
+Counter = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNTER)]
+#: A group row lists at most this many called members.
+MAX_CALLED_TOOLS = 4_096
+#: A snapshot lists at most this many loaded rows, held-back groups or rules groups.
+MAX_ROWS = 100_000
+#: A group name in a snapshot's lists.
+GroupName = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class SnapshotError(ToolsurfaceError, ValueError):
+    """A snapshot that cannot be restored; the message names the field at fault."""
+
+
+class LoadedRow(BaseModel):
+    """A loaded tool or group, as the snapshot keeps it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    kind: Literal["tool", "group"]
+    name: str = Field(min_length=1, max_length=128)
+    how: Literal["search", "select", "group", "seed", "blind"]
+    order: Counter
+    last_use: Counter
+    called: bool
+    #: A group row's members the model called, in the order of their first call.
+    called_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
+        default_factory=list, max_length=MAX_CALLED_TOOLS
+    )
+
+
+class SurfaceSnapshot(BaseModel):
+    """Everything the next request depends on but what the host supplies again.
+
+    The host brings the registry, the policy and the limits back itself.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    version: Literal[3] = 3
+    session_id: str = Field(max_length=256)
+    mark: str = Field(pattern=r"^[0-9a-f]{12}$")
+    clock: Counter
+    order: Counter
+    loaded: list[LoadedRow] = Field(max_length=MAX_ROWS)
+    held_back: list[GroupName] = Field(max_length=MAX_ROWS)
+    rules_given: list[GroupName] = Field(max_length=MAX_ROWS)
+    catalogue_rules: list[GroupName] | None = Field(max_length=MAX_ROWS)
+    #: HMAC-SHA256 of the rest under the host's key (see :func:`seal_of`); None without one.
+    seal: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+
+    @model_validator(mode="after")
+    def _rows_agree(self) -> SurfaceSnapshot:
+        """Rows unique and under the counters, so the next load lands after every row."""
+        problem = _rows_problem(self)
+        if problem:
+            raise PydanticCustomError("snapshot_rows", "{problem}", {"problem": problem})
+        return self
+
+    def to_json(self) -> str:
+        """The snapshot as compact, key-sorted JSON."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def sealed(self, key: bytes) -> SurfaceSnapshot:
+        """A copy of the snapshot carrying its seal under ``key``."""
+        return self.model_copy(update={"seal": seal_of(self, key)})
+
+
+def seal_of(snapshot: SurfaceSnapshot, key: bytes) -> str:
+    """The HMAC-SHA256 under ``key`` of the snapshot's content (everything but the seal).
+
+    The content is its compact key-sorted JSON, so the seal does not depend on how the
+    snapshot was stored, only on what it says.
+    """
+    content = snapshot.model_dump(mode="json", exclude={"seal"})
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    message = b"toolsurface snapshot\x00" + text.encode("utf-8")
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def check_seal(snapshot: SurfaceSnapshot, key: bytes | None) -> None:
+    """Refuse a snapshot whose seal is missing or wrong under ``key`` (none: nothing to do)."""
+    if key is None:
+        return
+    if snapshot.seal is None:
+        raise SnapshotError(
+            "snapshot: field 'seal': missing; this surface has a mark_key, so it restores "
+            "only snapshots sealed under that key"
+        )
+    if not hmac.compare_digest(snapshot.seal, seal_of(snapshot, key)):
+        raise SnapshotError(
+            "snapshot: field 'seal': does not match the content (the snapshot was edited, or "
+            "sealed under another key)"
+        )
+
+
+def _rows_problem(snap: SurfaceSnapshot) -> str:
+    """What makes the loaded rows disagree with each other or with the counters, or ''."""
+    names: dict[tuple[str, str], int] = {}
+    orders: dict[int, int] = {}
+    for i, row in enumerate(snap.loaded):
+        at = f"field 'loaded[{i}]"
+        if (row.kind, row.name) in names:
+            first = names[(row.kind, row.name)]
+            return f"{at}.name': {row.kind} {row.name!r} is already loaded[{first}]"
+        if row.order in orders:
+            return f"{at}.order': order {row.order} is already loaded[{orders[row.order]}]'s"
+        if row.order > snap.order:
+            return f"{at}.order': {row.order} is above the order counter {snap.order}"
+        if row.last_use > snap.clock:
+            return f"{at}.last_use': {row.last_use} is above the clock {snap.clock}"
+        if row.called_tools and row.kind != "group":
+            return f"{at}.called_tools': only a group row lists called members"
+        if len(set(row.called_tools)) != len(row.called_tools):
+            return f"{at}.called_tools': a name is listed twice"
+        names[(row.kind, row.name)] = i
+        orders[row.order] = i
+    given = set(snap.rules_given)
+    for field, values in (("held_back", snap.held_back), ("rules_given", snap.rules_given)):
+        if len(set(values)) != len(values):
+            return f"field '{field}': a group is listed twice"
+    for i, group in enumerate(snap.catalogue_rules or ()):
+        if group not in given:
+            # Rules the catalogue carries count as given: a list that says otherwise was
+            # edited (and would let a ruled group's blind call run unruled).
+            return f"field 'catalogue_rules[{i}]': {group!r} is not in rules_given"
+    return ""
+
+
+class _DiscoveredV1(BaseModel):
+    """A version-1 row: a discovered tool and its last use."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+    name: str = Field(min_length=1, max_length=128)
+    last_use: Counter = 0
+
+
+class SurfaceSnapshotV1(BaseModel):
+    """The version-1 layout, validated before it is lifted (so errors name v1's fields).
+
+    It carries the limits of version 2's rows (names 1 to 128 characters, none twice), so
+    every error a lifted snapshot could raise is raised here, against v1's own fields.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    version: Literal[1]
+    session_id: str = Field(default="", max_length=256)
+    mark: str
+    discovered: list[_DiscoveredV1] = Field(default_factory=list)
+    groups: list[str] = Field(default_factory=list)
+    held_back: list[str] = Field(default_factory=list)
+    rules_given: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> SurfaceSnapshotV1:
+        """No name twice in ``discovered`` or in ``groups``; group names within limits."""
+        problem = ""
+        seen: dict[str, int] = {}
+        for i, row in enumerate(self.discovered):
+            if row.name in seen:
+                first = seen[row.name]
+                problem = (
+                    f"field 'discovered[{i}].name': {row.name!r} is already discovered[{first}]"
+                )
+                break
+            seen[row.name] = i
+        groups: dict[str, int] = {}
+        for i, group in enumerate(self.groups):
+            if problem:
+                break
+            if not 1 <= len(group) <= 128:
+                problem = (
+                    f"field 'groups[{i}]': a group name has 1 to 128 characters, got {len(group)}"
+                )
+            elif group in groups:
+                problem = f"field 'groups[{i}]': {group!r} is already groups[{groups[group]}]"
+            groups[group] = i
+        if problem:
+            raise PydanticCustomError("snapshot_rows", "{problem}", {"problem": problem})
+        return self
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 kept no called marks: a row from then is taken as called."""
+    try:
+        v1 = SurfaceSnapshotV1.model_validate(data)
+    except ValidationError as exc:
+        raise SnapshotError(_first_error(exc)) from None
+    loaded: list[dict[str, Any]] = []
+    for row in v1.discovered:
+        loaded.append(
+            {
+                "kind": "tool",
+                "name": row.name,
+                "how": "select",
+                "order": len(loaded) + 1,
+                "last_use": row.last_use,
+                "called": True,
+            }
+        )
+    for group in v1.groups:
+        loaded.append(
+            {
+                "kind": "group",
+                "name": group,
+                "how": "group",
+                "order": len(loaded) + 1,
+                "last_use": 0,
+                "called": False,
+            }
+        )
+    return {
+        "version": 2,
+        "session_id": v1.session_id,
+        "mark": v1.mark,
+        "clock": max([r.last_use for r in v1.discovered] + [0]),
+        "order": len(loaded),
+        "loaded": loaded,
+        "held_back": v1.held_back,
+        "rules_given": v1.rules_given,
+        "catalogue_rules": None,
+    }
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    if first["type"] == "snapshot_rows":
+        return f"snapshot: {first['msg']}"
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    loc = loc.lstrip(".") or "<snapshot>"
+    return f"snapshot: field {loc!r}: {first['msg']}"
+
+
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 had no seal: it lifts unsealed (a surface with a key refuses it)."""
+    return {**data, "version": 3, "seal": None}
+
+
+#: version -> the step that lifts it one version.
+UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+}
+
+
+def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:
+    """Validate a snapshot (a model, a mapping, or JSON text), lifting older versions."""
+    if isinstance(data, SurfaceSnapshot):
+        return data
+    if isinstance(data, str | bytes):
+        try:
+            data = json.loads(data)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SnapshotError(f"snapshot: not JSON ({exc})") from None
+        except RecursionError:
+            raise SnapshotError("snapshot: not a snapshot (JSON nested too deeply)") from None
+    if not isinstance(data, Mapping):
+        raise SnapshotError(f"snapshot: expected a JSON object, got {type(data).__name__}")
+    current = dict(data)
+    version = current.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SnapshotError(f"snapshot: field 'version': expected a whole number, got {version!r}")
+    if version > SNAPSHOT_VERSION or version < 1:
+        raise SnapshotError(
+            f"snapshot: field 'version': unknown version {version} "
+            f"(this library reads 1 to {SNAPSHOT_VERSION})"
+        )
+    try:
+        while version < SNAPSHOT_VERSION:
+            current = UPCASTERS[version](current)
+            version = current["version"]
+        return SurfaceSnapshot.model_validate(current)
+    except ValidationError as exc:
+        raise SnapshotError(_first_error(exc)) from None
+    except RecursionError:
+        raise SnapshotError("snapshot: not a snapshot (a value nested too deeply)") from None
