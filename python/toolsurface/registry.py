@@ -23,7 +23,6 @@ from toolsurface.mentions import MentionBoost
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
-    TermContribution,
     Tool,
     scoring_args,
     tool_from_mapping,
@@ -33,8 +32,8 @@ from toolsurface.registry_view import ViewCache
 from toolsurface.retrieval.backend import Backend, Searcher, backend
 from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
-from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
-from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
+from toolsurface.retrieval.fields import clean_text
+from toolsurface.retrieval.fusion import FusionSettings, check_fusion, fuse_hosts
 from toolsurface.retrieval.morphology import with_forms
 from toolsurface.retrieval.resources import default_lexicon_entries
 
@@ -110,7 +109,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             self._lexicon = self._backend.lexicon(entries)
         self.settings = settings or RetrievalSettings()
         self.retrievers: list[IToolRetriever] = list(retrievers)
-        self.fusion = _check_fusion(fusion) if fusion is not None else FusionSettings()
+        self.fusion = check_fusion(fusion) if fusion is not None else FusionSettings()
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
@@ -379,7 +378,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             else:
                 found = ((query, current), boosts)
         query, k, chosen = self._prepare(query, k, settings)
-        how = self.fusion if fusion is None else _check_fusion(fusion)
+        how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
         if found is not None and found[0][1] is built and found[0][0] == query:
@@ -392,7 +391,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         if boosts:
             found_hits = self._boosted_search(built, query, depth, chosen, admitted, boosts)
         else:
-            found_hits = self._lexical(built, query, depth, chosen, admitted)
+            found_hits = built.search(query, depth, chosen, self._lexicon, admitted)
         ids, scores, fallback = found_hits
         if not hosts and not explain:
             table, new = built.names, tuple.__new__
@@ -402,7 +401,10 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             ]
         names = [built.names[i] for i in ids]
         if hosts and k:
-            fused = self._fuse(built, query, names, hosts, admitted, k, how)
+            pool = built.names if admitted is None else [n for n in built.names if n in admitted]
+            # The whole catalogue's name -> id map is its membership test.
+            allowed: Collection[str] = built.ids if admitted is None else set(pool)
+            fused = fuse_hosts(query, names, hosts, pool, allowed, max(k, FUSION_DEPTH), how)
             if fused is not None:
                 names, scores = fused
         names, scores = names[:k], scores[:k]
@@ -410,7 +412,8 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         for rank, (name, score) in enumerate(zip(names, scores), 1):
             explanation = None
             if explain:
-                explanation = self._explain(built, query, name, chosen, fallback, boosts)
+                f = boost_factor(name, boosts)
+                explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
 
@@ -484,76 +487,6 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         if chosen is self.settings:
             self._fast = (built.generation, built.learned, chosen, made)
         return made
-
-    def _lexical(
-        self,
-        built: _Built,
-        query: str,
-        k: int,
-        settings: RetrievalSettings,
-        admitted: Collection[str] | None,
-    ) -> tuple[list[int], list[float], bool]:
-        allowed = built.filter_for(admitted) if admitted is not None else None
-        weights, b, k1, ew = scoring_args(settings)
-        return built.index.search(query, k, weights, b, k1, ew, self._lexicon, allowed)
-
-    def _fuse(
-        self,
-        built: _Built,
-        query: str,
-        names: list[str],
-        hosts: Sequence[IToolRetriever],
-        admitted: Collection[str] | None,
-        k: int,
-        how: FusionSettings,
-    ) -> tuple[list[str], list[float]] | None:
-        if admitted is None:  # the whole catalogue: its name -> id map is the membership test
-            pool: list[str] = built.names
-            allowed: Collection[str] = built.ids
-        else:
-            pool = [n for n in built.names if n in admitted]
-            allowed = set(pool)
-        rankings = [names]
-        depth = max(k, FUSION_DEPTH)
-        for host in hosts:
-            try:
-                ranked = host.rank(query, pool, depth)
-                kept = [n for n in dict.fromkeys(ranked) if n in allowed][:depth]
-            except Exception:
-                _log.exception("toolsurface: host retriever %r failed; left out", host)
-                continue
-            if kept:  # none: the host declined this request
-                rankings.append(kept)
-        if len(rankings) == 1:
-            return None
-        weights = [how.lexical_weight] + [1.0] * (len(rankings) - 1)
-        fused = reciprocal_rank_fusion(rankings, how.k, weights)
-        return [n for n, _ in fused], [s for _, s in fused]
-
-    def _explain(
-        self,
-        built: _Built,
-        query: str,
-        name: str,
-        settings: RetrievalSettings,
-        fallback: bool,
-        boosts: Sequence[Boost] = (),
-    ) -> tuple[TermContribution, ...]:
-        weights, b, k1, ew = scoring_args(settings)
-        rows = built.index.explain(
-            query, built.ids[name], weights, b, k1, ew, self._lexicon, fallback
-        )
-        f = boost_factor(name, boosts)  # the boosts' factor, shared out
-        return tuple(
-            TermContribution(term, weight, {n: p * f for n, p in zip(FIELD_NAMES, parts)})
-            for term, weight, parts in rows
-        )
-
-
-def _check_fusion(fusion: object) -> FusionSettings:
-    if not isinstance(fusion, FusionSettings):
-        raise TypeError(f"fusion must be FusionSettings, got {type(fusion).__name__}")
-    return fusion
 
 
 _LEXICONS: dict[EngineName, Any] = {}
