@@ -7,18 +7,19 @@ the tools change; a search sees one whole generation, never half of one.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from toolsurface._engine import EngineName
 from toolsurface._gcpause import gc_paused
-from toolsurface.boosts import Boost, Boosting, boost_factor
+from toolsurface.boosts import Boost, Boosts, boost_factor
 from toolsurface.errors import DuplicateToolError, UnknownToolError
-from toolsurface.groups import ToolGroup
-from toolsurface.learned import LearnedHints
-from toolsurface.learning import LearnedField
-from toolsurface.membership import GroupMembership, Prefixes
+from toolsurface.groups import LoadMode, ToolGroup
+from toolsurface.learned import LearnedHints, LearnedRequest
+from toolsurface.learning import LearnedField, index_texts
+from toolsurface.membership import GroupMembership
 from toolsurface.mentions import MentionBoost
 from toolsurface.models import (
     RetrievalSettings,
@@ -28,7 +29,7 @@ from toolsurface.models import (
     tool_from_mapping,
 )
 from toolsurface.reading import reads_only
-from toolsurface.registry_view import ViewCache
+from toolsurface.registry_view import RegistryView, ViewCache
 from toolsurface.retrieval.backend import Backend, Searcher, backend
 from toolsurface.retrieval.built import _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
@@ -77,7 +78,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedField):
+class ToolRegistry:
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -115,18 +116,16 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         self._origins: dict[str, str] = {}
         self._fields: dict[str, FieldTexts] = {}
         self._generation = 0
-        self._hints = learned if learned is not None else LearnedHints()
-        self._groups: dict[str, ToolGroup] = {}
-        # What readers iterate without the lock: replaced whole, never mutated.
-        self._group_list: tuple[ToolGroup, ...] = ()
-        self._groups_version = 0
-        # Group membership, each replaced whole, never mutated (see ``membership.py``): the
-        # prefixes of the current groups version, the map of tool to group of one
-        # (generation, groups version), and how many lookups of which key missed it.
-        self._prefixes = Prefixes(0, ())
-        self._membership = None
-        self._misses = ((0, 0), 0)
-        self._view = None
+        # The registry's parts, each the owner of its own state. They read the tools and
+        # the generation (never write them) and share the lock, so that what one reads
+        # under it (a view's tools and groups, the index's hints) is one moment's.
+        lock, tools_, gen = self._lock, self._tools, lambda: self._generation
+        self._membership = groups = GroupMembership(lock, tools_, gen, self._backend.tokens)
+        self._views = ViewCache(lock, tools_, gen, groups, self)  # type: ignore[arg-type]
+        self._mentions = MentionBoost(groups, self._backend, self._lexicon, self._current)
+        self._boosts = Boosts(self._mentions, groups, self._lexicon)
+        hints = learned if learned is not None else LearnedHints()
+        self._learned = LearnedField(lock, tools_, hints)
         self._built: _Built | None = None
         # The hot path's bound search: (generation, learned version, settings, searcher) of
         # the last plain search; used while all three still hold (see ``search``).
@@ -260,11 +259,107 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         with self._lock:
             return [self._tools[n] for n in sorted(self._tools)]
 
+    # -- groups (``membership.py``), views (``registry_view.py``) --------------------------
+
+    def declare_group(
+        self,
+        name: str,
+        *,
+        prefix: str | None = None,
+        dynamic: bool = False,
+        load: LoadMode = "auto",
+        rules: str | None = None,
+        description: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> ToolGroup:
+        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
+
+        ``aliases`` are other names of the service a query may mention; the catalogue
+        generation does not move. See :meth:`GroupMembership.declare_group`.
+        """
+        return self._membership.declare_group(
+            name,
+            prefix=prefix,
+            dynamic=dynamic,
+            load=load,
+            rules=rules,
+            description=description,
+            aliases=aliases,
+        )
+
+    def undeclare_group(self, name: str) -> bool:
+        """Remove a group's declaration; idempotent (returns whether it was declared)."""
+        return self._membership.undeclare_group(name)
+
+    def groups(self) -> dict[str, ToolGroup]:
+        """Declared groups by name."""
+        return self._membership.groups()
+
+    @property
+    def groups_version(self) -> int:
+        """Moves whenever a group is declared or undeclared."""
+        return self._membership.version
+
+    def group_of(self, name: str) -> str | None:
+        """The group a registered tool belongs to: its own field, else the longest prefix."""
+        return self._membership.group_of(name)
+
+    def group_members(self, name: str) -> tuple[str, ...]:
+        """The registered tools in group ``name``, in name order (none for an unknown group)."""
+        return self._membership.group_members(name)
+
+    def group_map(self) -> Mapping[str, str]:
+        """Every registered tool that is in a group, mapped to it (read-only, one generation)."""
+        return self._membership.group_map()
+
+    def group(self, name: str) -> ToolGroup:
+        """A group by name: declared, or implied by tools whose ``group`` field names it."""
+        return self._membership.group(name)
+
+    def view(self) -> RegistryView:
+        """The tools and groups as they are now, as one immutable view (kept until a change)."""
+        return self._views.view()
+
+    def mentioned_groups(self, query: str, settings: RetrievalSettings | None = None) -> list[str]:
+        """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8)."""
+        return self._mentions.mentioned_groups(query, settings or self.settings)
+
+    # -- learned hints (``learning.py``) --------------------------------------------------
+
+    @property
+    def learned_hints(self) -> LearnedHints:
+        """The registry's store of learned requests (shared with whoever passed it in)."""
+        return self._learned.hints
+
+    def learn(self, query: str, tool_name: str) -> bool:
+        """Teach that ``query`` led to ``tool_name``; whether anything was kept (opt-in)."""
+        return self._learned.learn(query, tool_name)
+
+    def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
+        """Teach many (query, tool name) pairs, a host's logs; how many were kept."""
+        return self._learned.learn_many(pairs, missing_ok=missing_ok)
+
+    def forget(self, tool_name: str | None = None, query: str | None = None) -> int:
+        """Drop what was learned: one request, one tool's, a request everywhere, or all."""
+        return self._learned.forget(tool_name, query)
+
+    def learned(self, tool_name: str | None = None) -> dict[str, list[LearnedRequest]]:
+        """What was learned, per tool (or for ``tool_name`` alone), oldest request first."""
+        return self._learned.learned(tool_name)
+
+    def save_learned(self, path: str | os.PathLike[str]) -> None:
+        """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
+        self._learned.save_learned(path)
+
+    def load_learned(self, path: str | os.PathLike[str]) -> int:
+        """Replace the learned hints by those of ``path``; how many requests it held."""
+        return self._learned.load_learned(path)
+
     # -- search ----------------------------------------------------------------------------
 
     def _current(self) -> _Built:
         with self._lock:
-            built, hints = self._built, self._hints
+            built, hints = self._built, self._learned.hints
             stamp = (self._generation, hints.version)
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
@@ -275,7 +370,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
                 read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
-        texts = self._index_texts(names, fields, hints.texts())
+        texts = index_texts(names, fields, hints.texts())
         names, texts = self._backend.by_name(names, texts)
         index = self._backend.index(names, texts)
         made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
@@ -362,14 +457,14 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             and fusion is None
             and not self.retrievers
             and fast[0] == self._generation
-            and fast[1] == self._hints.version
+            and fast[1] == self._learned.hints.version
             and fast[2] is self.settings
             and len(query) <= QUERY_MAX_CHARS
             and (current := self._built) is not None
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
-            boosts = self._boosts(current, query, self.settings, None)
+            boosts = self._boosts.find(current, query, self.settings, None)
             if not boosts:
                 try:
                     return fast[3].search(query, k)
@@ -384,12 +479,12 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         if found is not None and found[0][1] is built and found[0][0] == query:
             boosts = found[1]
         else:
-            boosts = self._boosts(built, query, chosen, admitted)
+            boosts = self._boosts.find(built, query, chosen, admitted)
         if not hosts and not explain and admitted is None and not boosts:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
         if boosts:
-            found_hits = self._boosted_search(built, query, depth, chosen, admitted, boosts)
+            found_hits = self._boosts.search(built, query, depth, chosen, admitted, boosts)
         else:
             found_hits = built.search(query, depth, chosen, self._lexicon, admitted)
         ids, scores, fallback = found_hits
@@ -439,7 +534,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
-        if any(self._boosts(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
+        if any(self._boosts.find(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
             return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
 from toolsurface.errors import UnknownGroupError, UnknownToolError
 from toolsurface.groups import ToolGroup
-from toolsurface.membership import Membership, Prefixes
+from toolsurface.membership import GroupMembership, Membership
 from toolsurface.models import SearchHit, Tool
 
 __all__ = ["RegistryView", "ViewCache", "one_view"]
@@ -122,10 +122,16 @@ class RegistryView:
         return hits
 
 
+class _Views(Protocol):
+    """Whatever gives views: a registry."""
+
+    def view(self) -> RegistryView: ...
+
+
 class _Operating(Protocol):
     """What :func:`one_view` needs of the object whose operations it wraps."""
 
-    registry: ViewCache
+    registry: _Views
     _pinned: RegistryView | None
 
     def _begin_operation(self) -> None: ...
@@ -157,17 +163,28 @@ def one_view(method: _Op) -> _Op:
 
 
 class ViewCache:
-    """The registry's :meth:`view`, made once per (generation, groups version) and kept."""
+    """A registry's :meth:`view`, made once per (generation, groups version) and kept.
 
-    _lock: threading.RLock
-    _tools: dict[str, Tool]
-    _groups: dict[str, ToolGroup]
-    _generation: int
-    _groups_version: int
-    _view: RegistryView | None
+    The registry lends what a view is made of, read-only: ``tools`` (its live map),
+    ``generation``, ``groups`` (its :class:`~toolsurface.membership.GroupMembership`) and
+    ``lock`` (under which tools and groups are read as one); ``searches`` answers a view's
+    searches (the registry).
+    """
 
-    # GroupMembership's (annotated only, so that it is not overridden here).
-    _current_prefixes: Callable[[], Prefixes]
+    def __init__(
+        self,
+        lock: threading.RLock,
+        tools: Mapping[str, Tool],
+        generation: Callable[[], int],
+        groups: GroupMembership,
+        searches: _Searches,
+    ) -> None:
+        self._lock = lock
+        self._tools = tools
+        self._generation = generation
+        self._groups = groups
+        self._searches = searches
+        self._view: RegistryView | None = None
 
     def view(self) -> RegistryView:
         """The tools and groups as they are now, as one immutable view (kept until a change).
@@ -184,15 +201,15 @@ class ViewCache:
         ('fs', False)
         """
         found = self._view
-        if found is not None and found.key == (self._generation, self._groups_version):
+        if found is not None and found.key == (self._generation(), self._groups.version):
             return found
         with self._lock:
-            key = (self._generation, self._groups_version)
+            key = (self._generation(), self._groups.version)
             tools = dict(self._tools)
-            declared = dict(self._groups)
-            prefixes = self._current_prefixes()
+            declared = self._groups.groups()
+            prefixes = self._groups.prefixes()
         membership = Membership(key, tools.values(), prefixes)
-        made = RegistryView(self, key, tools, declared, membership)  # type: ignore[arg-type]
+        made = RegistryView(self._searches, key, tools, declared, membership)
         with self._lock:
             now = self._view
             if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
