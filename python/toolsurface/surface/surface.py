@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
+from toolsurface.dispatch import ToolCall, Verdict, failure_text
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.provider_names import alias_for
@@ -35,13 +36,12 @@ from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.listing import RunListing
-from toolsurface.surface.moves import ModelMoves
+from toolsurface.surface.moves import ModelMoves, Moment
 from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
-from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
 __all__ = [
@@ -60,7 +60,7 @@ __all__ = [
 _log = logging.getLogger("toolsurface.surface")
 
 
-class ToolSurface(RunListing, ModelMoves):
+class ToolSurface:
     """One run's tool surface over a (possibly shared) registry.
 
     A run, start to end: the first request holds a lazy group back and names it in the
@@ -158,8 +158,8 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
-        # Searches that may still teach the registry; None: the run learns nothing.
-        self._usage = UsageWindow() if learn_from_usage else None
+        # The model's moves, to which admission and ToolSearch go (they own what they learn).
+        self._moves = ModelMoves(self, self._costs, learns=learn_from_usage)
 
     @property
     def mark(self) -> str:
@@ -256,7 +256,6 @@ class ToolSurface(RunListing, ModelMoves):
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         d = self._decide()
-        groups = d.groups
         return snapshot_of(
             self._run,
             self._rules,
@@ -264,7 +263,7 @@ class ToolSurface(RunListing, ModelMoves):
             session_id=self.session_id,
             mark=self.mark,
             tool_ok=d.admitted_set.__contains__,
-            group_ok=groups.__contains__,
+            group_ok=d.groups.__contains__,
             key=self._marks.key,
         )
 
@@ -341,8 +340,7 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
-        if self._usage is not None:
-            self._usage = UsageWindow()  # a snapshot keeps no searches (docs/tools.md)
+        self._moves.restart()  # a snapshot keeps no searches (docs/tools.md)
         return state.dropped
 
     def seed(
@@ -363,12 +361,6 @@ class ToolSurface(RunListing, ModelMoves):
 
     # -- the decision ----------------------------------------------------------------------
 
-    def _admitted(self) -> tuple[str, ...]:
-        return tuple(n for n in self._v.names() if self.admits(n))
-
-    def _tokens_of(self, name: str) -> int:
-        return self._costs.of_tool(name)
-
     def _rules_tokens(self, group: str) -> int:
         return self._costs.of_rules(group, self.rules_of(group), self.mark)
 
@@ -379,7 +371,7 @@ class ToolSurface(RunListing, ModelMoves):
             return self._decision
         decision = decide(
             reg,
-            self._admitted(),
+            tuple(n for n in reg.names() if self.admits(n)),
             key=key,
             limits=self.limits,
             deferral_mode=self.deferral_mode,
@@ -388,7 +380,7 @@ class ToolSurface(RunListing, ModelMoves):
             load_modes=self.load_modes,
             floor=self._held_floor,
             last=self._decision,
-            tokens=self._tokens_of,
+            tokens=self._costs.of_tool,
             rules_tokens=self._rules_tokens,
         )
         self._held_floor = decision.held
@@ -502,6 +494,75 @@ class ToolSurface(RunListing, ModelMoves):
         except KeyError:
             return None
 
+    # -- the model's moves (``moves.py``) and the host's listings (``listing.py``) ----------
+
+    def _moment(self) -> Moment:
+        """The run as a move finds it now (see :class:`~toolsurface.surface.moves.Moment`)."""
+        return Moment(
+            view=self._v,
+            decide=self._decide,
+            advertised=self._last_plan.name_set if self._last_plan else frozenset(),
+            planned=lambda: self._last_plan or self.plan(),
+            run=self._run,
+            rules=self._rules,
+            load=self._load,
+            rules_tokens=self._rules_tokens,
+        )
+
+    @one_view
+    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
+        """Verdicts for the tool calls of one model message, in order, their effects applied.
+
+        A held-back tool called by its exact name runs (blind) and is loaded; a name that
+        does not exist is refused with the nearest names (see :meth:`ModelMoves.admit`).
+        """
+        return self._moves.admit(calls, self._moment())
+
+    @one_view
+    def tool_search(self, arguments: Any) -> ToolSearchResult:
+        """Run a ToolSearch call: search, select or load a group (see :class:`ModelMoves`)."""
+        return self._moves.tool_search(arguments, self._moment())
+
+    @one_view
+    def failure_text(
+        self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
+    ) -> str:
+        """Error text for a failed call; a blind call's argument failure gets the tool's line."""
+        return failure_text(self, verdict, error, argument_error=argument_error)
+
+    def _listing(self) -> RunListing:
+        return RunListing(self._run, self._rules, self._decide())
+
+    @one_view
+    def loaded_entries(self) -> list[LoadedEntry]:
+        """What the run has loaded and may call now, in discovery order."""
+        return self._listing().loaded_entries()
+
+    @one_view
+    def discovered_tool_names(self) -> list[str]:
+        """Single tools the run loaded, in discovery order."""
+        return self._listing().discovered_tool_names()
+
+    @one_view
+    def called_discovered_tool_names(self) -> list[str]:
+        """Loaded tools the model actually called (or seeded ones), in discovery order."""
+        return self._listing().called_discovered_tool_names()
+
+    @one_view
+    def loaded_tool_group_names(self) -> list[str]:
+        """Groups the run holds whole, in discovery order."""
+        return self._listing().loaded_tool_group_names()
+
+    @one_view
+    def rules_given(self) -> list[str]:
+        """Groups whose rules the model has been given in this run (and may still call)."""
+        return self._listing().rules_given()
+
+    @one_view
+    def held_back_groups(self) -> list[str]:
+        """The groups currently held back."""
+        return self._listing().held_back_groups()
+
     # -- discovery ----------------------------------------------------------------------------
 
     def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
@@ -519,7 +580,7 @@ class ToolSurface(RunListing, ModelMoves):
             cap=self.limits.max_loaded_entries,
             budget=self.limits.token_budget,
             decide=self._decide,
-            tokens_of=self._tokens_of,
+            tokens_of=self._costs.of_tool,
             view=self._v,
             on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
         )
