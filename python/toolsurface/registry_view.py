@@ -20,7 +20,7 @@ from toolsurface.groups import ToolGroup
 from toolsurface.membership import GroupMembership, Membership
 from toolsurface.models import SearchHit, Tool
 
-__all__ = ["RegistryView", "ViewCache", "one_view"]
+__all__ = ["RegistryView", "ViewCache", "ViewPin", "one_view"]
 
 
 class _Searches(Protocol):
@@ -128,38 +128,59 @@ class _Views(Protocol):
     def view(self) -> RegistryView: ...
 
 
-class _Operating(Protocol):
-    """What :func:`one_view` needs of the object whose operations it wraps."""
-
-    registry: _Views
-    _pinned: RegistryView | None
-
-    def _begin_operation(self) -> None: ...
-
-
+_T = TypeVar("_T")
 _Op = TypeVar("_Op", bound=Callable[..., Any])
 
 
-def one_view(method: _Op) -> _Op:
-    """Run an operation over one view of the registry; nested operations share it.
+class ViewPin:
+    """The one view of a registry that an operation reads, held while it runs.
 
-    Another run may change a shared registry at any moment: every read of one operation (a
-    surface's decision, list, catalogue, answer) goes to the same view, so a change made
-    meanwhile is seen whole by the next operation and never half by this one.
+    ``current`` gives the registry's view now; ``begin`` runs once a view is taken, before
+    the operation (a surface re-gives changed rules there). Between operations nothing is
+    held, and :meth:`view` is the current one.
     """
 
-    @functools.wraps(method)
-    def run(self: _Operating, *args: Any, **kwargs: Any) -> Any:
+    __slots__ = ("_begin", "_current", "_pinned")
+
+    def __init__(self, current: Callable[[], RegistryView], begin: Callable[[], None]) -> None:
+        self._current = current
+        self._begin = begin
+        self._pinned: RegistryView | None = None
+
+    def view(self) -> RegistryView:
+        """The view the running operation holds; between operations, the current one."""
+        pinned = self._pinned
+        return pinned if pinned is not None else self._current()
+
+    def hold(self, operation: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run ``operation`` over one view; one run inside another shares the outer's view."""
         if self._pinned is not None:
-            return method(self, *args, **kwargs)
-        self._pinned = self.registry.view()
+            return operation(*args, **kwargs)
+        self._pinned = self._current()
         try:
-            self._begin_operation()
-            return method(self, *args, **kwargs)
+            self._begin()
+            return operation(*args, **kwargs)
         finally:
             self._pinned = None
 
-    return cast(_Op, run)
+
+def one_view(pin_of: Callable[[Any], ViewPin]) -> Callable[[_Op], _Op]:
+    """A decorator: each call of the method runs over one view, the one ``pin_of(self)`` holds.
+
+    Another run may change a shared registry at any moment: every read of one operation (a
+    surface's decision, list, catalogue, answer) goes to the same view, so a change made
+    meanwhile is seen whole by the next operation and never half by this one. Nested
+    operations share it.
+    """
+
+    def wrap(method: _Op) -> _Op:
+        @functools.wraps(method)
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return pin_of(self).hold(method, self, *args, **kwargs)
+
+        return cast(_Op, run)
+
+    return wrap
 
 
 class ViewCache:

@@ -21,7 +21,7 @@ from toolsurface.models import Tool
 from toolsurface.provider_names import alias_for
 from toolsurface.providers import provider_spec
 from toolsurface.registry import ToolRegistry
-from toolsurface.registry_view import RegistryView, one_view
+from toolsurface.registry_view import RegistryView, ViewPin, one_view
 from toolsurface.rules import MarkScope, RulesLedger, RunMark
 from toolsurface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.costs import TokenCosts
@@ -58,6 +58,8 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolsurface.surface")
+#: A surface's operation: it reads one view of the registry, the one the surface's pin holds.
+_one_view = one_view(lambda surface: surface._pin)
 
 
 class ToolSurface:
@@ -148,8 +150,8 @@ class ToolSurface:
         self._run = RunState()
         self.estimator = estimator
         self._costs = TokenCosts(lambda name: self._v.get(name), estimator)
-        # The registry as the current operation reads it (see _one_view); None between them.
-        self._pinned: RegistryView | None = None
+        # The registry as the current operation reads it (see _one_view).
+        self._pin = ViewPin(lambda: self.registry.view(), self._begin_operation)
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
         self._session_given = session_id is not None
@@ -189,8 +191,7 @@ class ToolSurface:
     @property
     def _v(self) -> RegistryView:
         """The registry as this operation reads it: its pinned view, or the current one."""
-        pinned = self._pinned
-        return pinned if pinned is not None else self.registry.view()
+        return self._pin.view()
 
     def _begin_operation(self) -> None:
         """An operation starts (see one_view): a change of rules re-gives them from here."""
@@ -208,17 +209,17 @@ class ToolSurface:
         """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
         return name in self._v and admits(self._policy, self._allowlist, name)
 
-    @one_view
+    @_one_view
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
         self._run.note_use(name, self._v.group_of)
 
-    @one_view
+    @_one_view
     def end_turn(self) -> None:
         """A turn boundary: a safe point to unload the least recently used over the cap."""
         self._evict("turn")
 
-    @one_view
+    @_one_view
     def compaction(self) -> None:
         """The host compacted the conversation: a safe point to unload over the cap.
 
@@ -234,7 +235,7 @@ class ToolSurface:
                 self.emit("tool_unloaded", {"entry": entry.key, "why": "compaction"})
         self._rules.compacted()
 
-    @one_view
+    @_one_view
     def snapshot(self) -> SurfaceSnapshot:
         """What the next request depends on, versioned and JSON-serialisable.
 
@@ -307,7 +308,7 @@ class ToolSurface:
             tuple(self._seed_groups),
         )
 
-    @one_view
+    @_one_view
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
         """Take a snapshot's state: the same next request, bytes and all.
 
@@ -389,7 +390,7 @@ class ToolSurface:
 
     # -- the request -----------------------------------------------------------------------
 
-    @one_view
+    @_one_view
     def plan(self, *, user_message: str | None = None) -> RequestPlan:
         """The next request's tools (base, then loads in discovery order) and catalogue.
 
@@ -509,7 +510,7 @@ class ToolSurface:
             rules_tokens=self._rules_tokens,
         )
 
-    @one_view
+    @_one_view
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
         """Verdicts for the tool calls of one model message, in order, their effects applied.
 
@@ -518,12 +519,12 @@ class ToolSurface:
         """
         return self._moves.admit(calls, self._moment())
 
-    @one_view
+    @_one_view
     def tool_search(self, arguments: Any) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group (see :class:`ModelMoves`)."""
         return self._moves.tool_search(arguments, self._moment())
 
-    @one_view
+    @_one_view
     def failure_text(
         self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
     ) -> str:
@@ -533,32 +534,32 @@ class ToolSurface:
     def _listing(self) -> RunListing:
         return RunListing(self._run, self._rules, self._decide())
 
-    @one_view
+    @_one_view
     def loaded_entries(self) -> list[LoadedEntry]:
         """What the run has loaded and may call now, in discovery order."""
         return self._listing().loaded_entries()
 
-    @one_view
+    @_one_view
     def discovered_tool_names(self) -> list[str]:
         """Single tools the run loaded, in discovery order."""
         return self._listing().discovered_tool_names()
 
-    @one_view
+    @_one_view
     def called_discovered_tool_names(self) -> list[str]:
         """Loaded tools the model actually called (or seeded ones), in discovery order."""
         return self._listing().called_discovered_tool_names()
 
-    @one_view
+    @_one_view
     def loaded_tool_group_names(self) -> list[str]:
         """Groups the run holds whole, in discovery order."""
         return self._listing().loaded_tool_group_names()
 
-    @one_view
+    @_one_view
     def rules_given(self) -> list[str]:
         """Groups whose rules the model has been given in this run (and may still call)."""
         return self._listing().rules_given()
 
-    @one_view
+    @_one_view
     def held_back_groups(self) -> list[str]:
         """The groups currently held back."""
         return self._listing().held_back_groups()
