@@ -159,8 +159,9 @@ def test_one_lookup_a_generation_never_makes_the_map(reg: ToolRegistry) -> None:
     for i in range(3 * LOOKUPS_BEFORE_MAP):
         reg.register(Tool(name=f"srv__t{i}", description="A server tool."))
         assert reg.group_of(f"srv__t{i}") == "srv"
-    assert reg._membership is None
+    assert reg._membership.made is None
     for _ in range(LOOKUPS_BEFORE_MAP + 1):
         reg.group_of("srv__t0")
-    assert reg._membership is not None  # a plan's worth of lookups: the map is made once
-    assert reg._membership.key == (reg.generation, reg.groups_version)
+    made = reg._membership.made
+    assert made is not None  # a plan's worth of lookups: the map is made once
+    assert made.key == (reg.generation, reg.groups_version)

@@ -296,7 +296,7 @@ def parse_catalogue(text: str, *, source: str = "catalogue") -> tuple[str, list[
 
     A JSON document is read whole; text that is not one document but whose first line is
     JSON on its own is read as JSON Lines. Errors name the line (and column) or the item.
-    The cyclic garbage collector is paused meanwhile (``_gcpause``).
+    The cyclic garbage collector is paused meanwhile (``_internal/gcpause.py``).
     """
     with gc_paused():
         return _parse_catalogue(text, source)

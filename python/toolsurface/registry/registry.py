@@ -7,6 +7,7 @@ the tools change; a search sees one whole generation, never half of one.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -14,28 +15,27 @@ from typing import Any, Protocol, runtime_checkable
 from toolsurface._engine import EngineName
 from toolsurface._internal.gcpause import gc_paused
 from toolsurface.errors import DuplicateToolError, UnknownToolError
-from toolsurface.groups import ToolGroup
+from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import (
     RetrievalSettings,
     SearchHit,
-    TermContribution,
     Tool,
     scoring_args,
     tool_from_mapping,
 )
-from toolsurface.registry.view import ViewCache
+from toolsurface.registry.view import RegistryView, ViewCache
 from toolsurface.retrieval.analysis.morphology import with_forms
 from toolsurface.retrieval.analysis.reading import reads_only
-from toolsurface.retrieval.boosts.boosts import Boost, Boosting, boost_factor
+from toolsurface.retrieval.boosts.boosts import Boost, Boosts, boost_factor
 from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
-from toolsurface.retrieval.fields import FIELD_NAMES, clean_text
-from toolsurface.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
-from toolsurface.retrieval.hints.learned import LearnedHints
-from toolsurface.retrieval.hints.learning import LearnedField
-from toolsurface.retrieval.membership import GroupMembership, Prefixes
+from toolsurface.retrieval.fields import clean_text
+from toolsurface.retrieval.fusion import FusionSettings, check_fusion, fuse_hosts
+from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
+from toolsurface.retrieval.hints.learning import LearnedField, index_texts
+from toolsurface.retrieval.membership import GroupMembership
 from toolsurface.retrieval.resources import default_lexicon_entries
 
 __all__ = [
@@ -78,7 +78,7 @@ class IToolRetriever(Protocol):
         ...
 
 
-class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedField):
+class ToolRegistry:
     """Tools by name, a generation that moves when they change, and lexical search.
 
     ``engine`` picks "native" or "pure" (default: the live engine); ``lexicon`` is the
@@ -110,24 +110,22 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             self._lexicon = self._backend.lexicon(entries)
         self.settings = settings or RetrievalSettings()
         self.retrievers: list[IToolRetriever] = list(retrievers)
-        self.fusion = _check_fusion(fusion) if fusion is not None else FusionSettings()
+        self.fusion = check_fusion(fusion) if fusion is not None else FusionSettings()
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
         self._fields: dict[str, FieldTexts] = {}
         self._generation = 0
-        self._hints = learned if learned is not None else LearnedHints()
-        self._groups: dict[str, ToolGroup] = {}
-        # What readers iterate without the lock: replaced whole, never mutated.
-        self._group_list: tuple[ToolGroup, ...] = ()
-        self._groups_version = 0
-        # Group membership, each replaced whole, never mutated (see ``membership.py``): the
-        # prefixes of the current groups version, the map of tool to group of one
-        # (generation, groups version), and how many lookups of which key missed it.
-        self._prefixes = Prefixes(0, ())
-        self._membership = None
-        self._misses = ((0, 0), 0)
-        self._view = None
+        # The registry's parts, each the owner of its own state. They read the tools and
+        # the generation (never write them) and share the lock, so that what one reads
+        # under it (a view's tools and groups, the index's hints) is one moment's.
+        lock, tools_, gen = self._lock, self._tools, lambda: self._generation
+        self._membership = groups = GroupMembership(lock, tools_, gen, self._backend.tokens)
+        self._views = ViewCache(lock, tools_, gen, groups, self)  # type: ignore[arg-type]
+        self._mentions = MentionBoost(groups, self._backend, self._lexicon, self._current)
+        self._boosts = Boosts(self._mentions, groups, self._lexicon)
+        hints = learned if learned is not None else LearnedHints()
+        self._learned = LearnedField(lock, tools_, hints)
         self._built: _Built | None = None
         # The hot path's bound search: (generation, learned version, settings, searcher) of
         # the last plain search; used while all three still hold (see ``search``).
@@ -175,7 +173,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         names: list[str] = []
         texts: list[FieldTexts] = []
         tool_fields_ = self._tool_fields
-        with gc_paused():  # millions of new containers, none garbage (see _gcpause)
+        with gc_paused():  # millions of new containers, none garbage (see _internal/gcpause.py)
             for i, t in enumerate(tools):
                 if not isinstance(t, Tool):
                     t = tool_from_mapping(t, where=f"{prefix}item {i}")
@@ -261,11 +259,107 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         with self._lock:
             return [self._tools[n] for n in sorted(self._tools)]
 
+    # -- groups (``retrieval/membership.py``), views (``registry/view.py``) --------------
+
+    def declare_group(
+        self,
+        name: str,
+        *,
+        prefix: str | None = None,
+        dynamic: bool = False,
+        load: LoadMode = "auto",
+        rules: str | None = None,
+        description: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> ToolGroup:
+        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
+
+        ``aliases`` are other names of the service a query may mention; the catalogue
+        generation does not move. See :meth:`GroupMembership.declare_group`.
+        """
+        return self._membership.declare_group(
+            name,
+            prefix=prefix,
+            dynamic=dynamic,
+            load=load,
+            rules=rules,
+            description=description,
+            aliases=aliases,
+        )
+
+    def undeclare_group(self, name: str) -> bool:
+        """Remove a group's declaration; idempotent (returns whether it was declared)."""
+        return self._membership.undeclare_group(name)
+
+    def groups(self) -> dict[str, ToolGroup]:
+        """Declared groups by name."""
+        return self._membership.groups()
+
+    @property
+    def groups_version(self) -> int:
+        """Moves whenever a group is declared or undeclared."""
+        return self._membership.version
+
+    def group_of(self, name: str) -> str | None:
+        """The group a registered tool belongs to: its own field, else the longest prefix."""
+        return self._membership.group_of(name)
+
+    def group_members(self, name: str) -> tuple[str, ...]:
+        """The registered tools in group ``name``, in name order (none for an unknown group)."""
+        return self._membership.group_members(name)
+
+    def group_map(self) -> Mapping[str, str]:
+        """Every registered tool that is in a group, mapped to it (read-only, one generation)."""
+        return self._membership.group_map()
+
+    def group(self, name: str) -> ToolGroup:
+        """A group by name: declared, or implied by tools whose ``group`` field names it."""
+        return self._membership.group(name)
+
+    def view(self) -> RegistryView:
+        """The tools and groups as they are now, as one immutable view (kept until a change)."""
+        return self._views.view()
+
+    def mentioned_groups(self, query: str, settings: RetrievalSettings | None = None) -> list[str]:
+        """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8)."""
+        return self._mentions.mentioned_groups(query, settings or self.settings)
+
+    # -- learned hints (``learning.py``) --------------------------------------------------
+
+    @property
+    def learned_hints(self) -> LearnedHints:
+        """The registry's store of learned requests (shared with whoever passed it in)."""
+        return self._learned.hints
+
+    def learn(self, query: str, tool_name: str) -> bool:
+        """Teach that ``query`` led to ``tool_name``; whether anything was kept (opt-in)."""
+        return self._learned.learn(query, tool_name)
+
+    def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
+        """Teach many (query, tool name) pairs, a host's logs; how many were kept."""
+        return self._learned.learn_many(pairs, missing_ok=missing_ok)
+
+    def forget(self, tool_name: str | None = None, query: str | None = None) -> int:
+        """Drop what was learned: one request, one tool's, a request everywhere, or all."""
+        return self._learned.forget(tool_name, query)
+
+    def learned(self, tool_name: str | None = None) -> dict[str, list[LearnedRequest]]:
+        """What was learned, per tool (or for ``tool_name`` alone), oldest request first."""
+        return self._learned.learned(tool_name)
+
+    def save_learned(self, path: str | os.PathLike[str]) -> None:
+        """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
+        self._learned.save_learned(path)
+
+    def load_learned(self, path: str | os.PathLike[str]) -> int:
+        """Replace the learned hints by those of ``path``; how many requests it held."""
+        return self._learned.load_learned(path)
+
     # -- search ----------------------------------------------------------------------------
 
     def _current(self) -> _Built:
         with self._lock:
-            built, hints = self._built, self._hints
+            built, hints = self._built, self._learned.hints
             stamp = (self._generation, hints.version)
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
@@ -276,7 +370,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
                 read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
-        texts = self._index_texts(names, fields, hints.texts())
+        texts = index_texts(names, fields, hints.texts())
         names, texts = self._backend.by_name(names, texts)
         index = self._backend.index(names, texts)
         made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
@@ -363,14 +457,14 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             and fusion is None
             and not self.retrievers
             and fast[0] == self._generation
-            and fast[1] == self._hints.version
+            and fast[1] == self._learned.hints.version
             and fast[2] is self.settings
             and len(query) <= QUERY_MAX_CHARS
             and (current := self._built) is not None
         ):
             # The hot path: a plain search of the current catalogue, one call into the
             # engine. A query with lone surrogates takes the full path, which cleans it.
-            boosts = self._boosts(current, query, self.settings, None)
+            boosts = self._boosts.find(current, query, self.settings, None)
             if not boosts:
                 try:
                     return fast[3].search(query, k)
@@ -379,20 +473,20 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             else:
                 found = ((query, current), boosts)
         query, k, chosen = self._prepare(query, k, settings)
-        how = self.fusion if fusion is None else _check_fusion(fusion)
+        how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
         if found is not None and found[0][1] is built and found[0][0] == query:
             boosts = found[1]
         else:
-            boosts = self._boosts(built, query, chosen, admitted)
+            boosts = self._boosts.find(built, query, chosen, admitted)
         if not hosts and not explain and admitted is None and not boosts:
             return self._searcher(built, chosen).search(query, k)
         depth = max(k, FUSION_DEPTH) if hosts else k
         if boosts:
-            found_hits = self._boosted_search(built, query, depth, chosen, admitted, boosts)
+            found_hits = self._boosts.search(built, query, depth, chosen, admitted, boosts)
         else:
-            found_hits = self._lexical(built, query, depth, chosen, admitted)
+            found_hits = built.search(query, depth, chosen, self._lexicon, admitted)
         ids, scores, fallback = found_hits
         if not hosts and not explain:
             table, new = built.names, tuple.__new__
@@ -402,7 +496,10 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             ]
         names = [built.names[i] for i in ids]
         if hosts and k:
-            fused = self._fuse(built, query, names, hosts, admitted, k, how)
+            pool = built.names if admitted is None else [n for n in built.names if n in admitted]
+            # The whole catalogue's name -> id map is its membership test.
+            allowed: Collection[str] = built.ids if admitted is None else set(pool)
+            fused = fuse_hosts(query, names, hosts, pool, allowed, max(k, FUSION_DEPTH), how)
             if fused is not None:
                 names, scores = fused
         names, scores = names[:k], scores[:k]
@@ -410,7 +507,8 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         for rank, (name, score) in enumerate(zip(names, scores), 1):
             explanation = None
             if explain:
-                explanation = self._explain(built, query, name, chosen, fallback, boosts)
+                f = boost_factor(name, boosts)
+                explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
 
@@ -436,7 +534,7 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
-        if any(self._boosts(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
+        if any(self._boosts.find(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
             return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).
@@ -484,76 +582,6 @@ class ToolRegistry(GroupMembership, ViewCache, MentionBoost, Boosting, LearnedFi
         if chosen is self.settings:
             self._fast = (built.generation, built.learned, chosen, made)
         return made
-
-    def _lexical(
-        self,
-        built: _Built,
-        query: str,
-        k: int,
-        settings: RetrievalSettings,
-        admitted: Collection[str] | None,
-    ) -> tuple[list[int], list[float], bool]:
-        allowed = built.filter_for(admitted) if admitted is not None else None
-        weights, b, k1, ew = scoring_args(settings)
-        return built.index.search(query, k, weights, b, k1, ew, self._lexicon, allowed)
-
-    def _fuse(
-        self,
-        built: _Built,
-        query: str,
-        names: list[str],
-        hosts: Sequence[IToolRetriever],
-        admitted: Collection[str] | None,
-        k: int,
-        how: FusionSettings,
-    ) -> tuple[list[str], list[float]] | None:
-        if admitted is None:  # the whole catalogue: its name -> id map is the membership test
-            pool: list[str] = built.names
-            allowed: Collection[str] = built.ids
-        else:
-            pool = [n for n in built.names if n in admitted]
-            allowed = set(pool)
-        rankings = [names]
-        depth = max(k, FUSION_DEPTH)
-        for host in hosts:
-            try:
-                ranked = host.rank(query, pool, depth)
-                kept = [n for n in dict.fromkeys(ranked) if n in allowed][:depth]
-            except Exception:
-                _log.exception("toolsurface: host retriever %r failed; left out", host)
-                continue
-            if kept:  # none: the host declined this request
-                rankings.append(kept)
-        if len(rankings) == 1:
-            return None
-        weights = [how.lexical_weight] + [1.0] * (len(rankings) - 1)
-        fused = reciprocal_rank_fusion(rankings, how.k, weights)
-        return [n for n, _ in fused], [s for _, s in fused]
-
-    def _explain(
-        self,
-        built: _Built,
-        query: str,
-        name: str,
-        settings: RetrievalSettings,
-        fallback: bool,
-        boosts: Sequence[Boost] = (),
-    ) -> tuple[TermContribution, ...]:
-        weights, b, k1, ew = scoring_args(settings)
-        rows = built.index.explain(
-            query, built.ids[name], weights, b, k1, ew, self._lexicon, fallback
-        )
-        f = boost_factor(name, boosts)  # the boosts' factor, shared out
-        return tuple(
-            TermContribution(term, weight, {n: p * f for n, p in zip(FIELD_NAMES, parts)})
-            for term, weight, parts in rows
-        )
-
-
-def _check_fusion(fusion: object) -> FusionSettings:
-    if not isinstance(fusion, FusionSettings):
-        raise TypeError(f"fusion must be FusionSettings, got {type(fusion).__name__}")
-    return fusion
 
 
 _LEXICONS: dict[EngineName, Any] = {}

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any, Protocol, TypeVar, cast
 
 from toolsurface.errors import UnknownGroupError, UnknownToolError
 from toolsurface.groups import ToolGroup
 from toolsurface.models import SearchHit, Tool
-from toolsurface.retrieval.membership import Membership, Prefixes
+from toolsurface.retrieval.membership import GroupMembership, Membership
 
-__all__ = ["RegistryView", "ViewCache", "one_view"]
+__all__ = ["RegistryView", "ViewCache", "ViewPin", "one_view"]
 
 
 class _Searches(Protocol):
@@ -122,58 +122,96 @@ class RegistryView:
         return hits
 
 
-class _Operating(Protocol):
-    """What :func:`one_view` needs of the object whose operations it wraps."""
+class _Views(Protocol):
+    """Whatever gives views: a registry."""
 
-    registry: ViewCache
-    _pinned: RegistryView | None
-
-    def _begin_operation(self) -> None: ...
+    def view(self) -> RegistryView: ...
 
 
+_T = TypeVar("_T")
 _Op = TypeVar("_Op", bound=Callable[..., Any])
 
 
-def one_view(method: _Op) -> _Op:
-    """Run an operation over one view of the registry; nested operations share it.
+class ViewPin:
+    """The one view of a registry that an operation reads, held while it runs.
 
-    Another run may change a shared registry at any moment: every read of one operation (a
-    surface's decision, list, catalogue, answer) goes to the same view, so a change made
-    meanwhile is seen whole by the next operation and never half by this one.
+    ``current`` gives the registry's view now; ``begin`` runs once a view is taken, before
+    the operation (a surface re-gives changed rules there). Between operations nothing is
+    held, and :meth:`view` is the current one.
     """
 
-    @functools.wraps(method)
-    def run(self: _Operating, *args: Any, **kwargs: Any) -> Any:
+    __slots__ = ("_begin", "_current", "_pinned")
+
+    def __init__(self, current: Callable[[], RegistryView], begin: Callable[[], None]) -> None:
+        self._current = current
+        self._begin = begin
+        self._pinned: RegistryView | None = None
+
+    def view(self) -> RegistryView:
+        """The view the running operation holds; between operations, the current one."""
+        pinned = self._pinned
+        return pinned if pinned is not None else self._current()
+
+    def hold(self, operation: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        """Run ``operation`` over one view; one run inside another shares the outer's view."""
         if self._pinned is not None:
-            return method(self, *args, **kwargs)
-        self._pinned = self.registry.view()
+            return operation(*args, **kwargs)
+        self._pinned = self._current()
         try:
-            self._begin_operation()
-            return method(self, *args, **kwargs)
+            self._begin()
+            return operation(*args, **kwargs)
         finally:
             self._pinned = None
 
-    return cast(_Op, run)
+
+def one_view(pin_of: Callable[[Any], ViewPin]) -> Callable[[_Op], _Op]:
+    """A decorator: each call of the method runs over one view, the one ``pin_of(self)`` holds.
+
+    Another run may change a shared registry at any moment: every read of one operation (a
+    surface's decision, list, catalogue, answer) goes to the same view, so a change made
+    meanwhile is seen whole by the next operation and never half by this one. Nested
+    operations share it.
+    """
+
+    def wrap(method: _Op) -> _Op:
+        @functools.wraps(method)
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            return pin_of(self).hold(method, self, *args, **kwargs)
+
+        return cast(_Op, run)
+
+    return wrap
 
 
 class ViewCache:
-    """The registry's :meth:`view`, made once per (generation, groups version) and kept."""
+    """A registry's :meth:`view`, made once per (generation, groups version) and kept.
 
-    _lock: threading.RLock
-    _tools: dict[str, Tool]
-    _groups: dict[str, ToolGroup]
-    _generation: int
-    _groups_version: int
-    _view: RegistryView | None
+    The registry lends what a view is made of, read-only: ``tools`` (its live map),
+    ``generation``, ``groups`` (its :class:`~toolsurface.retrieval.membership.GroupMembership`) and
+    ``lock`` (under which tools and groups are read as one); ``searches`` answers a view's
+    searches (the registry).
+    """
 
-    # GroupMembership's (annotated only, so that it is not overridden here).
-    _current_prefixes: Callable[[], Prefixes]
+    def __init__(
+        self,
+        lock: threading.RLock,
+        tools: Mapping[str, Tool],
+        generation: Callable[[], int],
+        groups: GroupMembership,
+        searches: _Searches,
+    ) -> None:
+        self._lock = lock
+        self._tools = tools
+        self._generation = generation
+        self._groups = groups
+        self._searches = searches
+        self._view: RegistryView | None = None
 
     def view(self) -> RegistryView:
         """The tools and groups as they are now, as one immutable view (kept until a change).
 
         A run that reads only its view between two of its operations never sees another
-        run's change half-made: see :mod:`toolsurface.registry_view`.
+        run's change half-made: see :mod:`toolsurface.registry.view`.
 
         >>> from toolsurface import Tool, ToolRegistry
         >>> registry = ToolRegistry([Tool(name="fs__read_file", description="Read a file.")])
@@ -184,15 +222,15 @@ class ViewCache:
         ('fs', False)
         """
         found = self._view
-        if found is not None and found.key == (self._generation, self._groups_version):
+        if found is not None and found.key == (self._generation(), self._groups.version):
             return found
         with self._lock:
-            key = (self._generation, self._groups_version)
+            key = (self._generation(), self._groups.version)
             tools = dict(self._tools)
-            declared = dict(self._groups)
-            prefixes = self._current_prefixes()
+            declared = self._groups.groups()
+            prefixes = self._groups.prefixes()
         membership = Membership(key, tools.values(), prefixes)
-        made = RegistryView(self, key, tools, declared, membership)  # type: ignore[arg-type]
+        made = RegistryView(self._searches, key, tools, declared, membership)
         with self._lock:
             now = self._view
             if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):

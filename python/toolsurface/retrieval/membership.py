@@ -3,16 +3,16 @@
 A tool joins a group by its own ``group`` field, else by the longest declared prefix its
 name starts with (of equal prefixes, the first declared). :class:`Prefixes` answers one
 name from the declared prefixes of a groups version; :class:`Membership` is every tool's
-group at one (catalogue generation, groups version); :class:`GroupMembership` is the part of
-:class:`~toolsurface.registry.ToolRegistry` that answers from them. Each is replaced whole,
-never changed, so a reader needs no lock.
+group at one (catalogue generation, groups version); :class:`GroupMembership` owns a
+registry's declared groups and answers from them. Each is replaced whole, never changed, so
+a reader needs no lock.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from pydantic import ValidationError
@@ -20,7 +20,6 @@ from pydantic import ValidationError
 from toolsurface.errors import UnknownGroupError
 from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import Tool
-from toolsurface.retrieval.engine.backend import Backend
 
 __all__ = ["LOOKUPS_BEFORE_MAP", "GroupMembership", "Membership", "Prefixes"]
 
@@ -106,23 +105,36 @@ LOOKUPS_BEFORE_MAP = 64
 
 
 class GroupMembership:
-    """The registry's group lookups; the registry holds the state they read.
+    """A registry's declared groups and which tool is in which, answered without a lock.
 
-    ``_prefixes``, ``_membership`` and ``_misses`` (the key the map was last missed for,
-    and how many times) are written only here; the registry moves ``_generation`` and
-    ``_groups_version`` (under ``_lock``) with every change.
+    The registry owns the tools and the catalogue generation and lends them read-only:
+    ``tools`` (its live map of name to tool), ``generation`` (the current one) and ``lock``
+    (its own, so that a view reads tools and groups as one). Everything here is written only
+    here, under that lock; the groups' tuple, the prefixes and the map are each replaced
+    whole, never changed, so a reader needs no lock. ``tokens`` analyses an alias.
     """
 
-    _lock: threading.RLock
-    _backend: Backend
-    _tools: dict[str, Tool]
-    _generation: int
-    _groups: dict[str, ToolGroup]
-    _group_list: tuple[ToolGroup, ...]
-    _groups_version: int
-    _prefixes: Prefixes
-    _membership: Membership | None
-    _misses: tuple[tuple[int, int], int]
+    def __init__(
+        self,
+        lock: threading.RLock,
+        tools: Mapping[str, Tool],
+        generation: Callable[[], int],
+        tokens: Callable[[str], Sequence[str]],
+    ) -> None:
+        self._lock = lock
+        self._tools = tools
+        self._generation = generation
+        self._tokens = tokens
+        self._declared: dict[str, ToolGroup] = {}
+        # What readers iterate without the lock: replaced whole, never mutated.
+        self._listed: tuple[ToolGroup, ...] = ()
+        #: Moves whenever a group is declared or undeclared (the registry's groups version).
+        self.version = 0
+        # The prefixes of the current version, the map of tool to group of one (generation,
+        # version), and how many lookups of which key missed the map.
+        self._prefixes = Prefixes(0, ())
+        self._map: Membership | None = None
+        self._misses = ((0, 0), 0)
 
     def declare_group(
         self,
@@ -172,34 +184,34 @@ class GroupMembership:
             raise ValueError(f"group {name!r}: field {loc!r}: {first['msg']}") from None
         self._check_alias_terms(group)
         with self._lock:
-            self._groups[name] = group
-            self._group_list = tuple(self._groups.values())
-            self._groups_version += 1
+            self._declared[name] = group
+            self._listed = tuple(self._declared.values())
+            self.version += 1
         return group
 
     def undeclare_group(self, name: str) -> bool:
         """Remove a group's declaration; idempotent (returns whether it was declared)."""
         with self._lock:
-            found = self._groups.pop(name, None) is not None
+            found = self._declared.pop(name, None) is not None
             if found:
-                self._group_list = tuple(self._groups.values())
-                self._groups_version += 1
+                self._listed = tuple(self._declared.values())
+                self.version += 1
             return found
 
     def groups(self) -> dict[str, ToolGroup]:
-        """Declared groups by name."""
+        """Declared groups by name (a copy)."""
         with self._lock:
-            return dict(self._groups)
+            return dict(self._declared)
 
-    @property
-    def groups_version(self) -> int:
-        """Moves whenever a group is declared or undeclared."""
-        return self._groups_version
+    def listed(self) -> tuple[int, tuple[ToolGroup, ...]]:
+        """The version and the declared groups in declaration order, read as one."""
+        with self._lock:
+            return self.version, self._listed
 
     def _check_alias_terms(self, group: ToolGroup) -> None:
         """Refuse an alias that analyses to no index term (it could never be mentioned)."""
         for alias in group.aliases:
-            if not self._backend.tokens(alias):
+            if not self._tokens(alias):
                 raise ValueError(f"group {group.name!r}: alias {alias!r} has no index terms")
 
     def group_of(self, name: str) -> str | None:
@@ -211,8 +223,8 @@ class GroupMembership:
         and the prefixes are each replaced whole, never changed, and one made before a
         change is not used once the change is done.
         """
-        key = (self._generation, self._groups_version)
-        found = self._membership
+        key = (self._generation(), self.version)
+        found = self._map
         if found is not None and found.key == key:
             return found.of.get(name)
         # Lookups of this key so far (a race only miscounts: the answer is right either way).
@@ -220,13 +232,13 @@ class GroupMembership:
         misses = misses + 1 if seen == key else 1
         self._misses = (key, misses)
         if misses > LOOKUPS_BEFORE_MAP:
-            return self._memberships().of.get(name)
+            return self.membership().of.get(name)
         tool = self._tools.get(name)
         if tool is None:
             return None
         if tool.group is not None:
             return tool.group
-        return self._current_prefixes().match(name)
+        return self.prefixes().match(name)
 
     def group_members(self, name: str) -> tuple[str, ...]:
         """The registered tools in group ``name``, in name order (none for an unknown group).
@@ -241,7 +253,7 @@ class GroupMembership:
         >>> registry.group_members("fs")
         ('fs__read_file', 'fs__write_file', 'notes')
         """
-        return self._memberships().members.get(name, ())
+        return self.membership().members.get(name, ())
 
     def group_map(self) -> Mapping[str, str]:
         """Every registered tool that is in a group, mapped to it (read-only, one generation).
@@ -249,39 +261,45 @@ class GroupMembership:
         The map ``group_of`` answers from: a tool in no group is absent. It is a snapshot:
         a later change to the tools or the groups makes a new one.
         """
-        return MappingProxyType(self._memberships().of)
-
-    def _current_prefixes(self) -> Prefixes:
-        prefixes = self._prefixes
-        if prefixes.version == self._groups_version:
-            return prefixes
-        with self._lock:
-            if self._prefixes.version != self._groups_version:
-                self._prefixes = Prefixes(self._groups_version, self._group_list)
-            return self._prefixes
-
-    def _memberships(self) -> Membership:
-        """The map of tool to group of the current generation and groups version."""
-        found = self._membership
-        if found is not None and found.key == (self._generation, self._groups_version):
-            return found
-        with self._lock:
-            key = (self._generation, self._groups_version)
-            tools = list(self._tools.values())
-            prefixes = self._current_prefixes()
-        made = Membership(key, tools, prefixes)
-        with self._lock:
-            now = self._membership
-            # Never put back an older map than the one in place (both counters only grow).
-            if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
-                self._membership = made
-        return made
+        return MappingProxyType(self.membership().of)
 
     def group(self, name: str) -> ToolGroup:
         """A group by name: declared, or implied by tools whose ``group`` field names it."""
-        found = self._groups.get(name)
+        found = self._declared.get(name)
         if found is not None:
             return found
-        if name in self._memberships().members:
+        if name in self.membership().members:
             return ToolGroup(name=name)
         raise UnknownGroupError(f"no group named {name!r} is declared or named by a tool")
+
+    @property
+    def made(self) -> Membership | None:
+        """The map of tool to group made last (``None`` before any), current or not."""
+        return self._map
+
+    def prefixes(self) -> Prefixes:
+        """The declared prefixes of the current groups version (made on first use)."""
+        prefixes = self._prefixes
+        if prefixes.version == self.version:
+            return prefixes
+        with self._lock:
+            if self._prefixes.version != self.version:
+                self._prefixes = Prefixes(self.version, self._listed)
+            return self._prefixes
+
+    def membership(self) -> Membership:
+        """The map of tool to group of the current generation and groups version."""
+        found = self._map
+        if found is not None and found.key == (self._generation(), self.version):
+            return found
+        with self._lock:
+            key = (self._generation(), self.version)
+            tools = list(self._tools.values())
+            prefixes = self.prefixes()
+        made = Membership(key, tools, prefixes)
+        with self._lock:
+            now = self._map
+            # Never put back an older map than the one in place (both counters only grow).
+            if now is None or (now.key[0] <= key[0] and now.key[1] <= key[1]):
+                self._map = made
+        return made

@@ -4,14 +4,16 @@
 takes the model's moves: ``admit`` judges the calls of one message (see
 :mod:`toolsurface.dispatch`) and applies the effects of its verdicts; ``tool_search``
 searches, selects or loads a group and writes the answer (under native delivery, in the
-provider's own form too). The surface holds the state both read and write.
+provider's own form too). The surface hands each move the run as it is then (a
+:class:`Moment`); the moves own only what they learn from (the searches that may teach).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from toolsurface.admission.admit import (
     Admission,
@@ -22,11 +24,9 @@ from toolsurface.admission.admit import (
     ToolCall,
     Verdict,
     admit,
-    failure_text,
 )
 from toolsurface.admission.rules import RulesLedger
-from toolsurface.registry import ToolRegistry
-from toolsurface.registry.view import RegistryView, one_view
+from toolsurface.registry.view import RegistryView
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.delivery import Delivery, native_answer, tool_search_call
@@ -37,47 +37,79 @@ from toolsurface.surface.state import LoadHow, RunState, entry_tools
 from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import parse_tool_search_arguments
 
-__all__ = ["ModelMoves"]
+__all__ = ["ModelMoves", "Moment"]
+
+
+class _Learns(Protocol):
+    """The registry, as far as the moves teach it."""
+
+    def learn(self, query: str, tool_name: str) -> bool: ...
+
+
+class _Surface(Protocol):
+    """What the moves read of the surface they act on: its public face."""
+
+    @property
+    def registry(self) -> _Learns: ...
+    @property
+    def limits(self) -> SurfaceLimits: ...
+    @property
+    def delivery(self) -> Delivery: ...
+    @property
+    def provider(self) -> str | None: ...
+    @property
+    def discovery_tool(self) -> str | None: ...
+    @property
+    def mark(self) -> str: ...
+    def rules_of(self, group: str) -> str | None: ...
+    def description_of(self, group: str) -> str | None: ...
+    def note_tool_used(self, name: str) -> None: ...
+    def admits(self, name: str) -> bool: ...
+    def shown(self, name: str) -> str: ...
+    def emit(self, kind: str, data: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Moment:
+    """The run as one move finds it, handed over by the surface for that move.
+
+    ``view`` is the operation's registry view; ``decide`` the live decision (made when a
+    move first needs it); ``advertised`` the names of the request last planned and
+    ``planned`` that request (planned now if there is none); ``run`` the run's loads,
+    which ``load`` adds to (with its event); ``rules`` the ledger of rules given, which a
+    move adds to; ``rules_tokens`` prices a group's rules.
+    """
+
+    view: RegistryView
+    decide: Callable[[], Decision]
+    advertised: frozenset[str]
+    planned: Callable[[], RequestPlan]
+    run: RunState
+    rules: RulesLedger
+    load: Callable[[Literal["tool", "group"], str, LoadHow], bool]
+    rules_tokens: Callable[[str], int]
 
 
 class ModelMoves:
-    """The model's moves on a run; the surface holds the state they read and write."""
+    """The model's moves on a surface: its tool calls admitted, its ToolSearch calls answered.
 
-    registry: ToolRegistry
-    limits: SurfaceLimits
-    delivery: Delivery
-    provider: str | None
-    _pinned: RegistryView | None
-    _last_plan: RequestPlan | None
-    _rules: RulesLedger
-    _run: RunState
-    _costs: TokenCosts
-    _usage: UsageWindow | None
-    discovery_tool: str | None
-    # The surface's own (annotated only, so that nothing here stands in for them).
-    _begin_operation: Callable[[], None]
-    _decide: Callable[[], Decision]
-    _load: Callable[[Literal["tool", "group"], str, LoadHow], bool]
-    _rules_tokens: Callable[[str], int]
-    rules_of: Callable[[str], str | None]
-    description_of: Callable[[str], str | None]
-    note_tool_used: Callable[[str], None]
-    admits: Callable[[str], bool]
-    shown: Callable[[str], str]
-    emit: Callable[[str, dict[str, Any]], None]
-    plan: Callable[..., RequestPlan]
+    Owns the window of searches that may still teach the registry (with ``learns``) and
+    prices loads with ``costs``; reads the surface through its public face, and the run
+    through the :class:`Moment` each move is handed.
+    """
 
-    @property
-    def _v(self) -> RegistryView:
-        raise NotImplementedError  # the surface's own
+    def __init__(self, surface: _Surface, costs: TokenCosts, *, learns: bool) -> None:
+        self._surface = surface
+        self._costs = costs
+        # Searches that may still teach the registry; None: the run learns nothing.
+        self._usage = UsageWindow() if learns else None
 
-    @property
-    def mark(self) -> str:
-        """The run's rules mark (the surface's own)."""
-        raise NotImplementedError
+    def restart(self) -> None:
+        """Forget the searches seen: a restored run goes on without them (docs/tools.md)."""
+        if self._usage is not None:
+            self._usage = UsageWindow()
 
-    @one_view
-    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
+    def admit(self, calls: Sequence[ToolCall], now: Moment) -> list[Verdict]:
         """Verdicts for the tool calls of one model message, in order (see dispatch).
 
         Admission reads the run and returns the effects of its verdicts (blind loads, rules
@@ -96,58 +128,50 @@ class ModelMoves:
         >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
         [('run', True)]
         """
-        reg = self._v
-        decision = self._decide()
+        surface, reg = self._surface, now.view
+        decision = now.decide()
         run = Admission(
             admitted=decision.admitted,
             admitted_set=decision.admitted_set,
-            advertised=self._last_plan.name_set if self._last_plan else frozenset(),
-            rules_given=frozenset(self._rules.given),
-            cap=self.limits.max_tool_calls_per_turn,
-            mark=self.mark,
+            advertised=now.advertised,
+            rules_given=frozenset(now.rules.given),
+            cap=surface.limits.max_tool_calls_per_turn,
+            mark=surface.mark,
             group_of=reg.group_of,
-            rules_of=self.rules_of,
+            rules_of=surface.rules_of,
             tool=reg.get,
             case_index=decision.case_index,
-            load_cost=self._load_cost_or_none(),
+            load_cost=self._load_cost_or_none(now),
             group_members=reg.group_members,
-            loads_blind=self.delivery == "append",
+            loads_blind=surface.delivery == "append",
             alias_of=lambda name: decision.aliases.get(name),
-            shown=self.shown,
+            shown=surface.shown,
         )
         done = admit(run, calls)
         for effect in done.effects:
             if isinstance(effect, LoadTool):
-                self._load("tool", effect.name, "blind")
+                now.load("tool", effect.name, "blind")
             elif isinstance(effect, LoadGroup):
-                self._load("group", effect.group, "blind")
+                now.load("group", effect.group, "blind")
             elif isinstance(effect, GiveRules):
-                self._rules.given.add(effect.group)
+                now.rules.given.add(effect.group)
             elif isinstance(effect, NoteUse):
-                self.note_tool_used(effect.name)
+                surface.note_tool_used(effect.name)
             else:
-                self.emit(effect.kind, effect.data)
+                surface.emit(effect.kind, effect.data)
         if self._usage is not None:
-            self._learn_from(done.verdicts)
+            self._learn_from(self._usage, done.verdicts)
         return done.verdicts
 
-    def _learn_from(self, verdicts: Sequence[Verdict]) -> None:
+    def _learn_from(self, usage: UsageWindow, verdicts: Sequence[Verdict]) -> None:
         """Teach the registry the pairs these verdicts close (see surface/usage.py)."""
-        assert self._usage is not None
-        for query, name in self._usage.ran(verdicts, self.admits):
+        surface = self._surface
+        for query, name in usage.ran(verdicts, surface.admits):
             # Only an admitted tool gets here, so the event never names a blocked one.
-            if self.registry.learn(query, name):
-                self.emit("tool_hint_learned", {"query": query, "tool": name})
+            if surface.registry.learn(query, name):
+                surface.emit("tool_hint_learned", {"query": query, "tool": name})
 
-    @one_view
-    def failure_text(
-        self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
-    ) -> str:
-        """Error text for a failed call; a blind call's argument failure gets the tool's line."""
-        return failure_text(self, verdict, error, argument_error=argument_error)
-
-    @one_view
-    def tool_search(self, arguments: Any) -> ToolSearchResult:
+    def tool_search(self, arguments: Any, now: Moment) -> ToolSearchResult:
         """Run a ToolSearch call: search, select or load a group; the surface does the loading.
 
         Only what the live policy and allowlist admit is searched, loaded or named; "already
@@ -164,57 +188,59 @@ class ModelMoves:
         >>> surface.plan().names
         ('fs__read', 'ToolSearch', 'gh__list_issues')
         """
-        call = tool_search_call(arguments) if self.delivery == "native" else None
+        surface = self._surface
+        call = tool_search_call(arguments) if surface.delivery == "native" else None
         request = parse_tool_search_arguments(arguments if call is None else call[0])
         if request.empty:
             result = ToolSearchResult.refusal(request.refusal)
         else:
             result = answer_tool_search(
                 request,
-                self._decide(),
-                self._advertised(),
-                registry=self._v,
-                limits=self.limits,
-                room_for_loads=self._room_for_loads,
-                load=self._load,
-                give_rules=lambda groups: self._rules.give(groups, self.rules_of, self.mark),
-                load_cost=self._load_cost_or_none(),
-                describe_group=self.description_of,
-                shown=self.shown,
+                now.decide(),
+                now.advertised,
+                registry=now.view,
+                limits=surface.limits,
+                room_for_loads=lambda: self._room_for_loads(now),
+                load=now.load,
+                give_rules=lambda groups: now.rules.give(groups, surface.rules_of, surface.mark),
+                load_cost=self._load_cost_or_none(now),
+                describe_group=surface.description_of,
+                shown=surface.shown,
             )
             if self._usage is not None and not result.refused:
                 # The discovery tool is never taught: calling it again is no sign of a find.
-                found = [n for n in result.matches if n != self.discovery_tool]
+                found = [n for n in result.matches if n != surface.discovery_tool]
                 self._usage.searched(request.query, found)
-        if self.delivery == "append" or self.provider is None:
+        if surface.delivery == "append" or surface.provider is None:
             return result
-        return native_answer(result, self.provider, "" if call is None else call[1], self._v)
+        return native_answer(result, surface.provider, "" if call is None else call[1], now.view)
 
-    def _room_for_loads(self) -> int | None:
+    def _room_for_loads(self, now: Moment) -> int | None:
         """How many loaded tools the provider's count limit leaves room for (None: no limit)."""
-        limit = self.limits.max_advertised_tools
+        limit = self._surface.limits.max_advertised_tools
         if limit is None:
             return None
-        plan = self._last_plan or self.plan()
+        plan = now.planned()
         fixed = sum(1 for src in plan.sources if src != "loaded")
         return limit - fixed
 
-    def _load_cost_or_none(self) -> Callable[[Sequence[str]], tuple[int, float]] | None:
+    def _load_cost_or_none(
+        self, now: Moment
+    ) -> Callable[[Sequence[str]], tuple[int, float]] | None:
         """The pricing of loads under the token budget, or ``None`` without a budget."""
-        return None if math.isinf(self.limits.token_budget) else self._load_cost
+        if math.isinf(self._surface.limits.token_budget):
+            return None
+        return lambda names: self._load_cost(names, now)
 
-    def _load_cost(self, names: Sequence[str]) -> tuple[int, float]:
+    def _load_cost(self, names: Sequence[str], now: Moment) -> tuple[int, float]:
         """What loading ``names`` adds to the next request (its tools and loads), and room."""
-        d = self._decide()
-        listed = set((self._last_plan or self.plan()).names)
-        for entry in self._run.entries():
-            listed.update(entry_tools(entry, d, self._v))
+        d = now.decide()
+        listed = set(now.planned().names)
+        for entry in now.run.entries():
+            listed.update(entry_tools(entry, d, now.view))
         return self._costs.of_load(
             names,
             listed=listed,
-            rules_tokens=(self._rules_tokens(g) for g in self._rules.catalogue or ()),
-            budget=self.limits.token_budget,
+            rules_tokens=(now.rules_tokens(g) for g in now.rules.catalogue or ()),
+            budget=self._surface.limits.token_budget,
         )
-
-    def _advertised(self) -> frozenset[str]:
-        return self._last_plan.name_set if self._last_plan else frozenset()

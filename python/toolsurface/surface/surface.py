@@ -15,13 +15,14 @@ import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
+from toolsurface.admission.admit import ToolCall, Verdict, failure_text
 from toolsurface.admission.rules import MarkScope, RulesLedger, RunMark
 from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import provider_spec
 from toolsurface.providers.names import alias_for
 from toolsurface.registry import ToolRegistry
-from toolsurface.registry.view import RegistryView, one_view
+from toolsurface.registry.view import RegistryView, ViewPin, one_view
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, DecisionKey, decide
 from toolsurface.surface.delivery import (
@@ -34,14 +35,13 @@ from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.listing import RunListing
-from toolsurface.surface.moves import ModelMoves
+from toolsurface.surface.moves import ModelMoves, Moment
 from toolsurface.surface.plan import RequestPlan, list_tools
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
-from toolsurface.surface.usage import UsageWindow
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
 __all__ = [
@@ -58,9 +58,11 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolsurface.surface")
+#: A surface's operation: it reads one view of the registry, the one the surface's pin holds.
+_one_view = one_view(lambda surface: surface._pin)
 
 
-class ToolSurface(RunListing, ModelMoves):
+class ToolSurface:
     """One run's tool surface over a (possibly shared) registry.
 
     A run, start to end: the first request holds a lazy group back and names it in the
@@ -148,8 +150,8 @@ class ToolSurface(RunListing, ModelMoves):
         self._run = RunState()
         self.estimator = estimator
         self._costs = TokenCosts(lambda name: self._v.get(name), estimator)
-        # The registry as the current operation reads it (see _one_view); None between them.
-        self._pinned: RegistryView | None = None
+        # The registry as the current operation reads it (see _one_view).
+        self._pin = ViewPin(lambda: self.registry.view(), self._begin_operation)
         self._last_plan: RequestPlan | None = None
         self.session_id = session_id if session_id is not None else uuid.uuid4().hex
         self._session_given = session_id is not None
@@ -158,8 +160,8 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = False
         self._seed_tools: list[str] = []
         self._seed_groups: list[str] = []
-        # Searches that may still teach the registry; None: the run learns nothing.
-        self._usage = UsageWindow() if learn_from_usage else None
+        # The model's moves, to which admission and ToolSearch go (they own what they learn).
+        self._moves = ModelMoves(self, self._costs, learns=learn_from_usage)
 
     @property
     def mark(self) -> str:
@@ -189,8 +191,7 @@ class ToolSurface(RunListing, ModelMoves):
     @property
     def _v(self) -> RegistryView:
         """The registry as this operation reads it: its pinned view, or the current one."""
-        pinned = self._pinned
-        return pinned if pinned is not None else self.registry.view()
+        return self._pin.view()
 
     def _begin_operation(self) -> None:
         """An operation starts (see one_view): a change of rules re-gives them from here."""
@@ -208,17 +209,17 @@ class ToolSurface(RunListing, ModelMoves):
         """Whether the run may call ``name``: registered, and admitted by policy and allowlist."""
         return name in self._v and admits(self._policy, self._allowlist, name)
 
-    @one_view
+    @_one_view
     def note_tool_used(self, name: str) -> None:
         """Record a dispatch: a loaded tool's last use moves, and it is marked called."""
         self._run.note_use(name, self._v.group_of)
 
-    @one_view
+    @_one_view
     def end_turn(self) -> None:
         """A turn boundary: a safe point to unload the least recently used over the cap."""
         self._evict("turn")
 
-    @one_view
+    @_one_view
     def compaction(self) -> None:
         """The host compacted the conversation: a safe point to unload over the cap.
 
@@ -234,7 +235,7 @@ class ToolSurface(RunListing, ModelMoves):
                 self.emit("tool_unloaded", {"entry": entry.key, "why": "compaction"})
         self._rules.compacted()
 
-    @one_view
+    @_one_view
     def snapshot(self) -> SurfaceSnapshot:
         """What the next request depends on, versioned and JSON-serialisable.
 
@@ -256,7 +257,6 @@ class ToolSurface(RunListing, ModelMoves):
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         d = self._decide()
-        groups = d.groups
         return snapshot_of(
             self._run,
             self._rules,
@@ -264,7 +264,7 @@ class ToolSurface(RunListing, ModelMoves):
             session_id=self.session_id,
             mark=self.mark,
             tool_ok=d.admitted_set.__contains__,
-            group_ok=groups.__contains__,
+            group_ok=d.groups.__contains__,
             key=self._marks.key,
         )
 
@@ -308,7 +308,7 @@ class ToolSurface(RunListing, ModelMoves):
             tuple(self._seed_groups),
         )
 
-    @one_view
+    @_one_view
     def restore(self, snapshot: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> list[str]:
         """Take a snapshot's state: the same next request, bytes and all.
 
@@ -341,8 +341,7 @@ class ToolSurface(RunListing, ModelMoves):
         self._started = True  # the same run goes on: its next request is the snapshot's
         self._seed_tools, self._seed_groups = [], []
         self._last_plan = None
-        if self._usage is not None:
-            self._usage = UsageWindow()  # a snapshot keeps no searches (docs/tools.md)
+        self._moves.restart()  # a snapshot keeps no searches (docs/tools.md)
         return state.dropped
 
     def seed(
@@ -363,12 +362,6 @@ class ToolSurface(RunListing, ModelMoves):
 
     # -- the decision ----------------------------------------------------------------------
 
-    def _admitted(self) -> tuple[str, ...]:
-        return tuple(n for n in self._v.names() if self.admits(n))
-
-    def _tokens_of(self, name: str) -> int:
-        return self._costs.of_tool(name)
-
     def _rules_tokens(self, group: str) -> int:
         return self._costs.of_rules(group, self.rules_of(group), self.mark)
 
@@ -379,7 +372,7 @@ class ToolSurface(RunListing, ModelMoves):
             return self._decision
         decision = decide(
             reg,
-            self._admitted(),
+            tuple(n for n in reg.names() if self.admits(n)),
             key=key,
             limits=self.limits,
             deferral_mode=self.deferral_mode,
@@ -388,7 +381,7 @@ class ToolSurface(RunListing, ModelMoves):
             load_modes=self.load_modes,
             floor=self._held_floor,
             last=self._decision,
-            tokens=self._tokens_of,
+            tokens=self._costs.of_tool,
             rules_tokens=self._rules_tokens,
         )
         self._held_floor = decision.held
@@ -397,7 +390,7 @@ class ToolSurface(RunListing, ModelMoves):
 
     # -- the request -----------------------------------------------------------------------
 
-    @one_view
+    @_one_view
     def plan(self, *, user_message: str | None = None) -> RequestPlan:
         """The next request's tools (base, then loads in discovery order) and catalogue.
 
@@ -502,6 +495,75 @@ class ToolSurface(RunListing, ModelMoves):
         except KeyError:
             return None
 
+    # -- the model's moves (``moves.py``) and the host's listings (``listing.py``) ----------
+
+    def _moment(self) -> Moment:
+        """The run as a move finds it now (see :class:`~toolsurface.surface.moves.Moment`)."""
+        return Moment(
+            view=self._v,
+            decide=self._decide,
+            advertised=self._last_plan.name_set if self._last_plan else frozenset(),
+            planned=lambda: self._last_plan or self.plan(),
+            run=self._run,
+            rules=self._rules,
+            load=self._load,
+            rules_tokens=self._rules_tokens,
+        )
+
+    @_one_view
+    def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
+        """Verdicts for the tool calls of one model message, in order, their effects applied.
+
+        A held-back tool called by its exact name runs (blind) and is loaded; a name that
+        does not exist is refused with the nearest names (see :meth:`ModelMoves.admit`).
+        """
+        return self._moves.admit(calls, self._moment())
+
+    @_one_view
+    def tool_search(self, arguments: Any) -> ToolSearchResult:
+        """Run a ToolSearch call: search, select or load a group (see :class:`ModelMoves`)."""
+        return self._moves.tool_search(arguments, self._moment())
+
+    @_one_view
+    def failure_text(
+        self, verdict: Verdict, error: BaseException | str, *, argument_error: bool | None = None
+    ) -> str:
+        """Error text for a failed call; a blind call's argument failure gets the tool's line."""
+        return failure_text(self, verdict, error, argument_error=argument_error)
+
+    def _listing(self) -> RunListing:
+        return RunListing(self._run, self._rules, self._decide())
+
+    @_one_view
+    def loaded_entries(self) -> list[LoadedEntry]:
+        """What the run has loaded and may call now, in discovery order."""
+        return self._listing().loaded_entries()
+
+    @_one_view
+    def discovered_tool_names(self) -> list[str]:
+        """Single tools the run loaded, in discovery order."""
+        return self._listing().discovered_tool_names()
+
+    @_one_view
+    def called_discovered_tool_names(self) -> list[str]:
+        """Loaded tools the model actually called (or seeded ones), in discovery order."""
+        return self._listing().called_discovered_tool_names()
+
+    @_one_view
+    def loaded_tool_group_names(self) -> list[str]:
+        """Groups the run holds whole, in discovery order."""
+        return self._listing().loaded_tool_group_names()
+
+    @_one_view
+    def rules_given(self) -> list[str]:
+        """Groups whose rules the model has been given in this run (and may still call)."""
+        return self._listing().rules_given()
+
+    @_one_view
+    def held_back_groups(self) -> list[str]:
+        """The groups currently held back."""
+        return self._listing().held_back_groups()
+
     # -- discovery ----------------------------------------------------------------------------
 
     def _load(self, kind: Literal["tool", "group"], name: str, how: LoadHow) -> bool:
@@ -519,7 +581,7 @@ class ToolSurface(RunListing, ModelMoves):
             cap=self.limits.max_loaded_entries,
             budget=self.limits.token_budget,
             decide=self._decide,
-            tokens_of=self._tokens_of,
+            tokens_of=self._costs.of_tool,
             view=self._v,
             on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
         )

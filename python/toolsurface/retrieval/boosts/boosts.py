@@ -4,22 +4,22 @@ Two rules make boosts: a service mention (``mentions.py``, ``docs/analysis.md`` 
 question (``questions.py``, §10). A hit's score is its BM25F score times the factor of
 every boost whose set holds it. This module finds a search's boosts and hands them to the
 engine's ``search_boosted`` as filters (one analysis of the query, a scan per ranking; the
-merge is ``retrieval/boost_merge.py`` in the pure engine, ``search/boosted.rs`` in the
+merge is ``retrieval/engine/boost_merge.py`` in the pure engine, ``search/boosted.rs`` in the
 native one, held equal by ``tests/data/mention_vectors.json``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from toolsurface.models import RetrievalSettings, scoring_args
 from toolsurface.retrieval.analysis.questions import is_question
 from toolsurface.retrieval.engine.boost_merge import Hits
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 
-__all__ = ["Boost", "Boosting", "boost_factor"]
+__all__ = ["Boost", "Boosts", "boost_factor"]
 
 #: Boost filters kept before the cache starts over.
 _BOOST_FILTERS = 256
@@ -49,19 +49,41 @@ def boost_factor(name: str, boosts: Sequence[Boost]) -> float:
     return f
 
 
-class Boosting:
-    """The registry's part that finds a search's boosts and applies them."""
+class _Mentions(Protocol):
+    """What boosts need of the mentions (``mentions.MentionBoost``)."""
 
-    _lexicon: Any
-    _groups_version: int
-    #: Filters of a boost's admitted tools, by (generation, learned, the boost's groups
-    #: version, boost key, admitted set): a run's searches make the same few boosts again.
-    _boost_filters: dict[tuple[Any, ...], Any] | None = None
-    # The registry's mentions (``mentions.MentionBoost``).
-    _mentions_in: Callable[[str, RetrievalSettings, _Built | None], tuple[str, ...]]
-    _mention_members: Callable[[Sequence[str], Collection[str] | None], frozenset[str]]
+    def mentions_in(
+        self, query: str, chosen: RetrievalSettings, built: _Built | None = None
+    ) -> tuple[str, ...]: ...
 
-    def _boosts(
+    def members(
+        self, mentioned: Sequence[str], admitted: Collection[str] | None
+    ) -> frozenset[str]: ...
+
+
+class _Versioned(Protocol):
+    """The groups version, read before a boost's members (see :class:`Boost`)."""
+
+    @property
+    def version(self) -> int: ...
+
+
+class Boosts:
+    """A registry's boosts: which a search gets, and the search with them applied.
+
+    Owns the cache of boost filters. ``mentions`` finds a query's mentioned groups and
+    their tools, ``groups`` gives the groups version, ``lexicon`` is the registry's.
+    """
+
+    def __init__(self, mentions: _Mentions, groups: _Versioned, lexicon: Any) -> None:
+        self._mentions = mentions
+        self._groups = groups
+        self._lexicon = lexicon
+        #: Filters of a boost's admitted tools, by (generation, learned, the boost's groups
+        #: version, boost key, admitted set): a run's searches make the same few boosts again.
+        self._filters: dict[tuple[Any, ...], Any] = {}
+
+    def find(
         self,
         built: _Built,
         query: str,
@@ -70,10 +92,11 @@ class Boosting:
     ) -> tuple[Boost, ...]:
         """The boosts of a search: a mention's, a question's; none at weight 0."""
         found: list[Boost] = []
-        version = self._groups_version  # read before any members (see ``Boost``)
+        version = self._groups.version  # read before any members (see ``Boost``)
         if chosen.mention_weight > 0:
-            mentioned = self._mentions_in(query, chosen, built)
-            members = self._mention_members(mentioned, admitted) if mentioned else frozenset()
+            mentions = self._mentions
+            mentioned = mentions.mentions_in(query, chosen, built)
+            members = mentions.members(mentioned, admitted) if mentioned else frozenset()
             if members:
                 factor = 1.0 + chosen.mention_weight
                 found.append(Boost(("mention", *mentioned), members, factor, version))
@@ -85,7 +108,7 @@ class Boosting:
                 found.append(Boost(("question",), members, 1.0 + chosen.question_weight, version))
         return tuple(found)
 
-    def _boosted_search(
+    def search(
         self,
         built: _Built,
         query: str,
@@ -97,21 +120,22 @@ class Boosting:
         """The best ``k`` admitted hits of ``query`` with ``boosts`` applied, one engine call."""
         weights, b, k1, ew = scoring_args(chosen)
         allowed = built.filter_for(admitted) if admitted is not None else None
-        pairs = [(self._boost_filter(built, boost, admitted), boost.factor) for boost in boosts]
+        pairs = [(self._filter(built, boost, admitted), boost.factor) for boost in boosts]
         return built.index.search_boosted(
             query, k, weights, b, k1, ew, self._lexicon, allowed, pairs
         )
 
-    def _boost_filter(self, built: _Built, boost: Boost, admitted: Collection[str] | None) -> Any:
+    def _filter(self, built: _Built, boost: Boost, admitted: Collection[str] | None) -> Any:
         """The index filter of a boost's tools, kept per boost (an unhashable admitted: not)."""
         try:
             key = (built.generation, built.learned, boost.version, boost.key, admitted)
             hash(key)
         except TypeError:
             return built.filter_for(boost.members)
-        cache = self._boost_filters
-        if cache is None or len(cache) > _BOOST_FILTERS:
-            cache = self._boost_filters = {}
+        cache = self._filters
+        if len(cache) > _BOOST_FILTERS:
+            # Replaced, not cleared: a concurrent search may be reading the old one.
+            cache = self._filters = {}
         found = cache.get(key)
         if found is None:
             found = cache[key] = built.filter_for(boost.members)

@@ -14,7 +14,6 @@ give it alike. Only admitted tools are searched, so only they are ever affected.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ from toolsurface.models import RetrievalSettings
 from toolsurface.retrieval.engine.backend import Backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.fields import clean_text
-from toolsurface.retrieval.membership import Membership
+from toolsurface.retrieval.membership import GroupMembership
 
 __all__ = ["AliasTable", "MentionBoost", "server_aliases"]
 
@@ -53,30 +52,38 @@ class AliasTable:
 
 
 class MentionBoost:
-    """The registry's part that finds the groups a query mentions (boosted by ``boosts.py``)."""
+    """The groups a query mentions, and their tools: what a mention boost weights up.
 
-    _lock: threading.RLock
-    _backend: Backend
-    _groups_version: int
-    _group_list: tuple[ToolGroup, ...]
-    _lexicon: Any
-    _aliases: AliasTable | None = None
-    settings: RetrievalSettings
-    # The registry's current index and its membership map (``membership.py``).
-    _current: Callable[[], _Built]
-    _memberships: Callable[[], Membership]
+    Owns the alias table, compiled once per groups version from ``groups`` (the registry's
+    :class:`~toolsurface.retrieval.membership.GroupMembership`, which also answers the members).
+    ``backend`` and ``lexicon`` are the registry's engine and lexicon; ``current`` gives
+    its current index, matched on when a caller names none.
+    """
+
+    def __init__(
+        self,
+        groups: GroupMembership,
+        backend: Backend,
+        lexicon: Any,
+        current: Callable[[], _Built],
+    ) -> None:
+        self._groups = groups
+        self._backend = backend
+        self._lexicon = lexicon
+        self._current = current
+        # Replaced whole when the groups version moves; a race only compiles it twice.
+        self._aliases: AliasTable | None = None
 
     def _alias_table(self) -> AliasTable:
         table = self._aliases
-        if table is not None and table.version == self._groups_version:
+        if table is not None and table.version == self._groups.version:
             return table
-        with self._lock:
-            version, groups = self._groups_version, self._group_list
+        version, groups = self._groups.listed()
         made = AliasTable(version, groups, self._backend)
         self._aliases = made
         return made
 
-    def mentioned_groups(self, query: str, settings: RetrievalSettings | None = None) -> list[str]:
+    def mentioned_groups(self, query: str, settings: RetrievalSettings) -> list[str]:
         """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8).
 
         >>> from toolsurface import Tool, ToolRegistry
@@ -96,10 +103,9 @@ class MentionBoost:
         >>> [h.name for h in registry.search(query)]
         ['atlassian__confluence_search', 'aws-eks__search_troubleshoot_guide']
         """
-        chosen = settings or self.settings
-        return list(self._mentions_in(query, chosen))
+        return list(self.mentions_in(query, settings))
 
-    def _mentions_in(
+    def mentions_in(
         self, query: str, chosen: RetrievalSettings, built: _Built | None = None
     ) -> tuple[str, ...]:
         """The groups ``query`` mentions, matched on ``built`` (default: the current index)."""
@@ -111,10 +117,9 @@ class MentionBoost:
         found = index.mentions(text, self._lexicon, chosen.expansion_weight, table.compiled)
         return tuple(table.names[i] for i in found)
 
-    def _mention_members(
-        self, mentioned: Sequence[str], admitted: Collection[str] | None
-    ) -> frozenset[str]:
-        found = self._memberships().union(tuple(mentioned))
+    def members(self, mentioned: Sequence[str], admitted: Collection[str] | None) -> frozenset[str]:
+        """The tools of the ``mentioned`` groups, only the ``admitted`` ones if given."""
+        found = self._groups.membership().union(tuple(mentioned))
         return found if admitted is None else found.intersection(admitted)
 
 

@@ -9,8 +9,10 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolsurface.models import RetrievalSettings
+from toolsurface.models import RetrievalSettings, TermContribution, scoring_args
 from toolsurface.retrieval.engine.backend import IndexLike, Searcher
+from toolsurface.retrieval.engine.boost_merge import Hits
+from toolsurface.retrieval.fields import FIELD_NAMES
 
 __all__ = ["BuiltIndex"]
 
@@ -56,3 +58,36 @@ class BuiltIndex:
             while len(self.filters) > _FILTER_CACHE:
                 self.filters.popitem(last=False)
         return made
+
+    def search(
+        self,
+        query: str,
+        k: int,
+        settings: RetrievalSettings,
+        lexicon: Any,
+        admitted: Collection[str] | None,
+    ) -> Hits:
+        """The best ``k`` hits of ``query`` (only ``admitted`` ones, if given): ids, scores."""
+        allowed = self.filter_for(admitted) if admitted is not None else None
+        weights, b, k1, ew = scoring_args(settings)
+        return self.index.search(query, k, weights, b, k1, ew, lexicon, allowed)
+
+    def explain(
+        self,
+        query: str,
+        name: str,
+        settings: RetrievalSettings,
+        lexicon: Any,
+        fallback: bool,
+        factor: float = 1.0,
+    ) -> tuple[TermContribution, ...]:
+        """Each term's contribution to the hit of ``name``, per field, times ``factor``.
+
+        ``factor`` is what boosts multiplied the hit's score by, shared out the same way.
+        """
+        weights, b, k1, ew = scoring_args(settings)
+        rows = self.index.explain(query, self.ids[name], weights, b, k1, ew, lexicon, fallback)
+        return tuple(
+            TermContribution(term, weight, {n: p * factor for n, p in zip(FIELD_NAMES, parts)})
+            for term, weight, parts in rows
+        )

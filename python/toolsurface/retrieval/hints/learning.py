@@ -1,9 +1,10 @@
 """The registry's side of learned hints: teach, forget, inspect, keep across restarts.
 
-A mixin of :class:`~toolsurface.registry.ToolRegistry`. What is taught goes into the
-registry's :class:`~toolsurface.learned.LearnedHints`; the next search rebuilds the index
-with each tool's requests as its sixth field (docs/analysis.md §9). The tools themselves,
-and so everything a provider is sent, never change.
+:class:`LearnedField` is the part of :class:`~toolsurface.registry.ToolRegistry` that owns
+its :class:`~toolsurface.learned.LearnedHints`. What is taught goes there; the next search
+rebuilds the index with each tool's requests as its sixth field (:func:`index_texts`,
+docs/analysis.md §9). The tools themselves, and so everything a provider is sent, never
+change.
 """
 
 from __future__ import annotations
@@ -11,27 +12,29 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
 
 from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 
-__all__ = ["LearnedField"]
+__all__ = ["LearnedField", "index_texts"]
 
 
 class LearnedField:
-    """Learned hints on a registry (the registry sets ``_hints``, ``_tools``, ``_lock``)."""
+    """A registry's learned hints: the store, what may be taught to it, and its file.
 
-    _hints: LearnedHints
-    _tools: Mapping[str, object]
-    _lock: threading.RLock
+    ``hints`` is the store (shared with whoever passed it in): ``load_learned`` replaces it
+    whole under ``lock``, the registry's, under which the registry reads it with the
+    catalogue generation. ``tools`` is the registry's live set of names, read only.
+    """
 
-    @property
-    def learned_hints(self) -> LearnedHints:
-        """The registry's store of learned requests (shared with whoever passed it in)."""
-        return self._hints
+    def __init__(self, lock: threading.RLock, tools: Container[str], hints: LearnedHints) -> None:
+        self._lock = lock
+        self._tools = tools
+        #: The store; read without the lock by a search, which compares its version.
+        self.hints = hints
 
     def learn(self, query: str, tool_name: str) -> bool:
         """Teach that ``query`` led to ``tool_name``; whether anything was kept.
@@ -57,7 +60,7 @@ class LearnedField:
         _check_query(query, "query")
         if tool_name not in self._tools:
             raise UnknownToolError(f"no tool named {tool_name!r} is registered")
-        return self._hints.add(query, tool_name)
+        return self.hints.add(query, tool_name)
 
     def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
         """Teach many (query, tool name) pairs, a host's logs; how many were kept.
@@ -78,7 +81,7 @@ class LearnedField:
                     continue
                 raise UnknownToolError(f"item {i}: no tool named {name!r} is registered")
             checked.append((query, name))
-        return sum(self._hints.add(q, n) for q, n in checked)
+        return sum(self.hints.add(q, n) for q, n in checked)
 
     def forget(self, tool_name: str | None = None, query: str | None = None) -> int:
         """Drop what was learned: one request, one tool's, a request everywhere, or all.
@@ -87,11 +90,11 @@ class LearnedField:
         """
         if query is not None:
             _check_query(query, "query")
-        return self._hints.forget(tool_name, query)
+        return self.hints.forget(tool_name, query)
 
     def learned(self, tool_name: str | None = None) -> dict[str, list[LearnedRequest]]:
         """What was learned, per tool (or for ``tool_name`` alone), oldest request first."""
-        found = self._hints.export()
+        found = self.hints.export()
         if tool_name is None:
             return found
         return {tool_name: found[tool_name]} if tool_name in found else {}
@@ -99,7 +102,7 @@ class LearnedField:
     def save_learned(self, path: str | os.PathLike[str]) -> None:
         """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
         where = Path(path)
-        text = self._hints.to_json()
+        text = self.hints.to_json()
         fd, tmp = tempfile.mkstemp(dir=where.parent or ".", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -118,17 +121,18 @@ class LearnedField:
         where = Path(path)
         loaded = LearnedHints.from_json(where.read_text("utf-8"), where=str(where))
         with self._lock:
-            loaded.version = self._hints.version + 1
-            self._hints = loaded
+            loaded.version = self.hints.version + 1
+            self.hints = loaded
         return len(loaded)
 
-    def _index_texts(
-        self, names: list[str], fields: list[FieldTexts], hints: dict[str, str]
-    ) -> list[IndexTexts]:
-        """The documents to index: a tool's five texts, six where it has learned ones."""
-        if not hints:
-            return list(fields)
-        return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
+
+def index_texts(
+    names: list[str], fields: list[FieldTexts], hints: dict[str, str]
+) -> list[IndexTexts]:
+    """The documents to index: a tool's five texts, six where it has learned ones."""
+    if not hints:
+        return list(fields)
+    return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
 
 
 def _check_query(query: object, what: str) -> None:
