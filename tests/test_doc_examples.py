@@ -19,13 +19,13 @@ PACKAGE = Path(toolsurface.__file__).resolve().parent
 #: Entry points that must carry an example: (module, qualified name).
 REQUIRED = [
     ("toolsurface.registry.registry", "ToolRegistry.search"),
-    ("toolsurface.retrieval.membership", "GroupMembership.declare_group"),
-    ("toolsurface.retrieval.boosts.mentions", "MentionBoost.mentioned_groups"),
-    ("toolsurface.retrieval.hints.learning", "LearnedField.learn"),
+    ("toolsurface.registry.registry", "ToolRegistry.declare_group"),
+    ("toolsurface.registry.registry", "ToolRegistry.mentioned_groups"),
+    ("toolsurface.registry.registry", "ToolRegistry.learn"),
     ("toolsurface.evaluation", "declare_server_groups"),
     ("toolsurface.surface.surface", "ToolSurface.plan"),
-    ("toolsurface.surface.moves", "ModelMoves.tool_search"),
-    ("toolsurface.surface.moves", "ModelMoves.admit"),
+    ("toolsurface.surface.surface", "ToolSurface.tool_search"),
+    ("toolsurface.surface.surface", "ToolSurface.admit"),
     ("toolsurface.surface.surface", "ToolSurface.snapshot"),
     ("toolsurface.surface.surface", "ToolSurface.restore"),
     ("toolsurface.surface.usage", "UsageWindow"),

@@ -584,7 +584,7 @@ async def connect_server(
     if aliases is None:
         found = server_aliases(name, getattr(session, "server_info", None))
         # A title of stopwords or one-letter words could never be mentioned: left out.
-        aliases = [a for a in found if registry._backend.tokens(a)]
+        aliases = [a for a in found if registry.terms(a)]
     group = registry.declare_group(
         name, prefix=chosen, dynamic=True, load=load, rules=rules, aliases=aliases
     )

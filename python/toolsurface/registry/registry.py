@@ -140,6 +140,18 @@ class ToolRegistry:
         """The engine this registry searches with."""
         return self._backend.name
 
+    def terms(self, text: str) -> list[str]:
+        """The index terms this registry's analyser makes of ``text``: what a search matches.
+
+        A host checks with it whether a name or alias can be found at all (one of stopwords
+        and one-letter words gives none).
+
+        >>> from toolsurface import ToolRegistry
+        >>> ToolRegistry().terms("Listing the open pull requests")
+        ['list', 'open', 'pull', 'request']
+        """
+        return self._backend.tokens(text)
+
     @property
     def generation(self) -> int:
         """Catalogue generation: moves whenever a tool is registered, replaced or removed."""
@@ -274,8 +286,24 @@ class ToolRegistry:
     ) -> ToolGroup:
         """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
 
-        ``aliases`` are other names of the service a query may mention; the catalogue
-        generation does not move. See :meth:`GroupMembership.declare_group`.
+        ``dynamic=True`` marks membership the host does not write (an MCP server's tools);
+        ``description`` is one line the catalogue and ToolSearch show for the group;
+        ``aliases`` are other names of the service (a query that mentions the group by name or
+        alias weights the group's tools up: ``docs/analysis.md`` §8). Each alias must have
+        index terms (``ValueError`` naming it otherwise).
+        The catalogue generation does not move: groups shape what is held back, not what
+        is registered.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ... ])
+        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
+        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
+        ('fs', None)
+        >>> fs.load, registry.groups_version
+        ('auto', 1)
         """
         return self._membership.declare_group(
             name,
@@ -321,7 +349,25 @@ class ToolRegistry:
         return self._views.view()
 
     def mentioned_groups(self, query: str, settings: RetrievalSettings | None = None) -> list[str]:
-        """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8)."""
+        """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8).
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="atlassian__confluence_search", description="Search Confluence pages."),
+        ...     Tool(
+        ...         name="aws-eks__search_troubleshoot_guide",
+        ...         description="Search the EKS troubleshooting guide for a runbook.",
+        ...     ),
+        ... ])
+        >>> query = "look up the release runbook in confluence"
+        >>> [h.name for h in registry.search(query)]
+        ['aws-eks__search_troubleshoot_guide', 'atlassian__confluence_search']
+        >>> _ = registry.declare_group("atlassian", prefix="atlassian__", aliases=["confluence"])
+        >>> registry.mentioned_groups(query)
+        ['atlassian']
+        >>> [h.name for h in registry.search(query)]
+        ['atlassian__confluence_search', 'aws-eks__search_troubleshoot_guide']
+        """
         return self._mentions.mentioned_groups(query, settings or self.settings)
 
     # -- learned hints (``learning.py``) --------------------------------------------------
@@ -332,7 +378,26 @@ class ToolRegistry:
         return self._learned.hints
 
     def learn(self, query: str, tool_name: str) -> bool:
-        """Teach that ``query`` led to ``tool_name``; whether anything was kept (opt-in)."""
+        """Teach that ``query`` led to ``tool_name``; whether anything was kept.
+
+        Opt-in: nothing is learned unless a host calls this (or ``learn_many``). A name
+        that is not registered raises ``UnknownToolError``; a query that is empty once
+        cleaned keeps nothing.
+
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="pagerduty__list_oncalls", description="List who is on call."),
+        ...     Tool(name="slack__send_message", description="Send a message."),
+        ... ])
+        >>> [h.name for h in registry.search("who's babysitting prod tonight", k=1)]
+        []
+        >>> registry.learn("who is babysitting prod tonight?", "pagerduty__list_oncalls")
+        True
+        >>> [h.name for h in registry.search("who's babysitting prod", k=1)]
+        ['pagerduty__list_oncalls']
+        >>> registry.forget("pagerduty__list_oncalls")
+        1
+        """
         return self._learned.learn(query, tool_name)
 
     def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:

@@ -147,27 +147,7 @@ class GroupMembership:
         description: str | None = None,
         aliases: Sequence[str] = (),
     ) -> ToolGroup:
-        """Declare (or redeclare) a group; tools join by their ``group`` field or ``prefix``.
-
-        ``dynamic=True`` marks membership the host does not write (an MCP server's tools);
-        ``description`` is one line the catalogue and ToolSearch show for the group;
-        ``aliases`` are other names of the service (a query that mentions the group by name or
-        alias weights the group's tools up: ``docs/analysis.md`` §8). Each alias must have
-        index terms (``ValueError`` naming it otherwise).
-        The catalogue generation does not move: groups shape what is held back, not what
-        is registered.
-
-        >>> from toolsurface import Tool, ToolRegistry
-        >>> registry = ToolRegistry([
-        ...     Tool(name="fs__read_file", description="Read a file from disk."),
-        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
-        ... ])
-        >>> fs = registry.declare_group("fs", prefix="fs__", rules="Paths are relative.")
-        >>> registry.group_of("fs__read_file"), registry.group_of("slack__send_message")
-        ('fs', None)
-        >>> fs.load, registry.groups_version
-        ('auto', 1)
-        """
+        """The registry's ``declare_group`` (its docstring has the example): the group kept here."""
         try:
             group = ToolGroup(
                 name=name,

@@ -110,24 +110,7 @@ class ModelMoves:
             self._usage = UsageWindow()
 
     def admit(self, calls: Sequence[ToolCall], now: Moment) -> list[Verdict]:
-        """Verdicts for the tool calls of one model message, in order (see dispatch).
-
-        Admission reads the run and returns the effects of its verdicts (blind loads, rules
-        given, uses, events); they are applied here, in the order admission made them.
-
-        A held-back tool called by its exact name runs (blind) and is loaded; a name that
-        does not exist is refused with the nearest names.
-
-        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
-        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
-        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
-        >>> surface = ToolSurface(registry, session_id="doc")
-        >>> from toolsurface.admission.admit import ToolCall
-        >>> _ = surface.plan()
-        >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
-        [('run', True)]
-        """
+        """Verdicts for one model message's calls, effects applied (``ToolSurface.admit``)."""
         surface, reg = self._surface, now.view
         decision = now.decide()
         run = Admission(
@@ -172,22 +155,7 @@ class ModelMoves:
                 surface.emit("tool_hint_learned", {"query": query, "tool": name})
 
     def tool_search(self, arguments: Any, now: Moment) -> ToolSearchResult:
-        """Run a ToolSearch call: search, select or load a group; the surface does the loading.
-
-        Only what the live policy and allowlist admit is searched, loaded or named; "already
-        in your tool list" is judged against the request this surface last planned.
-
-        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
-        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
-        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
-        >>> surface = ToolSurface(registry, session_id="doc")
-        >>> _ = surface.plan()
-        >>> surface.tool_search({"query": "list the issues"}).loaded
-        ('gh__list_issues',)
-        >>> surface.plan().names
-        ('fs__read', 'ToolSearch', 'gh__list_issues')
-        """
+        """Run a ToolSearch call: search, select or load (``ToolSurface.tool_search``)."""
         surface = self._surface
         call = tool_search_call(arguments) if surface.delivery == "native" else None
         request = parse_tool_search_arguments(arguments if call is None else call[0])

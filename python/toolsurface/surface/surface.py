@@ -278,7 +278,7 @@ class ToolSurface:
         changed, and keys of two surfaces are not comparable.
 
         >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
-        >>> from toolsurface.admission.admit import ToolCall
+        >>> from toolsurface import ToolCall
         >>> registry = ToolRegistry([tool_search_tool(),
         ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
         >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
@@ -514,14 +514,42 @@ class ToolSurface:
     def admit(self, calls: Sequence[ToolCall]) -> list[Verdict]:
         """Verdicts for the tool calls of one model message, in order, their effects applied.
 
+        Admission reads the run and returns the effects of its verdicts (blind loads, rules
+        given, uses, events); they are applied in the order admission made them.
+
         A held-back tool called by its exact name runs (blind) and is loaded; a name that
-        does not exist is refused with the nearest names (see :meth:`ModelMoves.admit`).
+        does not exist is refused with the nearest names.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> from toolsurface import ToolCall
+        >>> _ = surface.plan()
+        >>> [(v.action, v.blind) for v in surface.admit([ToolCall("gh__list_issues", {})])]
+        [('run', True)]
         """
         return self._moves.admit(calls, self._moment())
 
     @_one_view
     def tool_search(self, arguments: Any) -> ToolSearchResult:
-        """Run a ToolSearch call: search, select or load a group (see :class:`ModelMoves`)."""
+        """Run a ToolSearch call: search, select or load a group, and load what it found.
+
+        Only what the live policy and allowlist admit is searched, loaded or named; "already
+        in your tool list" is judged against the request this surface last planned.
+
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
+        >>> surface = ToolSurface(registry, session_id="doc")
+        >>> _ = surface.plan()
+        >>> surface.tool_search({"query": "list the issues"}).loaded
+        ('gh__list_issues',)
+        >>> surface.plan().names
+        ('fs__read', 'ToolSearch', 'gh__list_issues')
+        """
         return self._moves.tool_search(arguments, self._moment())
 
     @_one_view

@@ -84,25 +84,7 @@ class MentionBoost:
         return made
 
     def mentioned_groups(self, query: str, settings: RetrievalSettings) -> list[str]:
-        """The declared groups ``query`` mentions by name or alias (``docs/analysis.md`` §8).
-
-        >>> from toolsurface import Tool, ToolRegistry
-        >>> registry = ToolRegistry([
-        ...     Tool(name="atlassian__confluence_search", description="Search Confluence pages."),
-        ...     Tool(
-        ...         name="aws-eks__search_troubleshoot_guide",
-        ...         description="Search the EKS troubleshooting guide for a runbook.",
-        ...     ),
-        ... ])
-        >>> query = "look up the release runbook in confluence"
-        >>> [h.name for h in registry.search(query)]
-        ['aws-eks__search_troubleshoot_guide', 'atlassian__confluence_search']
-        >>> _ = registry.declare_group("atlassian", prefix="atlassian__", aliases=["confluence"])
-        >>> registry.mentioned_groups(query)
-        ['atlassian']
-        >>> [h.name for h in registry.search(query)]
-        ['atlassian__confluence_search', 'aws-eks__search_troubleshoot_guide']
-        """
+        """The declared groups ``query`` mentions by name or alias, for the registry's method."""
         return list(self.mentions_in(query, settings))
 
     def mentions_in(

@@ -37,26 +37,7 @@ class LearnedField:
         self.hints = hints
 
     def learn(self, query: str, tool_name: str) -> bool:
-        """Teach that ``query`` led to ``tool_name``; whether anything was kept.
-
-        Opt-in: nothing is learned unless a host calls this (or ``learn_many``). A name
-        that is not registered raises ``UnknownToolError``; a query that is empty once
-        cleaned keeps nothing.
-
-        >>> from toolsurface import Tool, ToolRegistry
-        >>> registry = ToolRegistry([
-        ...     Tool(name="pagerduty__list_oncalls", description="List who is on call."),
-        ...     Tool(name="slack__send_message", description="Send a message."),
-        ... ])
-        >>> [h.name for h in registry.search("who's babysitting prod tonight", k=1)]
-        []
-        >>> registry.learn("who is babysitting prod tonight?", "pagerduty__list_oncalls")
-        True
-        >>> [h.name for h in registry.search("who's babysitting prod", k=1)]
-        ['pagerduty__list_oncalls']
-        >>> registry.forget("pagerduty__list_oncalls")
-        1
-        """
+        """Teach that ``query`` led to ``tool_name`` (the registry's ``learn``); whether kept."""
         _check_query(query, "query")
         if tool_name not in self._tools:
             raise UnknownToolError(f"no tool named {tool_name!r} is registered")
