@@ -1,7 +1,7 @@
 """A tool's five field texts, the reference both engines are held to.
 
 The native core's ``tool_fields`` makes the same texts in one Rust pass or declines; what it
-declines, and the whole pure engine, comes here (tests/test_fields_native.py holds the two
+declines, and the whole pure engine, comes here (tests/retrieval/test_fields_native.py holds the two
 equal).
 """
 

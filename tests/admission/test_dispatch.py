@@ -306,7 +306,7 @@ def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
         "held_back": ["github", "slack", "browser"],
         "rules_given": ["browser"],
     }
-    fixture = Path(__file__).parent / "data" / "snapshot_v1.json"
+    fixture = Path(__file__).resolve().parents[1] / "data" / "snapshot_v1.json"
     assert json.loads(fixture.read_text("utf-8")) == v1
     snap = parse_snapshot(fixture.read_text("utf-8"))
     assert snap.version == 3
@@ -465,7 +465,7 @@ def test_snapshot_is_a_model(reg: ToolRegistry) -> None:
 
 # -- the scripted run, resumed in a fresh process -------------------------------------------------
 
-SCRIPT = Path(__file__).parent / "scripted_run.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "scripted_run.py"
 
 
 def _run(*args: str) -> dict[str, Any]:

@@ -192,7 +192,7 @@ def test_a_restarted_gateway_resumes_the_session_mid_session(tmp_path: Path) -> 
 def test_a_client_that_initialises_after_an_upstream_came_back_finds_it_in_the_catalogue(
     tmp_path: Path,
 ) -> None:
-    flaky = Path(__file__).resolve().parent / "mcp_servers" / "flaky_server.py"
+    flaky = Path(__file__).resolve().parents[1] / "mcp_servers" / "flaky_server.py"
     gate = tmp_path / "gate"
     gate.write_text("down", "utf-8")  # the weather server exits at once while this exists
     args = [str(flaky), str(tmp_path / "pid"), str(gate)]

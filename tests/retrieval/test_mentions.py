@@ -14,7 +14,9 @@ from toolsurface import RetrievalSettings, Tool, ToolRegistry
 from toolsurface.adapters.mcp import server_aliases
 from toolsurface.evaluation import declare_server_groups
 
-VECTORS = json.loads((Path(__file__).parent / "data" / "mention_vectors.json").read_text("utf-8"))
+VECTORS = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "mention_vectors.json").read_text("utf-8")
+)
 ENGINES = ["native", "pure"]
 
 

@@ -28,7 +28,7 @@ from toolsurface.retrieval.hints.learned import (
 from toolsurface.tools.toolsearch import tool_search_tool
 
 ENGINES = ["native", "pure"]
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 VECTORS = json.loads((DATA / "learned_vectors.json").read_text("utf-8"))
 
 

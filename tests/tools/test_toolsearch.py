@@ -163,7 +163,7 @@ def test_many_unknown_keys_are_counted_not_read() -> None:
 def test_bounds_are_the_documented_ones() -> None:
     from pathlib import Path
 
-    limits = (Path(__file__).resolve().parent.parent / "docs" / "limits.md").read_text("utf-8")
+    limits = (Path(__file__).resolve().parents[2] / "docs" / "limits.md").read_text("utf-8")
     for name, value in [
         ("ARGUMENTS_MAX_CHARS", ARGUMENTS_MAX_CHARS),
         ("ARGUMENTS_MAX_DEPTH", ARGUMENTS_MAX_DEPTH),

@@ -43,7 +43,7 @@ from toolsurface.gateway.config import (  # noqa: E402
     read_config,
 )
 
-SERVERS = Path(__file__).resolve().parent / "mcp_servers"
+SERVERS = Path(__file__).resolve().parents[1] / "mcp_servers"
 TIMEOUT = 20.0
 #: Fast retries for the tests: the gateway's defaults are for people, not for a suite. The
 #: connect timeout is the gateway's default: a first start of a PyPI server (mcp-server-fetch

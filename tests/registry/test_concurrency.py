@@ -188,7 +188,7 @@ def test_search_many_from_threads_matches_serial(engine_name: str) -> None:
 
 
 def test_same_bytes_whatever_the_hash_seed(engine_name: str) -> None:
-    script = Path(__file__).parent / "scripted_run.py"
+    script = Path(__file__).resolve().parents[1] / "scripted_run.py"
     outputs = []
     for seed in ("0", "1", "12345", "random"):
         env = {**os.environ, "PYTHONHASHSEED": seed}

@@ -25,7 +25,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
 from toolsurface.gateway.config import GatewayConfigError, read_config, read_policy  # noqa: E402
 
-DEMO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "demo_server.py"
+DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 TIMEOUT = 60.0
 
 

@@ -10,7 +10,7 @@ from toolsurface.catalogue import demo_catalogue
 from toolsurface.retrieval.analysis.morphology import derived_forms
 from toolsurface.retrieval.engine.backend import backend
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def reached(entries: list[tuple[str, str]], word: str) -> bool:

@@ -41,7 +41,7 @@ mcp = pytest.importorskip("mcp", reason="the mcp SDK is not installed: pip insta
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 from mcp.types import ToolListChangedNotification  # noqa: E402
 
-DEMO_SERVER = Path(__file__).resolve().parent / "mcp_servers" / "demo_server.py"
+DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 #: Bound on one whole test (server start-up is a few seconds each on a small machine).
 TEST_TIMEOUT = 120.0
 #: Bound on a server's start and handshake.

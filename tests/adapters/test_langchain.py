@@ -48,7 +48,7 @@ from toolsurface.adapters.langchain import (
 )
 from toolsurface.catalogue import demo_catalogue
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SYSTEM = "You are an engineering assistant."
 QUERY = "покажи открытые пулреквесты"
 LIST_PRS = "github__list_pull_requests"
