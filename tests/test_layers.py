@@ -440,3 +440,65 @@ def test_globs_keep_a_single_star_in_one_folder() -> None:
     assert _match("gateway/store/redis.py", "gateway/**")
     assert _match("x.py", "**/x.py")
     assert not _match("gateway/store.py", "gateway/store")
+
+
+def _package_trees() -> dict[str, ast.Module]:
+    return {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in python_modules(PACKAGE).items()}
+
+
+def _package_of(module: str, trees: dict[str, ast.Module]) -> str:
+    """A module's package: itself for a package ``__init__``, else its parent."""
+    is_init = PACKAGE.joinpath(*module.split(".")[1:], "__init__.py").exists()
+    return module if is_init else module.rpartition(".")[0]
+
+
+def private_imports(trees: dict[str, ast.Module]) -> list[str]:
+    """Underscore names a module imports from a module of another package."""
+    found = []
+    for module, tree in trees.items():
+        own = _package_of(module, trees)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.module:
+                continue
+            source = _absolute(node, own)
+            if not source.startswith("toolsurface") or _package_of(source, trees) == own:
+                continue
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{module} imports {alias.name} from {source}")
+    return sorted(found)
+
+
+def mixed_classes(trees: dict[str, ast.Module]) -> list[str]:
+    """Classes built from two or more of the package's own classes: mixins sharing state."""
+    ours = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
+    found = []
+    for module, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                bases = [b.id for b in node.bases if isinstance(b, ast.Name) and b.id in ours]
+                if len(bases) > 1:
+                    found.append(f"{module}.{node.name}({', '.join(bases)})")
+    return sorted(found)
+
+
+def test_no_module_imports_a_private_name_of_another_package() -> None:
+    found = private_imports(_package_trees())
+    assert not found, "private names used across packages:\n" + "\n".join(found)
+
+
+def test_no_class_is_assembled_from_mixins() -> None:
+    found = mixed_classes(_package_trees())
+    assert not found, "classes made of several of the package's classes:\n" + "\n".join(found)
+
+
+def test_the_private_name_and_mixin_checks_can_fail() -> None:
+    trees = {
+        "toolsurface.a.x": ast.parse("from toolsurface.b.y import _Secret, Open\n"),
+        "toolsurface.a.z": ast.parse("from toolsurface.a.x import _near\n"),
+        "toolsurface.b.y": ast.parse(
+            "class _Secret: ...\nclass Open: ...\nclass Both(_Secret, Open, Exception): ...\n"
+        ),
+    }
+    assert private_imports(trees) == ["toolsurface.a.x imports _Secret from toolsurface.b.y"]
+    assert mixed_classes(trees) == ["toolsurface.b.y.Both(_Secret, Open)"]
