@@ -3,15 +3,17 @@
 A host built like protocore asks its retriever for ``rank(query, documents, limit)``: the
 names of the best documents, best first, where each document carries ``name``,
 ``description``, ``search_hint`` and ``parameters`` (the parameters' names and descriptions
-flattened to one text). toolsurface's own :class:`~toolsurface.IToolRetriever` runs the
-other way (a host's ranker plugged into toolsurface), so such a host had to write a wrapper,
-and a naive one (hash the documents, rebuild a registry when they change) paid for the hash
-on every call and refused any name outside MCP's alphabet with a raw pydantic error.
+flattened to one text). toolsurface's own :class:`~toolsurface.HostRanker` takes names
+instead (``rank(query, names, k)``), so such a host had to write a wrapper, and a naive one
+(hash the documents, rebuild a registry when they change) paid for the hash on every call
+and refused any name outside MCP's alphabet with a raw pydantic error.
 
 :class:`DocumentRetriever` is that wrapper done once: it keeps its index across calls, tells
-an unchanged catalogue from a changed one cheaply, takes any name the host uses, and gives
-the rankings :meth:`ToolRegistry.search <toolsurface.ToolRegistry.search>` gives over the
-equivalent tools.
+an unchanged catalogue from a changed one cheaply, takes any name the host uses (and names
+several documents share), and gives the rankings
+:meth:`ToolRegistry.search <toolsurface.ToolRegistry.search>` gives over the equivalent
+tools. It is itself a :class:`~toolsurface.DocumentRanker`, so a registry takes it as one of
+its ``retrievers``.
 """
 
 from __future__ import annotations
