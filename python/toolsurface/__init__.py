@@ -5,6 +5,9 @@ it, in English and Russian, in a native (Rust) engine with a pure-Python twin th
 same results.
 """
 
+import warnings
+from typing import Any
+
 from toolsurface._engine import engine
 from toolsurface._version import __version__
 from toolsurface.admission.admit import ToolCall, Verdict
@@ -17,7 +20,16 @@ from toolsurface.errors import (
     UnknownToolError,
 )
 from toolsurface.models import FieldValues, RetrievalSettings, SearchHit, TermContribution, Tool
-from toolsurface.registry import DEFAULT_LEXICON, QUERY_MAX_CHARS, IToolRetriever, ToolRegistry
+from toolsurface.registry import (
+    DEFAULT_LEXICON,
+    QUERY_MAX_CHARS,
+    DocumentRanker,
+    HostRanker,
+    RankerFailure,
+    ToolDocument,
+    ToolRegistry,
+)
+from toolsurface.registry.registry import DEPRECATED_RETRIEVER
 from toolsurface.retrieval.fusion import FusionSettings
 from toolsurface.retrieval.hints.learned import LearnedFormatError, LearnedHints, LearnedRequest
 from toolsurface.surface import (
@@ -35,15 +47,17 @@ __all__ = [
     "QUERY_MAX_CHARS",
     "TOOL_SEARCH_NAME",
     "CatalogueFormatError",
+    "DocumentRanker",
     "DuplicateToolError",
     "EngineUnavailableError",
     "Event",
     "FieldValues",
     "FusionSettings",
-    "IToolRetriever",
+    "HostRanker",
     "LearnedFormatError",
     "LearnedHints",
     "LearnedRequest",
+    "RankerFailure",
     "RequestPlan",
     "RetrievalSettings",
     "SearchHit",
@@ -52,6 +66,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolDefinitionError",
+    "ToolDocument",
     "ToolGroup",
     "ToolRegistry",
     "ToolSearchResult",
@@ -64,3 +79,11 @@ __all__ = [
     "tool_line",
     "tool_search_tool",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``IToolRetriever``, the old name of :class:`HostRanker`, with a ``DeprecationWarning``."""
+    if name == "IToolRetriever":
+        warnings.warn(DEPRECATED_RETRIEVER, DeprecationWarning, stacklevel=2)
+        return HostRanker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

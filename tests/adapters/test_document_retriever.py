@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import toolsurface.adapters.documents as documents_module
-from toolsurface import RetrievalSettings, Tool, ToolDefinitionError, ToolRegistry
+from toolsurface import RetrievalSettings, Tool, ToolRegistry
 from toolsurface.adapters.documents import DocumentRetriever
 from toolsurface.models import FieldValues
 from toolsurface.retrieval.fields import params_text
@@ -242,10 +242,162 @@ def test_aliases_do_not_depend_on_order() -> None:
         assert forward.rank(query, docs, 20) == backward.rank(query, reverse, 20), query
 
 
-def test_duplicate_names_are_refused_naming_both() -> None:
-    docs = [Doc("a"), Doc("b"), Doc("a", "again")]
-    with pytest.raises(ToolDefinitionError, match=r"documents 0 and 2 are both named 'a'"):
-        DocumentRetriever().rank("a", docs, 3)
+# -- duplicates: allowed, each document ranked as the host gave it ----------------------------
+
+
+def test_duplicate_names_are_ranked_each_on_its_own_fields() -> None:
+    # Two servers' bare "create_issue", one GitHub, one Jira: protocore's host passes both.
+    docs = [
+        Doc("create_issue", "Create an issue in a GitHub repository.", "", "title\nbody"),
+        Doc("list_files", "List the files of a directory."),
+        Doc("create_issue", "Create a ticket in Jira.", "jira"),
+    ]
+    retriever = DocumentRetriever()
+    assert retriever.rank("jira", docs, 5) == ["create_issue"]  # the second document alone
+    assert retriever.rank("github repository", docs, 5) == ["create_issue"]  # the first alone
+    # Both match: the name comes back once per matching document, best first, and the
+    # first document (its title parameter) wins "issue title".
+    assert retriever.rank("create an issue with a title", docs, 5) == [
+        "create_issue",
+        "create_issue",
+    ]
+    assert retriever.rank("create an issue with a title", docs, 1) == ["create_issue"]
+    assert retriever.builds == 1
+
+
+def test_duplicates_score_as_documents_of_their_own() -> None:
+    # Each document counts in the document frequency, as the equivalent registry of distinct
+    # names scores it: a name repeated ranks as the same documents under other names.
+    twin = [Doc("a_tool", "Read a file."), Doc("b_tool", "Write a file."), Doc("a_tool", "Read.")]
+    named = [Doc("a_tool", "Read a file."), Doc("b_tool", "Write a file."), Doc("c_tool", "Read.")]
+    retriever = DocumentRetriever()
+    for query in ["read", "file", "write a file", "read the file", "reed"]:
+        expected = DocumentRetriever().rank(query, named, 5)
+        got = retriever.rank(query, twin, 5)
+        assert got == [n.replace("c_tool", "a_tool") for n in expected], query
+
+
+def test_identical_duplicates_score_alike() -> None:
+    docs = [
+        Doc("dup", "Send an email."),
+        Doc("other", "Post a letter."),
+        Doc("dup", "Send an email."),
+    ]
+    assert DocumentRetriever().rank("email", docs, 5) == ["dup", "dup"]
+    # The later documents' internal names (trailing underscores) add no index term, so the
+    # two are scored exactly alike: a query's place for one is its place for the other.
+    registry = ToolRegistry()
+    assert registry.terms("dup_") == registry.terms("dup__") == registry.terms("dup")
+    with_other = [Doc("dup", "Send an email."), Doc("mail", "Send a mail."), docs[0]]
+    assert DocumentRetriever().rank("send an email", with_other, 5) == ["dup", "dup", "mail"]
+
+
+def test_duplicates_of_odd_and_taken_names() -> None:
+    # "x_" is a name of its own: the second "x" is told apart without taking it, and a
+    # repeated name that needs an alias ("ns:x") is repeated under that alias.
+    docs = [
+        Doc("x", "Marker quokka."),
+        Doc("x_", "Marker okapi."),
+        Doc("x", "Marker tapir."),
+        Doc("ns:x", "Marker ibis."),
+        Doc("ns:x", "Marker gecko."),
+    ]
+    retriever = DocumentRetriever()
+    for word, name in [("quokka", "x"), ("okapi", "x_"), ("tapir", "x"), ("ibis", "ns:x")]:
+        assert retriever.rank(word, docs, 5) == [name], word
+    assert retriever.rank("gecko", docs, 5) == ["ns:x"]
+    assert sorted(retriever.rank("marker", docs, 10)) == ["ns:x", "ns:x", "x", "x", "x_"]
+    assert retriever.internal_names() == {"ns:x": "ns_x"}  # the first document's
+
+
+def test_duplicates_of_a_name_with_no_room_left() -> None:
+    # A 128-character name has no room for an underscore: its second document ends in a
+    # hash, and the name's words go to the hint so it is still found by them.
+    long_name = "w" * 120 + "_quokkas"
+    docs = [Doc(long_name, "First."), Doc(long_name, "Second.")]
+    retriever = DocumentRetriever()
+    assert retriever.rank("quokkas", docs, 5) == [long_name, long_name]
+    assert retriever.rank("second", docs, 5) == [long_name]
+
+
+def test_many_repeats_and_alias_independence_of_order() -> None:
+    docs = [Doc("same", f"Marker {w}.") for w in OWN_WORDS]
+    retriever = DocumentRetriever()
+    assert retriever.rank("marker", docs, 100) == ["same"] * len(OWN_WORDS)
+    for word in OWN_WORDS:
+        assert retriever.rank(word, docs, 5) == ["same"], word
+
+
+# -- protocore's contract, case by case -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeedDocument:
+    """A document as protocore's host makes one: a frozen dataclass with slots, no __dict__."""
+
+    name: str
+    description: str
+    search_hint: str = ""
+    parameters: str = ""
+
+
+SEED = [SeedDocument(d.name, d.description, d.search_hint, d.parameters) for d in DOCS]
+
+
+def test_seed_documents_rank_as_any_document() -> None:
+    retriever = DocumentRetriever()
+    expected = [DocumentRetriever().rank(q, DOCS, 5) for q in QUERIES]
+    assert [retriever.rank(q, SEED, 5) for q in QUERIES] == expected
+    assert not hasattr(SEED[0], "__dict__")
+
+
+def test_seed_host_call_pattern() -> None:
+    # protocore's registry asks for the whole ranking of the admitted documents, in name
+    # order, in a new list on every call: rank(query, documents, len(documents)).
+    retriever = DocumentRetriever()
+    ordered = sorted(SEED, key=lambda d: d.name)
+    first = retriever.rank("file", [d for d in ordered], len(ordered))
+    again = retriever.rank("file", [d for d in ordered], len(ordered))
+    assert first == again and first[0] == "fs__read_file"
+    assert retriever.builds == 1  # a new list of the same documents is no new catalogue
+    admitted = [d for d in ordered if d.name.startswith("fs__")]
+    assert set(retriever.rank("file", admitted, len(admitted))) <= {d.name for d in admitted}
+
+
+def test_returns_only_names_of_the_given_documents_best_first() -> None:
+    retriever = DocumentRetriever()
+    given = {d.name for d in SEED}
+    for query in QUERIES:
+        for limit in (1, 3, 7, 8, 100):
+            got = retriever.rank(query, SEED, limit)
+            assert len(got) <= limit and set(got) <= given, (query, limit)
+            assert got == retriever.rank(query, SEED, 100)[:limit], (query, limit)
+
+
+@pytest.mark.parametrize("query", ["", " ", "\t\n", "the and of", "?!"])
+def test_a_query_with_nothing_to_match_gives_no_names(query: str) -> None:
+    assert DocumentRetriever().rank(query, SEED, 5) == []
+
+
+def test_limit_cases() -> None:
+    retriever = DocumentRetriever()
+    assert retriever.rank("file", SEED, 0) == []
+    assert retriever.rank("file", SEED, -1) == []
+    everything = retriever.rank("path", SEED, len(SEED))
+    assert retriever.rank("path", SEED, len(SEED) + 50) == everything
+    assert len(everything) == 3  # fewer than limit: only the documents that match
+
+
+def test_no_documents_gives_no_names() -> None:
+    retriever = DocumentRetriever()
+    assert retriever.rank("file", [], 5) == []
+    assert retriever.rank("", [], 0) == []
+
+
+def test_a_document_without_hint_or_parameters() -> None:
+    # protocore's defaults: search_hint and parameters are empty text.
+    docs = [SeedDocument("only_name", "Find the weather.")]
+    assert DocumentRetriever().rank("weather", docs, 3) == ["only_name"]
 
 
 # -- documents of every kind -----------------------------------------------------------------
@@ -472,3 +624,26 @@ def test_real_catalogue_with_odd_names(
         expected = [h.name.replace("__", ":", 1) for h in registry.search(row["query"], 5)]
         assert retriever.rank(row["query"], odd, 5) == expected, row["id"]
     assert len(retriever.internal_names()) == len(odd)
+
+
+def test_real_catalogue_under_bare_names(
+    real_pair: tuple[list[Row], ToolRegistry], dev_queries: list[dict[str, Any]]
+) -> None:
+    # protocore's host passing bare names ("create_issue" of several servers): 1,592
+    # distinct among 1,635 documents. Every document is ranked, none refused.
+    docs, _ = real_pair
+    bare = [r._replace(name=r.name.split("__", 1)[-1]) for r in docs]
+    counts: dict[str, int] = {}
+    for r in bare:
+        counts[r.name] = counts.get(r.name, 0) + 1
+    repeated = sorted(n for n, c in counts.items() if c > 1)
+    assert len(counts) < len(bare) and repeated
+    retriever = DocumentRetriever()
+    for row in dev_queries[:100]:
+        got = retriever.rank(row["query"], bare, 10)
+        assert len(got) <= 10 and set(got) <= counts.keys(), row["id"]
+    # A repeated name asked for by itself comes back once for each of its documents.
+    for name in repeated:
+        got = retriever.rank(name, bare, len(bare))
+        assert got.count(name) == counts[name], name
+    assert retriever.builds == 1

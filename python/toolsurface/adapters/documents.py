@@ -3,15 +3,17 @@
 A host built like protocore asks its retriever for ``rank(query, documents, limit)``: the
 names of the best documents, best first, where each document carries ``name``,
 ``description``, ``search_hint`` and ``parameters`` (the parameters' names and descriptions
-flattened to one text). toolsurface's own :class:`~toolsurface.IToolRetriever` runs the
-other way (a host's ranker plugged into toolsurface), so such a host had to write a wrapper,
-and a naive one (hash the documents, rebuild a registry when they change) paid for the hash
-on every call and refused any name outside MCP's alphabet with a raw pydantic error.
+flattened to one text). toolsurface's own :class:`~toolsurface.HostRanker` takes names
+instead (``rank(query, names, k)``), so such a host had to write a wrapper, and a naive one
+(hash the documents, rebuild a registry when they change) paid for the hash on every call
+and refused any name outside MCP's alphabet with a raw pydantic error.
 
 :class:`DocumentRetriever` is that wrapper done once: it keeps its index across calls, tells
-an unchanged catalogue from a changed one cheaply, takes any name the host uses, and gives
-the rankings :meth:`ToolRegistry.search <toolsurface.ToolRegistry.search>` gives over the
-equivalent tools.
+an unchanged catalogue from a changed one cheaply, takes any name the host uses (and names
+several documents share), and gives the rankings
+:meth:`ToolRegistry.search <toolsurface.ToolRegistry.search>` gives over the equivalent
+tools. It is itself a :class:`~toolsurface.DocumentRanker`, so a registry takes it as one of
+its ``retrievers``.
 """
 
 from __future__ import annotations
@@ -142,8 +144,16 @@ class DocumentRetriever:
     the document's hint, so it stays findable by them. ``rank`` maps every alias back; the
     host never sees one.
 
-    **Duplicates.** Two documents of one name are a :class:`~toolsurface.ToolDefinitionError`
-    naming both positions: ``rank`` answers with names, so the two could not be told apart.
+    **Duplicates.** A name may be given by several documents, as protocore's host allows
+    (a catalogue of bare tool names repeats some: 1,592 distinct among 1,635 tools). Each
+    document is ranked as the host gave it, on its own fields, as a document of its own
+    (it counts in every term's document frequency), and ``rank`` answers, as protocore's
+    own ranker does, with the name of each matching document, best first: a name given
+    twice can come back twice, once at each of its documents' places, and ``limit`` counts
+    documents. (protocore's fusion, and toolsurface's, count a repeated name at its best
+    place; ``list(dict.fromkeys(ranked))`` gives each name once.) Inside the index the later
+    documents of a name carry it with trailing underscores, which add no index term, so two
+    documents with the same fields score alike and tie in the host's order.
 
     ``engine``, ``lexicon`` and ``settings`` are passed to the :class:`~toolsurface.ToolRegistry`
     it keeps (a custom lexicon is compiled again at each rebuild). ``rank`` is safe to call
@@ -180,10 +190,18 @@ class DocumentRetriever:
     def internal_names(self) -> dict[str, str]:
         """Host name -> internal name, for the last catalogue's names that needed an alias.
 
+        A name given by several documents maps to its first document's internal name (the
+        later ones add trailing underscores to it).
+
         For reading toolsurface's own log lines, which name a tool by its internal name.
         """
         back = self._state.host_names
-        return {} if back is None else {n: a for a, n in back.items() if a != n}
+        if back is None:
+            return {}
+        first: dict[str, str] = {}
+        for alias, name in back.items():  # in the documents' order: a name's first one wins
+            first.setdefault(name, alias)
+        return {n: a for n, a in first.items() if a != n}
 
     def invalidate(self) -> None:
         """Forget which sequence the index was built from (not the index itself).
@@ -199,7 +217,9 @@ class DocumentRetriever:
         """The names of up to ``limit`` documents matching ``query``, best first.
 
         ``limit`` of 0 or less gives ``[]``; one past the catalogue's size gives every
-        matching document. A document that matches no term of the query is not returned.
+        matching document. A document that matches no term of the query is not returned, so
+        an empty or blank query gives ``[]``. A name several documents share comes back once
+        for each of them that matches, at its place (see **Duplicates** above).
         """
         state = self._state
         # The unchanged catalogue's whole check: one identity and one length.
@@ -207,8 +227,8 @@ class DocumentRetriever:
             state = self._refresh(documents)
         if type(limit) is not int or type(query) is not str:
             limit = _checked(query, limit)
-        if limit <= 0:
-            return []
+        if limit <= 0 or not query or query.isspace():
+            return []  # a blank query matches no document (protocore's ranker: none either)
         size = state.size
         hits = state.search(query, limit if limit < size else size)
         back = state.host_names
@@ -257,30 +277,21 @@ class DocumentRetriever:
                 )
             names.append(name)
             texts.append((description, hint, parameters))
-        first: dict[str, int] = {}
-        for i, name in enumerate(names):
-            seen = first.setdefault(name, i)
-            if seen != i:
-                raise ToolDefinitionError(
-                    f"documents {seen} and {i} are both named {name!r}: rank answers with "
-                    "names, so each document needs its own",
-                    tool=name,
-                    field="name",
-                )
         aliases = _aliases(names)
-        for i, name in enumerate(names):
-            if aliases[name] != name and _loses_words(name):
+        for i, (name, alias) in enumerate(zip(names, aliases)):
+            if alias != name and _loses_words(name, alias):
                 description, hint, parameters = texts[i]
                 texts[i] = (description, f"{hint}\n{name}" if hint else name, parameters)
         tools = (
-            _tool(i, name, aliases[name], *text) for i, (name, text) in enumerate(zip(names, texts))
+            _tool(i, name, alias, *text)
+            for i, (name, alias, text) in enumerate(zip(names, aliases, texts))
         )
         # A generator: the registry builds each tool inside its bulk load, where the cyclic
         # collector is paused (thousands of new containers, none of them garbage).
         registry = self._registry(tools)
         self._builds += 1
-        identity = all(a == n for n, a in aliases.items())
-        back = None if identity else {a: n for n, a in aliases.items()}
+        identity = all(a == n for n, a in zip(names, aliases))
+        back = None if identity else dict(zip(aliases, names))
         return _State(documents, len(rows), rows, registry, len(names), back, registry.search)
 
     def _registry(self, tools: Iterable[Tool]) -> ToolRegistry:
@@ -379,16 +390,20 @@ def _digits(name: str, attempt: int) -> str:
     return f"{number % 10**_HASH_DIGITS:0{_HASH_DIGITS}d}"
 
 
-def _aliases(names: list[str]) -> dict[str, str]:
-    """Host name -> internal name, unique and valid; see the class docstring for the rule.
+def _aliases(names: list[str]) -> list[str]:
+    """The internal name of each document, unique and valid; see the class docstring.
 
     Valid names keep themselves first, then aliases that stand alone, then the hashed ones
-    in the order of their host names, so the result depends on the set of names only.
+    in the order of their host names, so a name's first document's alias depends on the set
+    of names only. A name given again is then told apart by trailing underscores, which add
+    no index term (``create_issue_`` has the terms of ``create_issue``), in the order of the
+    names and, within one name, of its documents. (A name too long to take one more
+    underscore ends in a hash instead, one number term more, its words kept in the hint.)
     """
     out: dict[str, str] = {}
     taken: set[str] = set()
     wanting: dict[str, list[str]] = {}
-    for name in names:
+    for name in dict.fromkeys(names):
         if TOOL_NAME_PATTERN.fullmatch(name):
             out[name] = name
             taken.add(name)
@@ -402,20 +417,50 @@ def _aliases(names: list[str]) -> dict[str, str]:
         else:
             hashed.extend((name, base) for name in group)
     for name, base in sorted(hashed):
-        stem = base[: _ALIAS_MAX - _HASH_DIGITS - 1]
-        attempt = 0
+        out[name] = _hashed(base[: _ALIAS_MAX - _HASH_DIGITS - 1], name, 0, taken)
+    if len(out) == len(names):
+        return [out[name] for name in names]
+    # Names given more than once: the first document keeps the name's alias, each later one
+    # takes the next free alias with one more trailing underscore.
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    extra: dict[str, list[str]] = {}
+    for name in sorted(n for n, c in counts.items() if c > 1):
+        alias, more = out[name], list[str]()
+        for _ in range(counts[name] - 1):
+            alias = alias + "_"
+            while alias in taken and len(alias) <= _ALIAS_MAX:
+                alias += "_"
+            if len(alias) > _ALIAS_MAX:  # no room left: one number term more (a rare name)
+                alias = _hashed(out[name][: _ALIAS_MAX - _HASH_DIGITS - 1], name, len(more), taken)
+            taken.add(alias)
+            more.append(alias)
+        extra[name] = more[::-1]  # popped from the end: the second document's first
+    result = []
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            result.append(extra[name].pop())
+        else:
+            seen.add(name)
+            result.append(out[name])
+    return result
+
+
+def _hashed(stem: str, name: str, attempt: int, taken: set[str]) -> str:
+    """``stem`` and 8 digits of a hash of ``name``, not yet ``taken`` (which it joins)."""
+    alias = f"{stem}_{_digits(name, attempt)}"
+    while alias in taken:  # a collision of the hashes themselves: astronomically rare
+        attempt += 1
         alias = f"{stem}_{_digits(name, attempt)}"
-        while alias in taken:  # a collision of the hashes themselves: astronomically rare
-            attempt += 1
-            alias = f"{stem}_{_digits(name, attempt)}"
-        out[name] = alias
-        taken.add(alias)
-    return out
+    taken.add(alias)
+    return alias
 
 
-def _loses_words(name: str) -> bool:
-    """Whether the alias of ``name`` drops words of it: non-ASCII letters or digits, or a cut."""
-    if len(_NOT_NAME_CHARS.sub("_", name)) > _ALIAS_MAX:
+def _loses_words(name: str, alias: str) -> bool:
+    """Whether ``alias`` drops words of ``name``: non-ASCII letters or digits, or a cut."""
+    if not alias.startswith(_NOT_NAME_CHARS.sub("_", name) or "_"):
         return True
     return any(not c.isascii() and c.isalnum() for c in name)
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+import warnings
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 from toolsurface._engine import EngineName
 from toolsurface._internal.gcpause import gc_paused
@@ -32,7 +33,15 @@ from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import clean_text
-from toolsurface.retrieval.fusion import FusionSettings, check_fusion, fuse_hosts
+from toolsurface.retrieval.fusion import (
+    DocumentRanker,
+    FusionSettings,
+    HostRanker,
+    RankerFailure,
+    ToolDocument,
+    check_fusion,
+    fuse_hosts,
+)
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts
 from toolsurface.retrieval.membership import GroupMembership
@@ -41,7 +50,10 @@ from toolsurface.retrieval.resources import default_lexicon_entries
 __all__ = [
     "DEFAULT_LEXICON",
     "QUERY_MAX_CHARS",
-    "IToolRetriever",
+    "DocumentRanker",
+    "HostRanker",
+    "RankerFailure",
+    "ToolDocument",
     "ToolRegistry",
     "tool_fields",
 ]
@@ -65,17 +77,20 @@ class _DefaultLexicon:
 DEFAULT_LEXICON: Any = _DefaultLexicon()
 
 
-@runtime_checkable
-class IToolRetriever(Protocol):
-    """A host's own ranker: a query and the admitted names in, names best first out.
+def __getattr__(name: str) -> Any:
+    """``IToolRetriever``, the old name of :class:`HostRanker`, with a ``DeprecationWarning``."""
+    if name == "IToolRetriever":
+        warnings.warn(DEPRECATED_RETRIEVER, DeprecationWarning, stacklevel=2)
+        return HostRanker
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    Returning no names declines the request (a model that cannot read its language): the
-    lexical ranking is then fused without it, or served as it is when every ranker declines.
-    """
 
-    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
-        """Rank up to ``k`` of ``names`` for ``query``, best first; none to decline."""
-        ...
+#: Why ``IToolRetriever`` warns: it is protocore's name for the other shape of ranker.
+DEPRECATED_RETRIEVER = (
+    "toolsurface.IToolRetriever is deprecated: use HostRanker for rank(query, names, k); "
+    "a ranker written for protocore's IToolRetriever, rank(query, documents, limit), is "
+    "a DocumentRanker, and the registry takes both"
+)
 
 
 class ToolRegistry:
@@ -85,6 +100,9 @@ class ToolRegistry:
     bundled one by default, ``None`` for none, or a host's own ``(source, targets)`` pairs
     (with their Russian word forms, ``retrieval/morphology.py``, unless ``word_forms=False``).
     ``learned`` is the store of learned hints (``learn``; default: a new, empty one).
+    ``retrievers`` are host rankers fused into every search (see :meth:`search`), each a
+    :class:`HostRanker` or a :class:`DocumentRanker`; ``on_ranker_error`` is called with a
+    :class:`RankerFailure` whenever one fails, which :attr:`ranker_errors` also counts.
     """
 
     def __init__(
@@ -94,10 +112,11 @@ class ToolRegistry:
         engine: EngineName | None = None,
         lexicon: Any = DEFAULT_LEXICON,
         settings: RetrievalSettings | None = None,
-        retrievers: Sequence[IToolRetriever] = (),
+        retrievers: Sequence[HostRanker | DocumentRanker] = (),
         fusion: FusionSettings | None = None,
         word_forms: bool = True,
         learned: LearnedHints | None = None,
+        on_ranker_error: Callable[[RankerFailure], None] | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
         self._tool_fields = self._backend.fields
@@ -109,8 +128,13 @@ class ToolRegistry:
             entries = with_forms(lexicon, self._backend.tokens) if word_forms else list(lexicon)
             self._lexicon = self._backend.lexicon(entries)
         self.settings = settings or RetrievalSettings()
-        self.retrievers: list[IToolRetriever] = list(retrievers)
+        self.retrievers: list[HostRanker | DocumentRanker] = list(retrievers)
         self.fusion = check_fusion(fusion) if fusion is not None else FusionSettings()
+        #: Called with a :class:`RankerFailure` whenever a host ranker fails in a search.
+        self.on_ranker_error = on_ranker_error
+        self._ranker_errors: dict[str, int] = {}
+        # The documents of the tools for rankers that take them: (generation, documents).
+        self._documents: tuple[int, tuple[ToolDocument, ...]] | None = None
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
@@ -482,7 +506,7 @@ class ToolRegistry:
         settings: RetrievalSettings | None = None,
         admitted: Collection[str] | None = None,
         explain: bool = False,
-        retrievers: Sequence[IToolRetriever] | None = None,
+        retrievers: Sequence[HostRanker | DocumentRanker] | None = None,
         fusion: FusionSettings | None = None,
     ) -> list[SearchHit]:
         """The ``k`` best tools for ``query``, best first, ties by name.
@@ -490,9 +514,12 @@ class ToolRegistry:
         ``admitted`` limits the hits to those names (a run's policy); ``explain`` adds the
         matched terms and each field's contribution to every hit; ``retrievers`` (default:
         the registry's) are fused with the lexical ranking by weighted reciprocal rank, as
-        ``fusion`` (default: the registry's) says. Fused hits score ``sum weight / (k +
-        rank)``; when every retriever declines (no names) or fails, the lexical hits are
-        served as they are.
+        ``fusion`` (default: the registry's) says. A retriever is a :class:`HostRanker`,
+        given the admitted names, or protocore's :class:`DocumentRanker`, given the admitted
+        tools as :class:`ToolDocument` s (told apart by the names of ``rank``'s parameters).
+        Fused hits score ``sum weight / (k + rank)``; when every retriever declines (no
+        names) or fails, the lexical hits are served as they are. A retriever that fails is
+        logged, counted in :attr:`ranker_errors` and handed to ``on_ranker_error``.
 
         >>> from toolsurface import Tool, ToolRegistry
         >>> registry = ToolRegistry([
@@ -564,7 +591,17 @@ class ToolRegistry:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
             # The whole catalogue's name -> id map is its membership test.
             allowed: Collection[str] = built.ids if admitted is None else set(pool)
-            fused = fuse_hosts(query, names, hosts, pool, allowed, max(k, FUSION_DEPTH), how)
+            fused = fuse_hosts(
+                query,
+                names,
+                hosts,
+                pool,
+                allowed,
+                max(k, FUSION_DEPTH),
+                how,
+                lambda: self._host_documents(built, None if admitted is None else allowed),
+                self._ranker_failed,
+            )
             if fused is not None:
                 names, scores = fused
         names, scores = names[:k], scores[:k]
@@ -576,6 +613,51 @@ class ToolRegistry:
                 explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
+
+    @property
+    def ranker_errors(self) -> int:
+        """How many times a host ranker failed in a search of this registry (all rankers)."""
+        with self._lock:
+            return sum(self._ranker_errors.values())
+
+    def ranker_error_counts(self) -> dict[str, int]:
+        """The host rankers' failures so far, by ranker class (``module.QualifiedName``)."""
+        with self._lock:
+            return dict(self._ranker_errors)
+
+    def _ranker_failed(self, failure: RankerFailure) -> None:
+        with self._lock:
+            self._ranker_errors[failure.label] = self._ranker_errors.get(failure.label, 0) + 1
+        callback = self.on_ranker_error
+        if callback is not None:
+            try:
+                callback(failure)
+            except Exception:
+                _log.exception("toolsurface: the host's on_ranker_error callback failed")
+
+    def _host_documents(
+        self, built: _Built, allowed: Collection[str] | None
+    ) -> Sequence[ToolDocument]:
+        """The documents of ``built``'s tools (those ``allowed``), in its name order.
+
+        Made once per generation and kept, so a document ranker is handed the same list
+        while the catalogue stands (and may key its own index on it).
+        """
+        cached = self._documents
+        if cached is None or cached[0] != built.generation:
+            with self._lock:
+                tools, fields = self._tools, self._fields
+                docs = tuple(  # a tuple: one ranker cannot change what the next is given
+                    ToolDocument(n, tools[n].description, tools[n].search_hint, fields[n][4])
+                    for n in built.names
+                    if n in tools
+                )
+                if self._generation == built.generation:
+                    self._documents = cached = (built.generation, docs)
+            if cached is None or cached[0] != built.generation:
+                return docs if allowed is None else [d for d in docs if d.name in allowed]
+        docs = cached[1]
+        return docs if allowed is None else [d for d in docs if d.name in allowed]
 
     def search_many(
         self,

@@ -1,14 +1,35 @@
-"""Weighted reciprocal rank fusion of the lexical ranking with a host's own rankers."""
+"""Weighted reciprocal rank fusion of the lexical ranking with a host's own rankers.
+
+A host's ranker comes in one of two shapes. toolsurface's own, :class:`HostRanker`, takes
+the admitted names: ``rank(query, names, k)``. protocore's, :class:`DocumentRanker`, takes
+the admitted tools as documents: ``rank(query, documents, limit)``, each document with
+``name``, ``description``, ``search_hint`` and ``parameters``. Which one a ranker is, is read
+once per class from the names of its ``rank`` parameters (:func:`takes_documents`).
+"""
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Collection, Sequence
-from typing import Protocol
+import threading
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["RRF_K", "FusionSettings", "check_fusion", "fuse_hosts", "reciprocal_rank_fusion"]
+__all__ = [
+    "RRF_K",
+    "DocumentRanker",
+    "FusionSettings",
+    "HostRanker",
+    "RankerFailure",
+    "ToolDocument",
+    "check_fusion",
+    "fuse_hosts",
+    "reciprocal_rank_fusion",
+    "takes_documents",
+]
 
 _log = logging.getLogger("toolsurface")
 
@@ -60,34 +81,168 @@ def check_fusion(fusion: object) -> FusionSettings:
     return fusion
 
 
-class _Ranker(Protocol):
-    """A host's ranker (``registry.IToolRetriever``)."""
+@runtime_checkable
+class HostRanker(Protocol):
+    """A host's own ranker: a query and the admitted names in, names best first out.
 
-    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]: ...
+    Returning no names declines the request (a model that cannot read its language): the
+    lexical ranking is then fused without it, or served as it is when every ranker declines.
+    (This was ``IToolRetriever``, a name that stays as a deprecated alias.)
+    """
+
+    def rank(self, query: str, names: Sequence[str], k: int) -> Sequence[str]:
+        """Rank up to ``k`` of ``names`` for ``query``, best first; none to decline."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDocument:
+    """A registered tool as a :class:`DocumentRanker` reads it (protocore's document).
+
+    ``parameters`` is the tool's parameter names and descriptions, one a line (the text the
+    registry indexes as the parameters field).
+    """
+
+    name: str
+    description: str
+    search_hint: str = ""
+    parameters: str = ""
+
+
+@runtime_checkable
+class DocumentRanker(Protocol):
+    """protocore's ranker: ``rank(query, documents, limit)`` over :class:`ToolDocument` s.
+
+    Given the admitted tools as documents, it answers with the names of the best ``limit``
+    of them, best first; a name outside the documents is ignored, and fewer names or none
+    is allowed (none declines, as for a :class:`HostRanker`).
+    """
+
+    def rank(self, query: str, documents: Sequence[ToolDocument], limit: int) -> Sequence[str]:
+        """Names of the best ``limit`` documents for ``query``, best first."""
+        ...
+
+
+@dataclass(frozen=True)
+class RankerFailure:
+    """A host ranker that raised, or answered with something that is no list of names.
+
+    ``label`` is what the registry counts it under (its class's qualified name), ``takes``
+    the shape it was called in, ``error`` what it raised (or the ``TypeError`` its answer
+    made). The search it failed in still answers, without its ranking.
+    """
+
+    ranker: object
+    label: str
+    query: str
+    takes: Literal["names", "documents"]
+    error: Exception
+
+
+#: The parameter names that mark protocore's shape: ``rank(query, documents, limit)``.
+_DOCUMENT_PARAMETERS = frozenset({"documents", "docs", "tool_documents"})
+_SHAPES: dict[type, bool] = {}
+_SHAPES_MAX = 1024
+_SHAPES_LOCK = threading.Lock()
+
+
+def _reads_documents(rank: Callable[..., object]) -> bool:
+    try:
+        parameters = list(inspect.signature(rank).parameters.values())
+    except (TypeError, ValueError):  # no signature to read (a builtin): the names shape
+        return False
+    positional = [
+        p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    if len(positional) < 3:
+        return False
+    return positional[1] in _DOCUMENT_PARAMETERS or positional[2] == "limit"
+
+
+def takes_documents(ranker: object) -> bool:
+    """Whether ``ranker.rank`` is protocore's ``rank(query, documents, limit)``.
+
+    Read from the names of its parameters: a second one named ``documents`` (or ``docs``),
+    or a third named ``limit``, is the documents shape; anything else, a signature that
+    cannot be read included, is toolsurface's ``rank(query, names, k)``. Read once per
+    class (a ``rank`` set on the instance itself is read each time).
+
+    >>> from toolsurface.retrieval.fusion import takes_documents
+    >>> class Protocore:
+    ...     def rank(self, query, documents, limit): return []
+    >>> class Own:
+    ...     def rank(self, query, names, k): return []
+    >>> takes_documents(Protocore()), takes_documents(Own())
+    (True, False)
+    """
+    kind = type(ranker)
+    own = getattr(ranker, "__dict__", None)
+    if own is not None and "rank" in own:
+        return _reads_documents(own["rank"])
+    found = _SHAPES.get(kind)
+    if found is None:
+        found = _reads_documents(ranker.rank)  # type: ignore[attr-defined]
+        with _SHAPES_LOCK:
+            if len(_SHAPES) >= _SHAPES_MAX:
+                _SHAPES.clear()
+            _SHAPES[kind] = found
+    return found
+
+
+def _ranker_label(ranker: object) -> str:
+    """What a ranker's failures are counted under: its class's qualified name."""
+    kind = type(ranker)
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def fuse_hosts(
     query: str,
     lexical: list[str],
-    hosts: Sequence[_Ranker],
+    hosts: Sequence[HostRanker | DocumentRanker],
     pool: Sequence[str],
     allowed: Collection[str],
     depth: int,
     how: FusionSettings,
+    documents: Callable[[], Sequence[ToolDocument]] | None = None,
+    on_error: Callable[[RankerFailure], None] | None = None,
 ) -> tuple[list[str], list[float]] | None:
     """The ``lexical`` ranking fused with each host's ranking of ``pool``, as ``how`` says.
 
-    A host's names outside ``allowed`` are dropped and its first ``depth`` kept; a host
-    that fails is logged and left out, one that returns none declines. ``None``: every
-    host declined or failed, and the lexical ranking stands as it is.
+    A :class:`HostRanker` is given ``pool``; a :class:`DocumentRanker` the documents of the
+    same tools, which ``documents`` makes (called once, and only when a host takes them).
+    A host's names outside ``allowed`` are dropped and its first ``depth`` kept (a name it
+    repeats counts at its best place). A host that raises, or answers with a string or
+    anything else that is no sequence of names, is logged, handed to ``on_error`` and left
+    out; one that returns no names declines. ``None``: every host declined or failed, and
+    the lexical ranking stands as it is.
     """
     rankings = [lexical]
+    docs: Sequence[ToolDocument] | None = None
     for host in hosts:
+        shape: Literal["names", "documents"] = "names"
         try:
-            ranked = host.rank(query, pool, depth)
+            if takes_documents(host):
+                shape = "documents"
+                if docs is None:
+                    docs = documents() if documents is not None else ()
+                ranked = host.rank(query, docs, depth)  # type: ignore[arg-type]
+            else:
+                ranked = host.rank(query, pool, depth)  # type: ignore[arg-type]
+            if isinstance(ranked, str | bytes):
+                raise TypeError(f"rank returned a {type(ranked).__name__}, not a list of names")
             kept = [n for n in dict.fromkeys(ranked) if n in allowed][:depth]
-        except Exception:
-            _log.exception("toolsurface: host retriever %r failed; left out", host)
+        except Exception as error:
+            _log.exception(
+                "toolsurface: host ranker %r (rank(query, %s, ...)) failed; left out",
+                host,
+                shape,
+            )
+            if on_error is not None:
+                failure = RankerFailure(host, _ranker_label(host), query, shape, error)
+                try:
+                    on_error(failure)
+                except Exception:
+                    _log.exception("toolsurface: the host's ranker-error callback failed")
             continue
         if kept:  # none: the host declined this request
             rankings.append(kept)
