@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import json
+from collections.abc import Callable
 
 import pytest
 from pydantic import ValidationError
@@ -75,8 +76,74 @@ def test_schema_values_json_cannot_send_are_refused_not_copied() -> None:
     """An array or a bytearray would register and then break every request that carries it."""
     for value in (array.array("q", [1, 2, 3]), bytearray(b"ab")):
         schema = {"type": "object", "properties": {"x": {"default": value}}}
-        with pytest.raises(ValidationError, match=r"\$\.properties\.x\.default: a .* not JSON"):
+        with pytest.raises(ToolDefinitionError, match=r"\$\.properties\.x\.default: a .* not JSON"):
             Tool(name="t", input_schema=schema)
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Tool(name="has space", description=5, colour="red"),  # type: ignore[arg-type, call-arg]
+        lambda: Tool.model_validate({"name": "has space", "description": 5, "colour": "red"}),
+        lambda: Tool.model_validate_json('{"name": "has space", "description": 5, "colour": 1}'),
+    ],
+    ids=["init", "model_validate", "model_validate_json"],
+)
+def test_building_a_bad_tool_raises_the_projects_error(build: Callable[[], Tool]) -> None:
+    """Every bad field named, with the tool's name; no pydantic error or link."""
+    with pytest.raises(ToolDefinitionError) as err:
+        build()
+    assert not isinstance(err.value, ValidationError)
+    assert isinstance(err.value, ValueError)
+    message = str(err.value)
+    assert message.startswith("tool 'has space': field 'name': must be 1 to 128 characters")
+    assert "field 'description': Input should be a valid string" in message
+    assert "field 'colour': Extra inputs are not permitted" in message
+    assert "pydantic" not in message and "http" not in message and "Value error" not in message
+    assert err.value.tool == "has space" and err.value.field == "name"
+    assert [f for f, _ in err.value.problems] == ["name", "description", "colour"]
+    assert err.value.__suppress_context__  # the traceback shows ours alone
+
+
+@pytest.mark.parametrize(
+    ("build", "said"),
+    [
+        (lambda: Tool(description="x"), "a tool: field 'name': Field required"),  # type: ignore[call-arg]
+        (lambda: Tool.model_validate({"name": 7}), "a tool: field 'name': Input should be"),
+        (lambda: Tool.model_validate(["x"]), "a tool: Input should be a valid dictionary"),
+        (lambda: Tool.model_validate_json("{"), "a tool: Invalid JSON"),
+        (lambda: Tool(name="x" * 5000), "tool '" + "x" * 128 + "...': field 'name'"),
+    ],
+    ids=["no name", "name not text", "not a mapping", "bad json", "long name cut"],
+)
+def test_a_tool_without_a_readable_name_is_a_tool(build: Callable[[], Tool], said: str) -> None:
+    with pytest.raises(ToolDefinitionError) as err:
+        build()
+    assert str(err.value).startswith(said), str(err.value)
+    assert len(str(err.value)) < 400
+
+
+def test_registering_and_building_say_the_same() -> None:
+    """A mapping registered says where it came from; otherwise the two messages are one."""
+    data = {"name": "weather", "input_schema": {"type": "string"}}
+    with pytest.raises(ToolDefinitionError) as built:
+        Tool(**data)  # type: ignore[arg-type]
+    with pytest.raises(ToolDefinitionError) as registered:
+        ToolRegistry(engine="pure").register(data, where="servers.json item 3")
+    assert str(built.value) == (
+        "tool 'weather': field 'input_schema': must be a JSON Schema of type 'object', not 'string'"
+    )
+    assert str(registered.value) == str(built.value).replace(
+        "tool 'weather':", "tool 'weather' (servers.json item 3):"
+    )
+
+
+def test_good_tools_still_build_every_way() -> None:
+    tool = Tool(name="t", description="d")
+    assert Tool.model_validate({"name": "t", "description": "d"}) == tool
+    assert Tool.model_validate_json(tool.model_dump_json()) == tool
+    assert Tool.model_validate(tool) == tool
+    assert tool.model_copy(update={"description": "e"}).description == "e"
 
 
 def test_settings_validated_frozen_hashable() -> None:

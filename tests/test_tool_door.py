@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from toolsurface import CatalogueFormatError, Tool, ToolDefinitionError, ToolRegistry, ToolSurface
 from toolsurface._internal.json_check import json_problem
@@ -75,9 +74,9 @@ def test_json_problem_walks_deeper_than_the_recursion_limit() -> None:
 
 def test_text_fields_with_a_lone_surrogate_are_refused() -> None:
     # pydantic's own str check refuses them, naming the field.
-    with pytest.raises(ValidationError, match="description"):
+    with pytest.raises(ToolDefinitionError, match="description"):
         Tool(name="t", description="ok \ud83d broken")
-    with pytest.raises(ValidationError, match="search_hint"):
+    with pytest.raises(ToolDefinitionError, match="search_hint"):
         Tool(name="t", search_hint="\udc00")
     assert Tool(name="t", description="Погода 🌦 в городе").description.endswith("городе")
 

@@ -22,12 +22,24 @@ class EngineUnavailableError(ToolsurfaceError, ImportError):
 
 
 class ToolDefinitionError(ToolsurfaceError, ValueError):
-    """A tool definition is malformed; ``tool`` and ``field`` name the culprit."""
+    """A tool definition is malformed; ``tool`` and ``field`` name the culprit.
 
-    def __init__(self, message: str, *, tool: str | None = None, field: str | None = None) -> None:
+    ``field`` is the first bad field; ``problems`` holds every bad field with what is wrong
+    with it, as ``(field, reason)`` pairs (empty when the fault is not a field's).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        tool: str | None = None,
+        field: str | None = None,
+        problems: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         super().__init__(message)
         self.tool = tool
         self.field = field
+        self.problems = problems
 
 
 class DuplicateToolError(ToolsurfaceError, ValueError):

@@ -1,17 +1,19 @@
 """Tools, retrieval settings and search hits: validated, immutable values.
 
 A malformed tool raises :class:`~toolsurface.errors.ToolDefinitionError` naming the tool and
-the field, so a host loading hundreds of MCP tools learns which one is broken and why.
+each bad field, whether it is built (``Tool(...)``, ``Tool.model_validate``) or registered
+from a mapping, so a host loading hundreds of MCP tools learns which one is broken and why.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import pickle
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -43,9 +45,52 @@ MAX_DESCRIPTION_CHARS = 1_000_000
 
 
 class Tool(BaseModel):
-    """A tool a model can call: what the host registers and the provider receives."""
+    """A tool a model can call: what the host registers and the provider receives.
+
+    A bad field raises :class:`~toolsurface.errors.ToolDefinitionError` (a ``ValueError``)
+    naming the tool and every bad field, never pydantic's ``ValidationError``:
+
+    >>> Tool(name="read file")
+    Traceback (most recent call last):
+    ...
+    toolsurface.errors.ToolDefinitionError: tool 'read file': field 'name': must be 1 to 128 ...
+    >>> try:
+    ...     Tool.model_validate({"name": "read file", "description": 5})
+    ... except ValueError as err:
+    ...     print(type(err).__name__, err.tool, [field for field, _ in err.problems])
+    ToolDefinitionError read file ['name', 'description']
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+
+    if not TYPE_CHECKING:  # mypy keeps pydantic's own signatures (the fields as arguments)
+
+        def __init__(self, /, **data: Any) -> None:
+            try:
+                super().__init__(**data)
+            except ValidationError as exc:
+                raise definition_error(exc, data.get("name")) from None
+
+        # Validation is still pydantic's own: this only renames its error. Marked as the base
+        # ``__init__`` so pydantic does not route ``model_validate`` (and registration from a
+        # mapping) through it, which would wrap this ValueError in a ValidationError again.
+        __init__.__pydantic_base_init__ = True
+
+        @classmethod
+        def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Tool:
+            """Pydantic's ``model_validate``; a bad field is a ``ToolDefinitionError``."""
+            try:
+                return super().model_validate(obj, *args, **kwargs)
+            except ValidationError as exc:
+                raise definition_error(exc, _name_in(obj)) from None
+
+        @classmethod
+        def model_validate_json(cls, json_data: Any, *args: Any, **kwargs: Any) -> Tool:
+            """Pydantic's ``model_validate_json``; a bad field is a ``ToolDefinitionError``."""
+            try:
+                return super().model_validate_json(json_data, *args, **kwargs)
+            except ValidationError as exc:
+                raise definition_error(exc, _name_in_json(json_data)) from None
 
     name: str = Field(description="Unique name, MCP rule: 1-128 of [A-Za-z0-9_.-].")
     description: str = Field(default="", max_length=MAX_DESCRIPTION_CHARS)
@@ -153,19 +198,68 @@ def tool_from_mapping(data: Any, *, where: str = "") -> Tool:
         raise ToolDefinitionError(
             f"tool definition{place} must be an object, got {type(data).__name__}"
         )
-    raw_name = data.get("name")
-    shown = repr(raw_name) if isinstance(raw_name, str) else "<unnamed>"
     try:
-        return Tool.model_validate(dict(data))
+        return _VALIDATE(dict(data))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "<tool>"
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ToolDefinitionError(
-            f"tool {shown}{place}: field {loc!r}: {first['msg']}{more}",
-            tool=raw_name if isinstance(raw_name, str) else None,
-            field=loc,
-        ) from None
+        raise definition_error(exc, data.get("name"), where=where) from None
+
+
+#: pydantic's own validation of a tool, which raises its ``ValidationError``.
+_VALIDATE = super(Tool, Tool).model_validate
+
+#: Longest name quoted whole in an error; a longer one (it is already refused) is cut.
+_SHOWN_NAME_CHARS = 128
+
+
+def definition_error(exc: ValidationError, name: object, *, where: str = "") -> ToolDefinitionError:
+    """The project's error for pydantic's: the tool (``name`` if a string) and each bad field.
+
+    The message is ``tool 'x' (where): field 'f': reason; field 'g': reason``, with no
+    pydantic link and no input value (a bad description may be a megabyte long). A fault of
+    the whole input (not an object, JSON that does not parse) has no field: ``a tool: reason``.
+    """
+    if isinstance(name, str):
+        cut = name if len(name) <= _SHOWN_NAME_CHARS else name[:_SHOWN_NAME_CHARS] + "..."
+        shown = f"tool {cut!r}"
+    else:
+        shown = "a tool"
+    place = f" ({where})" if where else ""
+    problems = tuple(
+        (".".join(str(p) for p in error["loc"]), _reason(error["msg"]))
+        for error in exc.errors(include_url=False, include_input=False)
+    )
+    said = "; ".join(f"field {f!r}: {reason}" if f else reason for f, reason in problems)
+    fields = [f for f, _ in problems if f]
+    return ToolDefinitionError(
+        f"{shown}{place}: {said}",
+        tool=name if isinstance(name, str) else None,
+        field=fields[0] if fields else None,
+        problems=problems,
+    )
+
+
+def _reason(msg: str) -> str:
+    """A validator's own words, without the ``Value error, `` pydantic puts before them."""
+    return msg.removeprefix("Value error, ")
+
+
+def _name_in(obj: Any) -> object:
+    """The ``name`` of what was given to validate, if it has one that can be read safely."""
+    if isinstance(obj, Mapping):
+        try:
+            return obj.get("name")
+        except Exception:  # a hostile mapping: the tool is then "a tool"
+            return None
+    return getattr(obj, "name", None) if isinstance(obj, BaseModel) else None
+
+
+def _name_in_json(data: Any) -> object:
+    """The ``name`` in a JSON text that failed validation, if it parses to an object."""
+    try:
+        parsed = json.loads(data)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return parsed.get("name") if isinstance(parsed, dict) else None
 
 
 class FieldValues(BaseModel):

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolsurface._engine import EngineName
 from toolsurface._internal.gcpause import gc_paused
+from toolsurface._internal.off_loop import off_loop
 from toolsurface.errors import DuplicateToolError, UnknownToolError
 from toolsurface.groups import LoadMode, ToolGroup
 from toolsurface.models import (
@@ -729,6 +730,60 @@ class ToolRegistry:
         if chosen is self.settings:
             self._fast = (built.generation, built.learned, chosen, made)
         return made
+
+    # -- async: the same work in a worker thread ----------------------------------------
+
+    async def asearch(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        settings: RetrievalSettings | None = None,
+        admitted: Collection[str] | None = None,
+        explain: bool = False,
+        retrievers: Sequence[IToolRetriever] | None = None,
+        fusion: FusionSettings | None = None,
+    ) -> list[SearchHit]:
+        """:meth:`search` run in a worker thread, so an event loop never waits on it.
+
+        The same parameters and hits. The first search of a catalogue generation builds the
+        index (tens of milliseconds at a thousand tools); here that happens off the loop,
+        as does every search after it. The registry is safe to use from many threads, so
+        searches of one registry may run side by side; the host's ``retrievers`` are then
+        called in the worker thread too.
+
+        >>> import asyncio
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([
+        ...     Tool(name="slack__send_message", description="Send a message to a channel."),
+        ...     Tool(name="fs__read_file", description="Read a file from disk."),
+        ... ])
+        >>> hits = asyncio.run(registry.asearch("post a message to the team channel"))
+        >>> [hit.name for hit in hits]
+        ['slack__send_message']
+        """
+        return await off_loop(
+            self.search,
+            query,
+            k,
+            settings=settings,
+            admitted=admitted,
+            explain=explain,
+            retrievers=retrievers,
+            fusion=fusion,
+        )
+
+    async def aprepare(self) -> None:
+        """:meth:`prepare` run in a worker thread: the index is built off the event loop.
+
+        >>> import asyncio
+        >>> from toolsurface import Tool, ToolRegistry
+        >>> registry = ToolRegistry([Tool(name="fs__read_file", description="Read a file.")])
+        >>> asyncio.run(registry.aprepare())  # after a catalogue change, before requests
+        >>> [hit.name for hit in registry.search("read a file")]
+        ['fs__read_file']
+        """
+        await off_loop(self.prepare)
 
 
 _LEXICONS: dict[EngineName, Any] = {}

@@ -11,11 +11,17 @@ import functools
 import json
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from toolsurface.models import Tool, copy_data
 from toolsurface.providers import render_tools
 from toolsurface.providers.names import alias_for
+from toolsurface.providers.payloads import (
+    AnthropicTools,
+    GeminiTool,
+    OpenAIChatTools,
+    OpenAIResponsesTools,
+)
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.delivery import Delivery, Space, render_native
@@ -74,8 +80,25 @@ class RequestPlan:
             for t in self.tools
         ]
 
+    @overload
+    def render(self, provider: Literal["anthropic"]) -> AnthropicTools: ...
+    @overload
+    def render(self, provider: Literal["openai"]) -> OpenAIChatTools: ...
+    @overload
+    def render(self, provider: Literal["openai-responses"]) -> OpenAIResponsesTools: ...
+    @overload
+    def render(self, provider: Literal["gemini"]) -> GeminiTool: ...
+    @overload
+    def render(self, provider: str | None = None) -> Any: ...
+
     def render(self, provider: str | None = None) -> Any:
         """The tools in a provider's request shape (copies).
+
+        Typed by the provider named (:mod:`toolsurface.providers.payloads`):
+        ``render("anthropic")`` is a list of the Anthropic SDK's ``ToolParam``, ``"openai"``
+        of ``ChatCompletionToolParam``, ``"openai-responses"`` of the Responses
+        ``ToolParam``, ``"gemini"`` a ``GeminiTool``. With the run's provider (``render()``)
+        the type is left open.
 
         A name the provider refuses is sent as its stable alias
         (:func:`toolsurface.providers.names.alias_for`), which admission and ToolSearch map

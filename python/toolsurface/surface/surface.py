@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
 
+from toolsurface._internal.off_loop import off_loop
 from toolsurface.admission.admit import ToolCall, Verdict, failure_text
 from toolsurface.admission.rules import MarkScope, RulesLedger, RunMark
 from toolsurface.groups import LoadMode
@@ -623,3 +624,27 @@ class ToolSurface:
     def emit(self, kind: str, data: dict[str, Any]) -> None:
         """Report an event to the host's callback and to ``logging``."""
         report(self.on_event, kind, data)
+
+    # -- async: the same work in a worker thread ----------------------------------------
+
+    async def aplan(self, *, user_message: str | None = None) -> RequestPlan:
+        """:meth:`plan` run in a worker thread, so an event loop never waits on it.
+
+        The same parameters and plan. What a plan may build first (the registry's index
+        for a per-message clip, the token costs of a large catalogue, a new view after the
+        catalogue changed) is built off the loop. ``on_event`` is called in the worker
+        thread. A surface is one run's: await this before the run's other calls, as with
+        ``plan``; many runs over one registry may plan side by side.
+
+        >>> import asyncio
+        >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+        >>> registry = ToolRegistry([tool_search_tool(), Tool(name="fs__read", description="Read."),
+        ...     Tool(name="gh__list_issues", description="List the issues of a repo.")])
+        >>> _ = registry.declare_group("gh", prefix="gh__", load="lazy")
+        >>> plan = asyncio.run(ToolSurface(registry, provider="anthropic").aplan())
+        >>> plan.names, plan.held_back
+        (('fs__read', 'ToolSearch'), ('gh',))
+        >>> [tool["name"] for tool in plan.render("anthropic")]
+        ['fs__read', 'ToolSearch']
+        """
+        return await off_loop(self.plan, user_message=user_message)

@@ -15,7 +15,6 @@ from typing import Any, TypeAlias
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import tool as as_langchain_tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ValidationError
 
 from toolsurface.adapters.langchain.errors import LangChainAdapterError
 from toolsurface.errors import ToolDefinitionError
@@ -107,11 +106,13 @@ def to_toolsurface(
             group=group,
             search_hint=search_hint,
         )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "tool"
+    except ToolDefinitionError as exc:
+        said = "; ".join(f"{field or 'tool'}: {reason}" for field, reason in exc.problems)
         raise ToolDefinitionError(
-            f"LangChain tool {name!r}: {where}: {first.get('msg', exc)}", tool=name, field=where
+            f"LangChain tool {name!r}: {said or exc}",
+            tool=name,
+            field=exc.field,
+            problems=exc.problems,
         ) from None
 
 

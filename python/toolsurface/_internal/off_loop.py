@@ -1,0 +1,34 @@
+"""Run blocking work in a worker thread, so an event loop waits on none of it.
+
+The async methods (``ToolRegistry.asearch``, ``aprepare``, ``ToolSurface.aplan``) await
+:func:`off_loop`. The work runs with the cyclic collector paused (``gcpause.py``): an index
+build makes many containers and no garbage, and a full collection it triggered in the worker
+would hold the interpreter's lock for tens of milliseconds, stalling the loop as if it ran
+there. What is left to the loop is the interpreter's own switch between threads (every 5 ms
+by default, ``sys.setswitchinterval``) while the pure engine runs Python; the native index
+build runs without the lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from toolsurface._internal.gcpause import gc_paused
+
+__all__ = ["off_loop"]
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+async def off_loop(work: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    """``work(*args, **kwargs)`` in a worker thread (``asyncio.to_thread``), collector paused."""
+    return await asyncio.to_thread(_paused, functools.partial(work, *args, **kwargs))
+
+
+def _paused(call: Callable[[], _T]) -> _T:
+    with gc_paused():
+        return call()
