@@ -27,8 +27,6 @@ from dataclasses import dataclass, replace
 from operator import attrgetter, eq, itemgetter
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from toolsurface.errors import ToolDefinitionError
 from toolsurface.models import (
     MAX_DESCRIPTION_CHARS,
@@ -500,9 +498,12 @@ def _tool(index: int, name: str, alias: str, description: str, hint: str, params
     schema: dict[str, Any] = {"type": "object", "properties": {params: {}} if params else {}}
     try:
         return Tool(name=alias, description=description, search_hint=hint, input_schema=schema)
-    except ValidationError as exc:  # not expected: every value was made to fit the model
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "<document>"
+    except ToolDefinitionError as exc:  # not expected: every value was made to fit the model
+        where = exc.field or "<document>"
+        reason = exc.problems[0][1] if exc.problems else str(exc)
         raise ToolDefinitionError(
-            f"document {index} ({name!r}): {where}: {first['msg']}", tool=name, field=where
+            f"document {index} ({name!r}): {where}: {reason}",
+            tool=name,
+            field=where,
+            problems=exc.problems,
         ) from None

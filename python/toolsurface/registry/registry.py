@@ -741,7 +741,7 @@ class ToolRegistry:
         settings: RetrievalSettings | None = None,
         admitted: Collection[str] | None = None,
         explain: bool = False,
-        retrievers: Sequence[IToolRetriever] | None = None,
+        retrievers: Sequence[HostRanker | DocumentRanker] | None = None,
         fusion: FusionSettings | None = None,
     ) -> list[SearchHit]:
         """:meth:`search` run in a worker thread, so an event loop never waits on it.
