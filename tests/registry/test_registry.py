@@ -214,7 +214,9 @@ def test_typo_falls_back_to_similar_forms(registry: ToolRegistry) -> None:
 
 
 def test_one_letter_words_never_match(registry: ToolRegistry) -> None:
-    assert registry.search("a i x q") == []
+    # No terms to search for: the first tools in registration order, none scored.
+    assert registry.search("a i x q") == registry.search("")
+    assert all(hit.score == 0.0 for hit in registry.search("a i x q"))
 
 
 def test_bad_queries_get_clear_errors(registry: ToolRegistry) -> None:
@@ -234,7 +236,7 @@ def test_enormous_query_is_capped(registry: ToolRegistry, caplog: pytest.LogCapt
         hits = registry.search(query, k=1)
     assert hits[0].name == "slack__send_message"
     assert "analysed on its first" in caplog.text
-    assert registry.search("\x00\uffff\ud800" * 1000) == []
+    assert registry.search("\x00\uffff\ud800" * 1000) == registry.search("")  # no terms
 
 
 def test_index_rebuilds_only_when_generation_moves(registry: ToolRegistry) -> None:

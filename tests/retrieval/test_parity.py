@@ -268,3 +268,48 @@ def test_more_documents_than_a_scan_block(both_backends: tuple[Any, Any], ordere
                 ]
                 assert len(got[0][0]) == k or q.startswith("edge"), (q, k)
                 _same_hits(got[0], got[1], f"{q!r} k={k} filter={use_filter}")
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the", "?!", "of the"])
+def test_a_query_without_terms_answers_the_first_k_in_order_on_both_engines(
+    both_backends: tuple[Any, Any], query: str
+) -> None:
+    names = ["zeta_tool", "alpha_tool", "mid_tool", "beta_tool"]
+    answers = []
+    for b in both_backends:
+        reg = ToolRegistry(engine=b.name)
+        for n in names:
+            reg.register(_parity_tool(n))
+        admitted = {"mid_tool", "beta_tool", "zeta_tool"}
+        answers.append(
+            (
+                reg.search(query, k=3),
+                reg.search(query, k=2, admitted=admitted, explain=True),
+                reg.search_many([query, "alpha"], k=2),
+                reg.search_many([query], k=2, admitted=admitted),
+                reg.search(query, k=0),
+            )
+        )
+    assert answers[0] == answers[1]
+    plain, filtered, many, many_filtered, none = answers[0]
+    assert [(h.name, h.score, h.rank) for h in plain] == [
+        ("zeta_tool", 0.0, 1),
+        ("alpha_tool", 0.0, 2),
+        ("mid_tool", 0.0, 3),
+    ]
+    assert [h.name for h in filtered] == ["zeta_tool", "mid_tool"]
+    assert all(h.explanation == () and not h.fallback for h in filtered)
+    assert [h.name for h in many[0]] == ["zeta_tool", "alpha_tool"]
+    assert many[1][0].name == "alpha_tool" and many[1][0].score > 0
+    assert [h.name for h in many_filtered[0]] == ["zeta_tool", "mid_tool"]
+    assert none == []
+    for b in both_backends:  # a query with terms that match nothing still answers nothing
+        reg = ToolRegistry([_parity_tool(n) for n in names], engine=b.name)
+        assert reg.search("qqxxzz") == []
+        assert reg.search_many(["qqxxzz"]) == [[]]
+
+
+def _parity_tool(name: str) -> Any:
+    from toolsurface import Tool
+
+    return Tool(name=name, description=f"Does {name.replace('_', ' ')}.")

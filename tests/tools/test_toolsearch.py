@@ -90,6 +90,15 @@ def test_a_refusal_without_notes_is_the_three_forms() -> None:
     assert parse_tool_search_arguments({}).refusal == REFUSAL
 
 
+def test_a_blank_query_asks_for_a_listing_and_nothing_at_all_is_refused() -> None:
+    for arguments in ({"query": ""}, {"query": "   "}, '{"query": ""}'):
+        request = parse_tool_search_arguments(arguments)
+        assert request.blank_query and not request.empty, arguments
+    for arguments in ({}, {"query": None}, {"query": "", "select": "gh__list_issues"}):
+        assert not parse_tool_search_arguments(arguments).blank_query, arguments
+    assert parse_tool_search_arguments({}).empty
+
+
 def test_the_refusal_names_what_was_wrong(surface: ToolSurface) -> None:
     result = surface.tool_search({"query": 123})
     assert result.refused

@@ -534,7 +534,58 @@ class ToolRegistry:
         ['fs__read_file']
         >>> [hit.name for hit in registry.search("read a file", admitted={"fs__write_file"})]
         ['fs__write_file']
+
+        A query with no terms to search for (empty, blank, only punctuation or stopwords
+        such as "the") ranks nothing, so it answers the first ``k`` tools in registration
+        order instead, each at score 0.0, not fallback: the first ``k`` of ``admitted`` when
+        it is given, and with ``explain`` an empty explanation (no term contributed). A
+        query with terms that match nothing still answers nothing, and a host retriever's
+        own answer to an empty query is served as it is.
+
+        >>> [(hit.name, hit.score) for hit in registry.search("the", k=2)]
+        [('slack__send_message', 0.0), ('fs__read_file', 0.0)]
         """
+        hits = self._ranked(query, k, settings, admitted, explain, retrievers, fusion)
+        if hits or not k:
+            return hits
+        return self._unranked(query, k, settings, admitted, explain)
+
+    def _unranked(
+        self,
+        query: str,
+        k: int,
+        settings: RetrievalSettings | None,
+        admitted: Collection[str] | None,
+        explain: bool,
+    ) -> list[SearchHit]:
+        """A query without terms: the first ``k`` tools in registration order, score 0.0.
+
+        Asked only once the ranking found nothing; a query with terms answers nothing.
+        """
+        query, k, chosen = self._prepare(query, k, settings)
+        built = self._current()
+        if not k or built.index.query_terms(query, self._lexicon, chosen.expansion_weight):
+            return []
+        known = built.ids
+        order = [n for n in self.registration_order() if n in known]
+        if admitted is not None:
+            order = [n for n in order if n in admitted]
+        explanation = () if explain else None
+        return [
+            SearchHit(name, 0.0, rank, False, explanation) for rank, name in enumerate(order[:k], 1)
+        ]
+
+    def _ranked(
+        self,
+        query: str,
+        k: int,
+        settings: RetrievalSettings | None,
+        admitted: Collection[str] | None,
+        explain: bool,
+        retrievers: Sequence[IToolRetriever] | None,
+        fusion: FusionSettings | None,
+    ) -> list[SearchHit]:
+        """``search`` as ranked: a query without terms finds nothing here."""
         fast = self._fast
         # The boosts the hot path's check found, kept for the full path of the same search.
         found: tuple[tuple[str, _Built], tuple[Boost, ...]] | None = None
@@ -688,14 +739,25 @@ class ToolRegistry:
         # any chunk the native core converts between letting it go (benches/gil.py).
         with gc_paused():
             if admitted is None:
-                return self._searcher(built, chosen).search_many(prepared, k)
-            allowed = built.filter_for(admitted)
-            weights, b, k1, ew = scoring_args(chosen)
-            found = built.index.search_many(prepared, k, weights, b, k1, ew, self._lexicon, allowed)
-            return [
-                [SearchHit(built.names[i], s, r, fb) for r, (i, s) in enumerate(zip(ids, ss), 1)]
-                for ids, ss, fb in found
-            ]
+                answers = self._searcher(built, chosen).search_many(prepared, k)
+            else:
+                allowed = built.filter_for(admitted)
+                weights, b, k1, ew = scoring_args(chosen)
+                found = built.index.search_many(
+                    prepared, k, weights, b, k1, ew, self._lexicon, allowed
+                )
+                answers = [
+                    [
+                        SearchHit(built.names[i], s, r, fb)
+                        for r, (i, s) in enumerate(zip(ids, ss), 1)
+                    ]
+                    for ids, ss, fb in found
+                ]
+        # A query without terms answers the first k in registration order, as search does.
+        return [
+            hits or self._unranked(q, k, chosen, admitted, False)
+            for q, hits in zip(prepared, answers)
+        ]
 
     def query_terms(
         self, query: str, settings: RetrievalSettings | None = None

@@ -175,7 +175,7 @@ class ModelMoves:
                 describe_group=surface.description_of,
                 shown=surface.shown,
             )
-            if self._usage is not None and not result.refused:
+            if self._usage is not None and not result.refused and request.query:
                 # The discovery tool is never taught: calling it again is no sign of a find.
                 found = [n for n in result.matches if n != surface.discovery_tool]
                 self._usage.searched(request.query, found)

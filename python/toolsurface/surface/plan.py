@@ -200,6 +200,10 @@ def list_tools(
     sources: list[Source] = []
     names: list[str] = []
     clipped = _clip(reg, limits, base_names, user_message, is_pinned)
+    if clipped and d.discovery and not show_discovery:
+        # The clip hides tools: ToolSearch is the model's way back to them, as for groups.
+        # It fits under the count limit: the clip left at least one of the base off.
+        show_discovery = True
     for n in base_names:
         if n in clipped:
             continue
@@ -257,12 +261,24 @@ def _clip(
     message: str | None,
     is_pinned: Callable[[str], bool],
 ) -> set[str]:
-    """The opt-in per-message clip: names to leave off (never pinned ones)."""
+    """The opt-in per-message clip: names to leave off (never pinned ones).
+
+    Keeps the ``k`` unpinned tools the message finds, best first; when it finds fewer (an
+    empty message, or one of stopwords only, finds none) the rest of the ``k`` are the
+    first unpinned tools in the surface's order, so the list keeps its size.
+    """
     k = limits.retrieval_top_k
     if not k or message is None:
         return set()
     unpinned = [n for n in base if not is_pinned(n)]
     if len(unpinned) <= k:
         return set()
-    keep = {h.name for h in registry.search(message, k=k, admitted=unpinned)}
+    # A query without terms answers in registration order at score 0: the surface's order
+    # (name order while groups are held back) fills those places instead.
+    hits = registry.search(message, k=k, admitted=unpinned)
+    keep = {h.name for h in hits if h.score > 0}
+    for n in unpinned:
+        if len(keep) >= k:
+            break
+        keep.add(n)
     return {n for n in unpinned if n not in keep}

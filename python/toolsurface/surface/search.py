@@ -62,6 +62,10 @@ def answer_tool_search(
 ) -> ToolSearchResult:
     """Answer a (non-empty) ToolSearch request under decision ``d``.
 
+    A query with no terms (a blank one, or only stopwords) answers the first admitted
+    tools in registration order, as :meth:`ToolRegistry.search` does, under the same
+    caps: up to ``search_results`` named, up to ``search_loads`` of them loaded.
+
     ``advertised`` are the names of the request planned last; ``room_for_loads`` is asked
     only for a group load (it may plan a request); ``load`` loads an entry (and reports it),
     ``give_rules`` returns the rules sections not given yet and marks them given;

@@ -109,11 +109,14 @@ class ToolSearchRequest:
     names: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
+    #: ``query`` was sent as a blank string and nothing else was asked: a search with no
+    #: terms, answered with the first tools in order (not refused as asking for nothing).
+    blank_query: bool = False
 
     @property
     def empty(self) -> bool:
-        """Whether the call asks for nothing."""
-        return not (self.query or self.names or self.groups)
+        """Whether the call asks for nothing (a blank ``query`` string asks for a listing)."""
+        return not (self.query or self.names or self.groups or self.blank_query)
 
     @property
     def refusal(self) -> str:
@@ -280,6 +283,7 @@ def _read(arguments: Mapping[Any, Any]) -> ToolSearchRequest:
     _checked_text(arguments.get("group"), "group")
     if query is not None and not isinstance(query, str):
         notes.append(f"query must be a string, got {_json_type(query)}")
+    blank = isinstance(query, str) and not query.strip()
     query = query.strip() if isinstance(query, str) else ""
     if len(query) > _QUERY_MAX:
         query = query[:_QUERY_MAX]
@@ -305,4 +309,5 @@ def _read(arguments: Mapping[Any, Any]) -> ToolSearchRequest:
         names=tuple(dict.fromkeys(names)),
         groups=tuple(dict.fromkeys(g for g in groups if g)),
         notes=tuple(notes),
+        blank_query=blank and not (names or groups),
     )
