@@ -1,0 +1,74 @@
+"""The doors of the gateway over HTTP, each attacked from outside (issue "whole MCP proxy").
+
+A gateway bound to a loopback address other than 127.0.0.1 (127.0.0.2, where no token is
+required) must still refuse a foreign ``Host`` (DNS rebinding), and a refused request must
+leave nothing in the store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
+pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp extra)")
+import httpx2
+from gateway_procs import GatewayProcess, write_config
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+ALLOW = ["--allow-host", "gw.internal"]
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _stored(store: Path) -> list[Path]:
+    return sorted(store.glob("session-*.json")) if store.exists() else []
+
+
+def test_a_foreign_host_is_refused_on_every_loopback_address_and_stores_nothing(
+    tmp_path: Path,
+) -> None:
+    write_config(tmp_path)
+    store = tmp_path / "store"
+    gw = GatewayProcess(tmp_path, store=str(store))
+    # The last --http wins: bind 127.0.0.2, where no token is required.
+    gw.extra = ["--http", f"127.0.0.2:{gw.port}", *ALLOW]
+    with gw:
+        url = f"http://127.0.0.2:{gw.port}/mcp"
+
+        def post(host: str) -> httpx2.Response:
+            return httpx2.post(url, json=INIT, headers={**ACCEPT, "Host": host}, timeout=30)
+
+        for evil in ("evil.example", f"evil.example:{gw.port}", "127.0.0.2:1"):
+            refused = post(evil)
+            assert refused.status_code == 421, (evil, refused.status_code, refused.text)
+            assert "Host" in refused.text and "--allow-host" in refused.text
+        assert _stored(store) == []  # no session for a refused request
+
+        for good in (f"127.0.0.2:{gw.port}", "127.0.0.2", f"localhost:{gw.port}", "gw.internal"):
+            accepted = post(good)
+            assert accepted.status_code == 200, (good, accepted.text)
+            assert accepted.headers.get("mcp-session-id")
+        assert len(_stored(store)) == 4
+
+
+def test_the_host_check_knows_ipv6_brackets_ports_and_wildcards() -> None:
+    from toolsurface.gateway.http import HostCheck
+
+    v6 = HostCheck("::1", 8080)
+    assert v6.admits("[::1]:8080") and v6.admits("[::1]") and v6.admits("localhost:8080")
+    assert not v6.admits("[::1]:9") and not v6.admits("evil.example") and not v6.admits(None)
+    lan = HostCheck("192.0.2.7", 80, ("Gw.Example", "proxy.example:443"))
+    assert lan.admits("192.0.2.7") and lan.admits("192.0.2.7:80") and lan.admits("gw.example:1")
+    assert lan.admits("proxy.example:443") and not lan.admits("proxy.example:80")
+    assert not lan.admits("localhost:80")  # loopback names only on a loopback bind
+    assert not HostCheck("0.0.0.0", 80).admits("0.0.0.0:80")
