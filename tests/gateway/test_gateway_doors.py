@@ -48,7 +48,7 @@ def test_a_foreign_host_is_refused_on_every_loopback_address_and_stores_nothing(
         def post(host: str) -> httpx2.Response:
             return httpx2.post(url, json=INIT, headers={**ACCEPT, "Host": host}, timeout=30)
 
-        for evil in ("evil.example", f"evil.example:{gw.port}", "127.0.0.2:1"):
+        for evil in ("evil.example", f"evil.example:{gw.port}", "127.0.0.3", "gw.internal.evil"):
             refused = post(evil)
             assert refused.status_code == 421, (evil, refused.status_code, refused.text)
             assert "Host" in refused.text and "--allow-host" in refused.text
@@ -64,11 +64,12 @@ def test_a_foreign_host_is_refused_on_every_loopback_address_and_stores_nothing(
 def test_the_host_check_knows_ipv6_brackets_ports_and_wildcards() -> None:
     from toolsurface.gateway.http import HostCheck
 
-    v6 = HostCheck("::1", 8080)
+    v6 = HostCheck("::1")
     assert v6.admits("[::1]:8080") and v6.admits("[::1]") and v6.admits("localhost:8080")
-    assert not v6.admits("[::1]:9") and not v6.admits("evil.example") and not v6.admits(None)
-    lan = HostCheck("192.0.2.7", 80, ("Gw.Example", "proxy.example:443"))
+    assert not v6.admits("[::2]:8080") and not v6.admits("evil.example") and not v6.admits(None)
+    assert not v6.admits("") and not v6.admits("::1.evil.example")
+    lan = HostCheck("192.0.2.7", ("Gw.Example", "proxy.example:443"))
     assert lan.admits("192.0.2.7") and lan.admits("192.0.2.7:80") and lan.admits("gw.example:1")
     assert lan.admits("proxy.example:443") and not lan.admits("proxy.example:80")
     assert not lan.admits("localhost:80")  # loopback names only on a loopback bind
-    assert not HostCheck("0.0.0.0", 80).admits("0.0.0.0:80")
+    assert not HostCheck("0.0.0.0").admits("0.0.0.0:80")

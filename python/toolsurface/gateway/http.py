@@ -95,14 +95,15 @@ def _split_host(value: str) -> tuple[str, str | None]:
 class HostCheck:
     """Which ``Host`` headers a gateway answers: the DNS rebinding door, for every address.
 
-    Accepted: the bound host, with its port or none; when bound to a loopback address also
-    ``localhost``, ``127.0.0.1`` and ``::1`` (same port or none); and each name the user
-    allows (``--allow-host NAME``: that name at any port, or ``NAME:PORT`` exactly). A
-    wildcard bind (``0.0.0.0``, ``::``) accepts only the loopback names and allowed ones.
+    Accepted: the bound host; when bound to a loopback address also ``localhost``,
+    ``127.0.0.1`` and ``::1``; and each name the user allows (``--allow-host NAME``). A name
+    is matched with any port or none, as the SDK's own check does (a proxy in front may
+    listen on another port; rebinding is about the name, which the attacker picks), except
+    an allowed ``NAME:PORT``, which must match exactly. A wildcard bind (``0.0.0.0``,
+    ``::``) accepts only the loopback names and the allowed ones.
     """
 
-    def __init__(self, host: str, port: int, allowed: tuple[str, ...] = ()) -> None:
-        self.port = str(port)
+    def __init__(self, host: str, allowed: tuple[str, ...] = ()) -> None:
         bound = host.strip("[]").lower()
         self.names = {bound}
         if is_loopback(bound) or bound in ("0.0.0.0", "::"):
@@ -125,7 +126,7 @@ class HostCheck:
         name, port = _split_host(value)
         if name in self.any_port or (port is not None and (name, port) in self.exact):
             return True
-        return name in self.names and port in (None, self.port)
+        return name in self.names
 
 
 def _header(scope: Scope, name: bytes) -> str | None:

@@ -308,13 +308,13 @@ class Gateway:
 
         from toolsurface.gateway.http import HostCheck, SessionsMiddleware, serve_http
 
-        host, port = sock.getsockname()[:2]
-        hosts = HostCheck(str(host), int(port), allow_hosts)
+        host = str(sock.getsockname()[0])
+        hosts = HostCheck(host, allow_hosts)
         off = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         async with contextlib.AsyncExitStack() as stack:
             await self.connect(stack)
             app = self.server().streamable_http_app(
-                stateless_http=True, host=str(host), transport_security=off
+                stateless_http=True, host=host, transport_security=off
             )
             middleware = SessionsMiddleware(app, self.sessions, token=token, hosts=hosts)
             await serve_http(middleware, sock)
