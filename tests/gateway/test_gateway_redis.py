@@ -157,6 +157,36 @@ def test_a_snapshot_tampered_with_in_redis_starts_the_session_fresh(
 
 
 @needs_redis
+def test_a_truncated_or_garbage_value_in_redis_starts_the_session_fresh_never_a_500(
+    tmp_path: Path, redis_url: str
+) -> None:
+    write_config(tmp_path)
+    direct = redis.Redis.from_url(redis_url)  # bytes: garbage need not be UTF-8
+
+    def spoil(how: str) -> int:
+        spoiled = 0
+        for key in direct.keys(b"toolsurface:session:*"):
+            value = direct.get(key)
+            if value and b"ops__list_tickets" in value:
+                direct.set(key, value[: len(value) // 2] if how == "cut" else b"\xff\xfe\x00{")
+                spoiled += 1
+        return spoiled
+
+    async def run(gw: GatewayProcess, how: str) -> tuple[int, list[str]]:
+        async with client(gw.url) as session:
+            await session.call_tool("ToolSearch", {"select": ["ops__list_tickets"]})
+            spoiled = spoil(how)
+            return spoiled, names(await session.list_tools())  # a 500 would raise here
+
+    with GatewayProcess(tmp_path, store=redis_url) as gw:
+        cut = asyncio.run(run(gw, "cut"))
+        garbage = asyncio.run(run(gw, "garbage"))
+    assert cut == garbage == (1, ["ToolSearch"])
+    refused = [line for line in gw.lines if "stored snapshot refused, starting fresh" in line]
+    assert len(refused) >= 2 and all("session " in line for line in refused)
+
+
+@needs_redis
 def test_a_redis_store_needs_a_mark_key(
     tmp_path: Path,
     redis_url: str,

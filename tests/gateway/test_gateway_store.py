@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ pytest.importorskip("mcp")
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.gateway.sessions import Sessions
 from toolsurface.gateway.stdio import _Lines
-from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable
+from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable, SessionStore
 
 
 def _settle(store: DirectoryStore, session_id: str) -> None:
@@ -124,3 +125,55 @@ def test_a_snapshot_and_its_stored_text_compare_alike() -> None:
     after = surface.snapshot()
     assert after.to_json() != before.to_json()
     assert _material_of(after) == _material(before.to_json())
+
+
+def _broken_sessions(store: SessionStore) -> tuple[Sessions, ToolRegistry]:
+    registry = ToolRegistry([tool_search_tool()])
+    registry.register(Tool(name="gh__close_issue", description="close an issue."))
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    return Sessions(lambda sid: ToolSurface(registry, session_id=sid), store), registry
+
+
+def break_and_resume(
+    sessions: Sessions, breaks: list[Callable[[], None]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Between two requests of a session its stored text is broken; the next starts fresh."""
+
+    async def run(brk: Callable[[], None]) -> tuple[str, ...]:
+        async with sessions.use("brokensession1", create=True) as surface:
+            surface.tool_search({"select": ["gh__close_issue"]})
+        sessions._held.clear()  # another process, or this one restarted
+        brk()
+        await sessions.check("brokensession1")
+        async with sessions.use("brokensession1") as surface:
+            return surface.plan().names
+
+    for brk in breaks:
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+            names = asyncio.run(run(brk))
+        assert names == ("ToolSearch",), brk  # fresh: the load is gone
+        warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert any("brokense" in m and "starting fresh" in m for m in warned), warned
+
+
+def test_a_broken_stored_file_starts_the_session_fresh_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = DirectoryStore(tmp_path)
+    sessions, _ = _broken_sessions(store)
+    path = store._path("brokensession1")
+
+    def truncate() -> None:
+        path.write_bytes(path.read_bytes()[:25])
+
+    def garbage() -> None:
+        path.write_bytes(b"\xff\xfe\x00not json at all")
+
+    def empty() -> None:
+        path.write_bytes(b"")
+
+    def other_json() -> None:
+        path.write_text('["a list", 1]', "utf-8")
+
+    break_and_resume(sessions, [truncate, garbage, empty, other_json], caplog)

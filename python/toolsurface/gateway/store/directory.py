@@ -72,7 +72,9 @@ class DirectoryStore:
                     self._forget(path)
                     path.unlink(missing_ok=True)
                     return None
-                text = file.read().decode("utf-8")
+                # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway
+                # refuses (and starts the session fresh), never an error of the request.
+                text = file.read().decode("utf-8", errors="replace")
         except FileNotFoundError:
             self._forget(path)
             return None

@@ -46,7 +46,7 @@ class RedisStore:
         self.prefix = prefix
         try:
             self._redis = redis.Redis.from_url(
-                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=True
+                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=False
             )
         except ValueError as exc:
             raise StoreError(f"store {self.url}: not a Redis URL ({exc})") from None
@@ -69,7 +69,11 @@ class RedisStore:
             value = self._redis.get(self.key(session_id))
         except self._errors as exc:
             raise StoreError(f"store {self.url}: cannot read a session ({exc})") from None
-        return value if isinstance(value, str) else None
+        if not isinstance(value, bytes):
+            return None
+        # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway refuses
+        # (the session starts fresh), never an error of the request.
+        return value.decode("utf-8", errors="replace")
 
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot (restarting its time to live)."""
