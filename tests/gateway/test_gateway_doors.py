@@ -73,3 +73,30 @@ def test_the_host_check_knows_ipv6_brackets_ports_and_wildcards() -> None:
     assert lan.admits("proxy.example:443") and not lan.admits("proxy.example:80")
     assert not lan.admits("localhost:80")  # loopback names only on a loopback bind
     assert not HostCheck("0.0.0.0").admits("0.0.0.0:80")
+
+
+def test_server_keys_that_could_collide_on_a_tool_name_are_refused_naming_both(
+    tmp_path: Path,
+) -> None:
+    import json
+    import sys
+
+    from toolsurface.gateway.config import GatewayConfigError, read_config
+
+    def config(*keys: str) -> Path:
+        path = tmp_path / "mcp.json"
+        servers = {k: {"command": sys.executable, "args": ["-V"]} for k in keys}
+        path.write_text(json.dumps({"mcpServers": servers}), "utf-8")
+        return path
+
+    # a's b__c and a__b's c would both be a__b__c; a__b's calls would route to a.
+    with pytest.raises(GatewayConfigError) as caught:
+        read_config(config("a", "a__b"))
+    said = str(caught.value)
+    assert "mcpServers.a__b" in said and "'__'" in said and "'a'" in said
+    with pytest.raises(GatewayConfigError, match=r"mcpServers\.solo__x.*'__'"):
+        read_config(config("solo__x"))
+    # a_'s b and a's _b would both be a___b.
+    with pytest.raises(GatewayConfigError, match=r"mcpServers\.a_: .*end with '_'"):
+        read_config(config("a", "a_"))
+    assert [u.name for u in read_config(config("a", "a_b", "b-c"))] == ["a", "a_b", "b-c"]
