@@ -177,3 +177,29 @@ def test_a_broken_stored_file_starts_the_session_fresh_with_a_warning(
         path.write_text('["a list", 1]', "utf-8")
 
     break_and_resume(sessions, [truncate, garbage, empty, other_json], caplog)
+
+
+def test_writes_are_durable_and_leftovers_are_cleaned_when_a_store_opens(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = time.time() - 3600
+    leftovers = [tmp_path / "tmpab12cd.tmp", tmp_path / "session-x1y2.tmp"]
+    for path in leftovers:
+        path.write_text("{half", "utf-8")
+        os.utime(path, (old, old))
+    live = tmp_path / "session-live.tmp"  # another process's write under way: kept
+    live.write_text("{", "utf-8")
+    with caplog.at_level("INFO", logger="toolsurface.gateway"):
+        store = DirectoryStore(tmp_path)
+    assert not any(p.exists() for p in leftovers) and live.exists()
+    assert any("2 leftover" in r.getMessage() for r in caplog.records)
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    store.save("s", '{"a":1}')
+    assert len(synced) == 2  # the file, then the directory
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["session-live.tmp", store._path("s").name]
+    )
+    assert store.load("s") == '{"a":1}'
