@@ -208,7 +208,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         raise ValueError("--token-env: a bearer token is for --http only")
     if args.allow_host and args.http is None:
         raise ValueError("--allow-host: a Host to answer is for --http only")
-    store = open_store(args.store, ttl=args.store_ttl)
+    store = open_store(args.store, ttl=args.store_ttl, max_sessions=args.store_max_sessions)
     if isinstance(store, RedisStore):
         if mark_key is None:
             raise ValueError(
@@ -387,6 +387,13 @@ def _build_parser() -> argparse.ArgumentParser:
         help="where sessions are kept: a directory, or redis://host:port/db (shared by processes)",
     )
     gw.add_argument("--store-ttl", type=float, help="forget a session idle this many seconds")
+    gw.add_argument(
+        "--store-max-sessions",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="sessions the store keeps (the least recently written dropped; default 10000)",
+    )
     gw.add_argument("--session", default="stdio", help="the stdio session id (default: stdio)")
     gw.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP (host 127.0.0.1)")
     gw.add_argument("--token-env", metavar="VAR", help="require the bearer token in env VAR")

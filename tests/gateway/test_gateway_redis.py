@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,7 +73,10 @@ def test_the_redis_store_round_trips_under_namespaced_keys(redis_url: str) -> No
     key = f"toolsurface:session:{digest}"
     assert direct.get(key) == '{"snapshot": 1}'
     assert 0 < direct.ttl(key) <= 120  # every write restarts the time to live
-    assert not [k for k in direct.keys("*") if not k.startswith("toolsurface:session:")]
+    # The sessions, and the index of their write times that caps them, all under toolsurface:.
+    assert sorted(direct.keys("*")) == sorted(
+        [key, store.key("another"), "toolsurface:session-index"]
+    )
     store.delete("a session")
     assert store.load("a session") is None and store.load("another") == '{"snapshot": 2}'
     store.delete("another")
@@ -184,6 +188,25 @@ def test_a_truncated_or_garbage_value_in_redis_starts_the_session_fresh_never_a_
     assert cut == garbage == (1, ["ToolSearch"])
     refused = [line for line in gw.lines if "stored snapshot refused, starting fresh" in line]
     assert len(refused) >= 2 and all("session " in line for line in refused)
+
+
+@needs_redis
+def test_the_redis_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
+    redis_url: str,
+) -> None:
+    store = RedisStore(redis_url, prefix="capped:", max_sessions=3)
+    for i in range(3):
+        store.save(f"s{i}", f'{{"n":{i}}}')
+        time.sleep(0.01)
+    store.save("s0", '{"n":"again"}')
+    time.sleep(0.01)
+    store.save("s3", '{"n":3}')
+    assert store.load("s1") is None
+    assert [store.load(s) for s in ("s0", "s2", "s3")] == ['{"n":"again"}', '{"n":2}', '{"n":3}']
+    direct = redis.Redis.from_url(redis_url)
+    assert len(direct.keys("capped:*")) == 3 and direct.zcard(store.index) == 3
+    store.delete("s0")
+    assert direct.zcard(store.index) == 2
 
 
 @needs_redis

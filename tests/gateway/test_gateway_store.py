@@ -203,3 +203,24 @@ def test_writes_are_durable_and_leftovers_are_cleaned_when_a_store_opens(
         ["session-live.tmp", store._path("s").name]
     )
     assert store.load("s") == '{"a":1}'
+
+
+def test_a_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
+    tmp_path: Path,
+) -> None:
+    for store in (DirectoryStore(tmp_path, max_sessions=3), MemoryStore(max_sessions=3)):
+        for i in range(3):
+            store.save(f"s{i}", f'{{"n":{i}}}')
+            if isinstance(store, DirectoryStore):  # distinct write times on coarse clocks
+                old = time.time() - 100 + i
+                os.utime(store._path(f"s{i}"), (old, old))
+        store.save("s0", '{"n":"again"}')  # s0 is written again: now s1 is the oldest
+        store.save("s3", '{"n":3}')  # one over the cap
+        assert store.load("s1") is None, store
+        assert [store.load(s) for s in ("s0", "s2", "s3")] == [
+            '{"n":"again"}',
+            '{"n":2}',
+            '{"n":3}',
+        ]
+        if isinstance(store, DirectoryStore):
+            assert len(list(tmp_path.glob("session-*.json"))) == 3

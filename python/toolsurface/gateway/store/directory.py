@@ -10,7 +10,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from toolsurface.gateway.store.base import StoreError, digest_of
+from toolsurface.gateway.store.base import MAX_STORED, StoreError, digest_of
 
 __all__ = ["DirectoryStore"]
 
@@ -46,9 +46,12 @@ class DirectoryStore:
     #: finished (a crash); younger ones may be another process's write under way.
     LEFTOVER_AGE = 60.0
 
-    def __init__(self, root: str | Path, ttl: float | None = None) -> None:
+    def __init__(
+        self, root: str | Path, ttl: float | None = None, *, max_sessions: int = MAX_STORED
+    ) -> None:
         self.root = Path(root)
         self.ttl = ttl
+        self.max_sessions = max_sessions
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -75,6 +78,29 @@ class DirectoryStore:
                 self.root,
                 removed,
             )
+
+    def _evict(self, keep: Path) -> None:
+        """Past ``max_sessions`` files, remove the least recently written (never ``keep``)."""
+        files: list[tuple[float, Path]] = []
+        for path in self.root.glob("session-*.json"):
+            try:
+                files.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        excess = len(files) - self.max_sessions
+        if excess <= 0:
+            return
+        files.sort()
+        for _, path in [f for f in files if f[1] != keep][:excess]:
+            self._forget(path)
+            path.unlink(missing_ok=True)
+        _log.info(
+            "toolsurface gateway: store %s: over %d sessions, dropped the %d least recently "
+            "written",
+            self.root,
+            self.max_sessions,
+            excess,
+        )
 
     def _sync_directory(self) -> None:
         """Make a rename in the directory durable (where the platform can)."""
@@ -162,11 +188,14 @@ class DirectoryStore:
                 # The stamp the file keeps once renamed (a rename moves no mtime or inode).
                 st = os.fstat(out.fileno())
             self._forget(path)
+            new = not path.exists()
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
         self._sync_directory()
+        if new:
+            self._evict(keep=path)
         with self._seen_lock:
             self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), snapshot)
             self._seen.move_to_end(path)
