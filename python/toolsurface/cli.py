@@ -206,7 +206,9 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     token = _secret_env(args.token_env, "--token-env", required=True) if args.token_env else None
     if token is not None and args.http is None:
         raise ValueError("--token-env: a bearer token is for --http only")
-    store = open_store(args.store, ttl=args.store_ttl)
+    if args.allow_host and args.http is None:
+        raise ValueError("--allow-host: a Host to answer is for --http only")
+    store = open_store(args.store, ttl=args.store_ttl, max_sessions=args.store_max_sessions)
     if isinstance(store, RedisStore):
         if mark_key is None:
             raise ValueError(
@@ -241,7 +243,8 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     sock = listening_socket(host, port)
-    anyio.run(lambda: gateway.serve_http(sock, token=token))
+    allow = tuple(args.allow_host or ())
+    anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow))
     return 0
 
 
@@ -384,9 +387,22 @@ def _build_parser() -> argparse.ArgumentParser:
         help="where sessions are kept: a directory, or redis://host:port/db (shared by processes)",
     )
     gw.add_argument("--store-ttl", type=float, help="forget a session idle this many seconds")
+    gw.add_argument(
+        "--store-max-sessions",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="sessions the store keeps (the least recently written dropped; default 10000)",
+    )
     gw.add_argument("--session", default="stdio", help="the stdio session id (default: stdio)")
     gw.add_argument("--http", metavar="HOST:PORT", help="serve streamable HTTP (host 127.0.0.1)")
     gw.add_argument("--token-env", metavar="VAR", help="require the bearer token in env VAR")
+    gw.add_argument(
+        "--allow-host",
+        metavar="NAME",
+        action="append",
+        help="also answer HTTP requests whose Host is NAME (or NAME:PORT); repeatable",
+    )
     gw.add_argument(
         "--mark-key-env",
         metavar="VAR",

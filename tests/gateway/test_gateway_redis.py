@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -72,7 +73,10 @@ def test_the_redis_store_round_trips_under_namespaced_keys(redis_url: str) -> No
     key = f"toolsurface:session:{digest}"
     assert direct.get(key) == '{"snapshot": 1}'
     assert 0 < direct.ttl(key) <= 120  # every write restarts the time to live
-    assert not [k for k in direct.keys("*") if not k.startswith("toolsurface:session:")]
+    # The sessions, and the index of their write times that caps them, all under toolsurface:.
+    assert sorted(direct.keys("*")) == sorted(
+        [key, store.key("another"), "toolsurface:session-index"]
+    )
     store.delete("a session")
     assert store.load("a session") is None and store.load("another") == '{"snapshot": 2}'
     store.delete("another")
@@ -154,6 +158,55 @@ def test_a_snapshot_tampered_with_in_redis_starts_the_session_fresh(
     assert before == ["ToolSearch", "ops__list_tickets"]
     assert after == ["ToolSearch"]  # refused, never the swapped-in tool
     assert any("stored snapshot refused" in line and "seal" in line for line in gw.lines)
+
+
+@needs_redis
+def test_a_truncated_or_garbage_value_in_redis_starts_the_session_fresh_never_a_500(
+    tmp_path: Path, redis_url: str
+) -> None:
+    write_config(tmp_path)
+    direct = redis.Redis.from_url(redis_url)  # bytes: garbage need not be UTF-8
+
+    def spoil(how: str) -> int:
+        spoiled = 0
+        for key in direct.keys(b"toolsurface:session:*"):
+            value = direct.get(key)
+            if value and b"ops__list_tickets" in value:
+                direct.set(key, value[: len(value) // 2] if how == "cut" else b"\xff\xfe\x00{")
+                spoiled += 1
+        return spoiled
+
+    async def run(gw: GatewayProcess, how: str) -> tuple[int, list[str]]:
+        async with client(gw.url) as session:
+            await session.call_tool("ToolSearch", {"select": ["ops__list_tickets"]})
+            spoiled = spoil(how)
+            return spoiled, names(await session.list_tools())  # a 500 would raise here
+
+    with GatewayProcess(tmp_path, store=redis_url) as gw:
+        cut = asyncio.run(run(gw, "cut"))
+        garbage = asyncio.run(run(gw, "garbage"))
+    assert cut == garbage == (1, ["ToolSearch"])
+    refused = [line for line in gw.lines if "stored snapshot refused, starting fresh" in line]
+    assert len(refused) >= 2 and all("session " in line for line in refused)
+
+
+@needs_redis
+def test_the_redis_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
+    redis_url: str,
+) -> None:
+    store = RedisStore(redis_url, prefix="capped:", max_sessions=3)
+    for i in range(3):
+        store.save(f"s{i}", f'{{"n":{i}}}')
+        time.sleep(0.01)
+    store.save("s0", '{"n":"again"}')
+    time.sleep(0.01)
+    store.save("s3", '{"n":3}')
+    assert store.load("s1") is None
+    assert [store.load(s) for s in ("s0", "s2", "s3")] == ['{"n":"again"}', '{"n":2}', '{"n":3}']
+    direct = redis.Redis.from_url(redis_url)
+    assert len(direct.keys("capped:*")) == 3 and direct.zcard(store.index) == 3
+    store.delete("s0")
+    assert direct.zcard(store.index) == 2
 
 
 @needs_redis

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ pytest.importorskip("mcp")
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.gateway.sessions import Sessions
 from toolsurface.gateway.stdio import _Lines
-from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable
+from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable, SessionStore
 
 
 def _settle(store: DirectoryStore, session_id: str) -> None:
@@ -124,3 +125,102 @@ def test_a_snapshot_and_its_stored_text_compare_alike() -> None:
     after = surface.snapshot()
     assert after.to_json() != before.to_json()
     assert _material_of(after) == _material(before.to_json())
+
+
+def _broken_sessions(store: SessionStore) -> tuple[Sessions, ToolRegistry]:
+    registry = ToolRegistry([tool_search_tool()])
+    registry.register(Tool(name="gh__close_issue", description="close an issue."))
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    return Sessions(lambda sid: ToolSurface(registry, session_id=sid), store), registry
+
+
+def break_and_resume(
+    sessions: Sessions, breaks: list[Callable[[], None]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Between two requests of a session its stored text is broken; the next starts fresh."""
+
+    async def run(brk: Callable[[], None]) -> tuple[str, ...]:
+        async with sessions.use("brokensession1", create=True) as surface:
+            surface.tool_search({"select": ["gh__close_issue"]})
+        sessions._held.clear()  # another process, or this one restarted
+        brk()
+        await sessions.check("brokensession1")
+        async with sessions.use("brokensession1") as surface:
+            return surface.plan().names
+
+    for brk in breaks:
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+            names = asyncio.run(run(brk))
+        assert names == ("ToolSearch",), brk  # fresh: the load is gone
+        warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+        assert any("brokense" in m and "starting fresh" in m for m in warned), warned
+
+
+def test_a_broken_stored_file_starts_the_session_fresh_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = DirectoryStore(tmp_path)
+    sessions, _ = _broken_sessions(store)
+    path = store._path("brokensession1")
+
+    def truncate() -> None:
+        path.write_bytes(path.read_bytes()[:25])
+
+    def garbage() -> None:
+        path.write_bytes(b"\xff\xfe\x00not json at all")
+
+    def empty() -> None:
+        path.write_bytes(b"")
+
+    def other_json() -> None:
+        path.write_text('["a list", 1]', "utf-8")
+
+    break_and_resume(sessions, [truncate, garbage, empty, other_json], caplog)
+
+
+def test_writes_are_durable_and_leftovers_are_cleaned_when_a_store_opens(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = time.time() - 3600
+    leftovers = [tmp_path / "tmpab12cd.tmp", tmp_path / "session-x1y2.tmp"]
+    for path in leftovers:
+        path.write_text("{half", "utf-8")
+        os.utime(path, (old, old))
+    live = tmp_path / "session-live.tmp"  # another process's write under way: kept
+    live.write_text("{", "utf-8")
+    with caplog.at_level("INFO", logger="toolsurface.gateway"):
+        store = DirectoryStore(tmp_path)
+    assert not any(p.exists() for p in leftovers) and live.exists()
+    assert any("2 leftover" in r.getMessage() for r in caplog.records)
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    store.save("s", '{"a":1}')
+    assert len(synced) == 2  # the file, then the directory
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["session-live.tmp", store._path("s").name]
+    )
+    assert store.load("s") == '{"a":1}'
+
+
+def test_a_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
+    tmp_path: Path,
+) -> None:
+    for store in (DirectoryStore(tmp_path, max_sessions=3), MemoryStore(max_sessions=3)):
+        for i in range(3):
+            store.save(f"s{i}", f'{{"n":{i}}}')
+            if isinstance(store, DirectoryStore):  # distinct write times on coarse clocks
+                old = time.time() - 100 + i
+                os.utime(store._path(f"s{i}"), (old, old))
+        store.save("s0", '{"n":"again"}')  # s0 is written again: now s1 is the oldest
+        store.save("s3", '{"n":3}')  # one over the cap
+        assert store.load("s1") is None, store
+        assert [store.load(s) for s in ("s0", "s2", "s3")] == [
+            '{"n":"again"}',
+            '{"n":2}',
+            '{"n":3}',
+        ]
+        if isinstance(store, DirectoryStore):
+            assert len(list(tmp_path.glob("session-*.json"))) == 3

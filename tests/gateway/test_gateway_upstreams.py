@@ -596,3 +596,21 @@ def test_retry_delays_grow_to_the_cap_with_bounded_jitter() -> None:
     assert plain == [0.5, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0]
     assert sup.retry_delay(3, -1.0) == 3.0 and sup.retry_delay(3, 1.0) == 5.0
     assert sup.retry_delay(10_000) == 8.0
+
+
+def test_a_crash_during_a_call_says_the_call_may_have_run(tmp_path: Path) -> None:
+    mark = tmp_path / "charged"
+    dying = Path(__file__).resolve().parent / "dying_server.py"
+    _write(tmp_path, {"till": {"command": sys.executable, "args": [str(dying), str(mark)]}})
+
+    async def run() -> tuple[tuple[str, bool], tuple[str, bool]]:
+        async with _gateway(tmp_path) as gw:
+            crashed = await gw.call("till__charge_card", {"amount": 500})
+            after = await gw.call("till__charge_card", {"amount": 500})
+            return crashed, after
+
+    (crashed, crashed_error), (after, after_error) = asyncio.run(run())
+    assert mark.read_text("utf-8") == "500"  # the work was done before the crash
+    assert crashed_error and "may have run" in crashed, crashed
+    assert "did not run" not in crashed
+    assert after_error and "did not run" in after and "may have run" not in after, after

@@ -220,6 +220,33 @@ def _stdio(name: str, spec: Mapping[str, Any], at: str, sup: Supervision) -> Ups
     return Upstream(name, command, args, env or None, cwd, supervision=sup)
 
 
+def _separable(name: str, names: list[str], at: str) -> None:
+    """Refuse a server key that would make ``KEY__TOOL`` names ambiguous.
+
+    The gateway names a tool ``KEY__TOOL`` and finds its server at the first ``__``. A key
+    with ``__`` in it would route its calls to another server, and ``a`` with tool ``b__c``
+    and ``a__b`` with tool ``c`` would both be ``a__b__c``; a key ending in ``_`` makes
+    ``a_`` with tool ``b`` and ``a`` with tool ``_b`` both ``a___b``. Without either, the
+    first ``__`` of every name is right after its key, so no two servers' names meet.
+    Refused rather than escaped: an escaped name would not be the key the user wrote.
+    """
+    if "__" in name:
+        head = name.split("__", 1)[0]
+        clash = f"; it would collide with server {head!r}" if head in names else ""
+        raise GatewayConfigError(
+            f"{at}: a server name must not contain '__' (the gateway names tools "
+            f"SERVER__TOOL){clash}: rename it, e.g. {name.replace('__', '_-')!r}"
+        )
+    if name.endswith("_"):
+        head = name.rstrip("_")
+        clash = f"; it would collide with server {head!r}" if head in names else ""
+        raise GatewayConfigError(
+            f"{at}: a server name must not end with '_' (the gateway names tools "
+            f"SERVER__TOOL, so {name}__x and {head}__{'_' * (len(name) - len(head))}x "
+            f"would meet){clash}"
+        )
+
+
 def read_config(path: str | Path) -> list[Upstream]:
     """The upstreams of an ``mcpServers`` file, in the file's order (``disabled`` ones left out).
 
@@ -242,6 +269,7 @@ def read_config(path: str | Path) -> list[Upstream]:
         at = f"config {where}: mcpServers.{name}"
         if not GROUP_NAME_PATTERN.fullmatch(str(name)):
             raise GatewayConfigError(f"{at}: a server name is 1 to 64 of A-Z a-z 0-9 _ - .")
+        _separable(str(name), [str(k) for k in servers], at)
         if not isinstance(spec, Mapping):
             raise GatewayConfigError(f"{at}: must be an object")
         disabled = spec.get("disabled", False)

@@ -25,7 +25,13 @@ import anyio
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
 
-__all__ = ["GatewayHttpError", "SessionsMiddleware", "parse_listen", "serve_http"]
+__all__ = [
+    "GatewayHttpError",
+    "HostCheck",
+    "SessionsMiddleware",
+    "parse_listen",
+    "serve_http",
+]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -69,6 +75,58 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def _split_host(value: str) -> tuple[str, str | None]:
+    """A ``Host`` value's name (lower case, IPv6 without brackets) and port, if any."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        return name, rest[1:] if rest.startswith(":") else None
+    if value.count(":") == 1:
+        name, _, port = value.partition(":")
+        return name, port
+    return value, None
+
+
+class HostCheck:
+    """Which ``Host`` headers a gateway answers: the DNS rebinding door, for every address.
+
+    Accepted: the bound host; when bound to a loopback address also ``localhost``,
+    ``127.0.0.1`` and ``::1``; and each name the user allows (``--allow-host NAME``). A name
+    is matched with any port or none, as the SDK's own check does (a proxy in front may
+    listen on another port; rebinding is about the name, which the attacker picks), except
+    an allowed ``NAME:PORT``, which must match exactly. A wildcard bind (``0.0.0.0``,
+    ``::``) accepts only the loopback names and the allowed ones.
+    """
+
+    def __init__(self, host: str, allowed: tuple[str, ...] = ()) -> None:
+        bound = host.strip("[]").lower()
+        self.names = {bound}
+        if is_loopback(bound) or bound in ("0.0.0.0", "::"):
+            self.names.update(_LOOPBACK_NAMES)
+        self.names.discard("0.0.0.0")
+        self.names.discard("::")
+        self.any_port: set[str] = set()
+        self.exact: set[tuple[str, str]] = set()
+        for item in allowed:
+            name, item_port = _split_host(item)
+            if item_port is None:
+                self.any_port.add(name)
+            else:
+                self.exact.add((name, item_port))
+
+    def admits(self, value: str | None) -> bool:
+        """Whether a request with this ``Host`` header is served."""
+        if not value:
+            return False
+        name, port = _split_host(value)
+        if name in self.any_port or (port is not None and (name, port) in self.exact):
+            return True
+        return name in self.names
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -116,9 +174,17 @@ def _is_initialize(body: bytes) -> bool:
 class SessionsMiddleware:
     """ASGI in front of the SDK's stateless app: the bearer token, then our session ids."""
 
-    def __init__(self, app: App, sessions: Sessions, *, token: str | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        sessions: Sessions,
+        *,
+        token: str | None = None,
+        hosts: HostCheck | None = None,
+    ) -> None:
         self.app = app
         self.sessions = sessions
+        self.hosts = hosts
         self._expected = f"Bearer {token}".encode() if token else None
 
     def _authorised(self, scope: Scope) -> bool:
@@ -128,10 +194,25 @@ class SessionsMiddleware:
         return hmac.compare_digest(got, self._expected)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Refuse a request without the token, end or open a session, or serve one."""
+        """Refuse a foreign ``Host`` or a missing token, end or open a session, or serve one.
+
+        Every refusal comes before any session is opened or read: a refused request leaves
+        nothing in the store.
+        """
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.hosts is not None:
+            host = _header(scope, b"host")
+            if not self.hosts.admits(host):
+                shown = (host or "")[:100]
+                await _answer(
+                    send,
+                    421,
+                    f"Misdirected Request: Host {shown!r} is not served here "
+                    "(a name of this gateway may be allowed with --allow-host NAME)",
+                )
+                return
         if not self._authorised(scope):
             challenge = [(b"www-authenticate", b'Bearer realm="toolsurface-gateway"')]
             await _answer(send, 401, "Unauthorized: a valid bearer token is required", challenge)

@@ -15,7 +15,9 @@ upstream declares one, as the session would).
 Invariants: every response the lane did not ask for goes to the session untouched; a call
 cancelled or timed out sends the upstream ``notifications/cancelled`` for its id, as the
 session does; when the transport ends, every call waiting on the lane fails at once with
-:class:`LaneClosedError`, so the supervisor sees the loss at once; an error the upstream
+:class:`LaneLostMidCallError` (the call may have run), so the supervisor sees the loss at
+once, while a call that found the transport already gone fails with :class:`LaneClosedError`
+(it never ran); an error the upstream
 answers is :class:`UpstreamReplyError`, whatever its code, so it is never taken for a loss.
 """
 
@@ -37,7 +39,13 @@ from mcp_types import (
     JSONRPCResponse,
 )
 
-__all__ = ["CallLane", "LaneClosedError", "UpstreamReplyError", "WatchedStream"]
+__all__ = [
+    "CallLane",
+    "LaneClosedError",
+    "LaneLostMidCallError",
+    "UpstreamReplyError",
+    "WatchedStream",
+]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -64,6 +72,10 @@ class UpstreamReplyError(MCPError):
 
 class LaneClosedError(ConnectionError):
     """The upstream's transport ended, or had ended, while a call needed it."""
+
+
+class LaneLostMidCallError(LaneClosedError):
+    """The transport ended after a call was sent and before it was answered: it may have run."""
 
 
 _Outcome = dict[str, Any] | UpstreamReplyError | LaneClosedError
@@ -166,8 +178,10 @@ class CallLane:
         """The transport ended: every waiting call fails now, and later calls at once."""
         self._ended = True
         pending, self._pending = self._pending, {}
-        for waiter in pending.values():
-            waiter.settle(_closed())
+        for waiter in pending.values():  # each was sent, or was being sent: it may have run
+            waiter.settle(
+                LaneLostMidCallError("the upstream's connection was lost during the call")
+            )
 
 
 class WatchedStream:

@@ -291,12 +291,30 @@ class Gateway:
             async with serve_stdio_streams(self.fast) as (read, write):
                 await server.run(read, write, options)
 
-    async def serve_http(self, sock: socket.socket, *, token: str | None = None) -> None:
-        """Connect the upstreams, then serve streamable HTTP on ``sock`` until stopped."""
-        from toolsurface.gateway.http import SessionsMiddleware, serve_http
+    async def serve_http(
+        self,
+        sock: socket.socket,
+        *,
+        token: str | None = None,
+        allow_hosts: tuple[str, ...] = (),
+    ) -> None:
+        """Connect the upstreams, then serve streamable HTTP on ``sock`` until stopped.
+
+        The ``Host`` of every request is checked (:class:`~toolsurface.gateway.http.HostCheck`)
+        before anything else, whatever address is bound; the SDK's own check, which covers
+        only 127.0.0.1, localhost and ::1 and runs after a session is opened, is off.
+        """
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        from toolsurface.gateway.http import HostCheck, SessionsMiddleware, serve_http
 
         host = str(sock.getsockname()[0])
+        hosts = HostCheck(host, allow_hosts)
+        off = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         async with contextlib.AsyncExitStack() as stack:
             await self.connect(stack)
-            app = self.server().streamable_http_app(stateless_http=True, host=host)
-            await serve_http(SessionsMiddleware(app, self.sessions, token=token), sock)
+            app = self.server().streamable_http_app(
+                stateless_http=True, host=host, transport_security=off
+            )
+            middleware = SessionsMiddleware(app, self.sessions, token=token, hosts=hosts)
+            await serve_http(middleware, sock)

@@ -135,21 +135,30 @@ class Sessions:
         surface = self.new_surface(session_id)
         try:
             dropped = surface.restore(text)
-        except SnapshotError as exc:
+            key: dict[str, Any] | None = _material(text)
+        except (SnapshotError, ValueError, TypeError, AttributeError) as exc:
+            # Truncated, garbage, tampered, sealed under another key, another session's:
+            # the session starts fresh (its fresh snapshot replaces the broken one on the
+            # next write), never an error for the client.
             _log.warning(
                 "toolsurface gateway: session %s: stored snapshot refused, starting fresh: %s",
                 _short(session_id),
                 exc,
             )
-            surface = self.new_surface(session_id)
-        else:
-            if dropped:
-                _log.info(
-                    "toolsurface gateway: session %s resumed without %s",
-                    _short(session_id),
-                    dropped,
-                )
-        held.surface, held.text, held.key, held.state = surface, text, _material(text), None
+            held.surface, held.text, held.key, held.state = (
+                self.new_surface(session_id),
+                None,
+                None,
+                None,
+            )
+            return
+        if dropped:
+            _log.info(
+                "toolsurface gateway: session %s resumed without %s",
+                _short(session_id),
+                dropped,
+            )
+        held.surface, held.text, held.key, held.state = surface, text, key, None
 
     async def _save(self, session_id: str, held: _Held) -> None:
         assert held.surface is not None

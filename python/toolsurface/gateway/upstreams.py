@@ -34,7 +34,13 @@ from toolsurface.adapters.mcp import (
     message_handler,
 )
 from toolsurface.gateway.config import Upstream
-from toolsurface.gateway.lane import CLOSED, CallLane, UpstreamReplyError, WatchedStream
+from toolsurface.gateway.lane import (
+    CLOSED,
+    CallLane,
+    LaneLostMidCallError,
+    UpstreamReplyError,
+    WatchedStream,
+)
 from toolsurface.registry import ToolRegistry
 
 __all__ = ["ChangeCallback", "UpstreamSet", "UpstreamState"]
@@ -252,7 +258,7 @@ class _Supervisor:
         """The tool error for a call while the upstream is down."""
         return _text(
             f"Tool {name!r} is unavailable: its server {self.spec.name!r} is not connected "
-            "right now and the gateway is retrying it. Try again shortly.",
+            "right now and the gateway is retrying it; the call did not run. Try again shortly.",
             error=True,
         )
 
@@ -290,6 +296,14 @@ class _Supervisor:
             return _text(
                 f"Tool {name!r} failed upstream: it answered no valid tool result "
                 f"({exc.error_count()} problems, first: {self._redact(_first(exc))})",
+                error=True,
+            )
+        except LaneLostMidCallError:
+            self.lose(f"the connection was lost during a call of {name!r}")
+            return _text(
+                f"Tool {name!r}: the connection to its server {self.spec.name!r} was lost while "
+                "the call was running, so the call may have run, in whole or in part. Check its "
+                "effect before calling it again; the gateway is reconnecting the server.",
                 error=True,
             )
         except Exception as exc:  # the upstream failed: a tool error, never a gateway crash

@@ -15,7 +15,10 @@ from typing import Protocol, runtime_checkable
 
 from toolsurface.errors import ToolsurfaceError
 
-__all__ = ["Peekable", "SessionStore", "StoreError", "digest_of"]
+__all__ = ["MAX_STORED", "Peekable", "SessionStore", "StoreError", "digest_of"]
+
+#: How many sessions a store keeps by default; past it the least recently written goes.
+MAX_STORED = 10_000
 
 
 class StoreError(ToolsurfaceError, ValueError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import threading
@@ -9,9 +10,11 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
-from toolsurface.gateway.store.base import StoreError, digest_of
+from toolsurface.gateway.store.base import MAX_STORED, StoreError, digest_of
 
 __all__ = ["DirectoryStore"]
+
+_log = logging.getLogger("toolsurface.gateway")
 
 
 class DirectoryStore:
@@ -39,17 +42,78 @@ class DirectoryStore:
     SETTLED = 3.0
     #: At most this many sessions' stamps and texts are kept for ``peek``.
     PEEKED = 4096
+    #: A temporary file older than this many seconds is a leftover of a write that never
+    #: finished (a crash); younger ones may be another process's write under way.
+    LEFTOVER_AGE = 60.0
 
-    def __init__(self, root: str | Path, ttl: float | None = None) -> None:
+    def __init__(
+        self, root: str | Path, ttl: float | None = None, *, max_sessions: int = MAX_STORED
+    ) -> None:
         self.root = Path(root)
         self.ttl = ttl
+        self.max_sessions = max_sessions
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"store {self.root}: cannot make the directory ({exc})") from None
+        self._clean_leftovers()
         # The settled stamp of each session file last read, and the text read with it.
         self._seen: OrderedDict[Path, tuple[tuple[int, int, int, int], str]] = OrderedDict()
         self._seen_lock = threading.Lock()
+
+    def _clean_leftovers(self) -> None:
+        """Remove the temporary files of writes that never finished, with a log line."""
+        removed = 0
+        cutoff = time.time() - self.LEFTOVER_AGE
+        for path in self.root.glob("*.tmp"):
+            try:
+                if path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+            except OSError:
+                continue  # gone already, or not ours to remove
+        if removed:
+            _log.info(
+                "toolsurface gateway: store %s: removed %d leftover temporary file(s)",
+                self.root,
+                removed,
+            )
+
+    def _evict(self, keep: Path) -> None:
+        """Past ``max_sessions`` files, remove the least recently written (never ``keep``)."""
+        files: list[tuple[float, Path]] = []
+        for path in self.root.glob("session-*.json"):
+            try:
+                files.append((path.stat().st_mtime, path))
+            except OSError:
+                continue
+        excess = len(files) - self.max_sessions
+        if excess <= 0:
+            return
+        files.sort()
+        for _, path in [f for f in files if f[1] != keep][:excess]:
+            self._forget(path)
+            path.unlink(missing_ok=True)
+        _log.info(
+            "toolsurface gateway: store %s: over %d sessions, dropped the %d least recently "
+            "written",
+            self.root,
+            self.max_sessions,
+            excess,
+        )
+
+    def _sync_directory(self) -> None:
+        """Make a rename in the directory durable (where the platform can)."""
+        try:
+            fd = os.open(self.root, os.O_RDONLY)
+        except OSError:
+            return  # Windows cannot open a directory; its renames are journaled
+        try:
+            os.fsync(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
     def _path(self, session_id: str) -> Path:
         return self.root / f"session-{digest_of(session_id)[:32]}.json"
@@ -72,7 +136,9 @@ class DirectoryStore:
                     self._forget(path)
                     path.unlink(missing_ok=True)
                     return None
-                text = file.read().decode("utf-8")
+                # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway
+                # refuses (and starts the session fresh), never an error of the request.
+                text = file.read().decode("utf-8", errors="replace")
         except FileNotFoundError:
             self._forget(path)
             return None
@@ -106,20 +172,30 @@ class DirectoryStore:
         return True, seen[1]
 
     def save(self, session_id: str, snapshot: str) -> None:
-        """Replace the session's snapshot, atomically."""
+        """Replace the session's snapshot, atomically and durably.
+
+        A temporary file in the same directory is written, flushed and fsynced, renamed
+        over the old one, and the directory fsynced: after a crash the session is the old
+        snapshot or the new one, and a leftover temporary file is removed at the next start.
+        """
         path = self._path(session_id)
-        fd, tmp = tempfile.mkstemp(dir=self.root, suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=self.root, prefix="session-", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(snapshot.encode("utf-8"))
                 out.flush()
+                os.fsync(out.fileno())
                 # The stamp the file keeps once renamed (a rename moves no mtime or inode).
                 st = os.fstat(out.fileno())
             self._forget(path)
+            new = not path.exists()
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        self._sync_directory()
+        if new:
+            self._evict(keep=path)
         with self._seen_lock:
             self._seen[path] = ((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), snapshot)
             self._seen.move_to_end(path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from toolsurface.gateway.store.base import digest_of
+from toolsurface.gateway.store.base import MAX_STORED, digest_of
 
 __all__ = ["MemoryStore"]
 
@@ -15,8 +15,9 @@ class MemoryStore:
 
     shared = False
 
-    def __init__(self, ttl: float | None = None) -> None:
+    def __init__(self, ttl: float | None = None, *, max_sessions: int = MAX_STORED) -> None:
         self.ttl = ttl
+        self.max_sessions = max_sessions
         self._rows: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
@@ -38,7 +39,11 @@ class MemoryStore:
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot."""
         with self._lock:
-            self._rows[digest_of(session_id)] = (time.monotonic(), snapshot)
+            key = digest_of(session_id)
+            self._rows.pop(key, None)  # re-inserted last: the dict is in order of writing
+            self._rows[key] = (time.monotonic(), snapshot)
+            while len(self._rows) > self.max_sessions:
+                del self._rows[next(iter(self._rows))]
 
     def delete(self, session_id: str) -> None:
         """Forget the session."""

@@ -8,9 +8,10 @@ a Redis that stops answering fails a request, never the gateway.
 
 from __future__ import annotations
 
+import time
 from urllib.parse import urlsplit
 
-from toolsurface.gateway.store.base import StoreError, digest_of
+from toolsurface.gateway.store.base import MAX_STORED, StoreError, digest_of
 
 __all__ = ["KEY_PREFIX", "RedisStore"]
 
@@ -33,7 +34,14 @@ class RedisStore:
 
     shared = True
 
-    def __init__(self, url: str, *, ttl: float | None = None, prefix: str = KEY_PREFIX) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl: float | None = None,
+        prefix: str = KEY_PREFIX,
+        max_sessions: int = MAX_STORED,
+    ) -> None:
         try:
             import redis
         except ImportError:
@@ -44,9 +52,13 @@ class RedisStore:
         self.url = _redacted(url)
         self.ttl = ttl
         self.prefix = prefix
+        self.max_sessions = max_sessions
+        #: A sorted set of the session keys by last write time, for the cap (outside the
+        #: prefix, so a scan of the session keys never meets it).
+        self.index = prefix.rstrip(":") + "-index"
         try:
             self._redis = redis.Redis.from_url(
-                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=True
+                url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, decode_responses=False
             )
         except ValueError as exc:
             raise StoreError(f"store {self.url}: not a Redis URL ({exc})") from None
@@ -69,20 +81,40 @@ class RedisStore:
             value = self._redis.get(self.key(session_id))
         except self._errors as exc:
             raise StoreError(f"store {self.url}: cannot read a session ({exc})") from None
-        return value if isinstance(value, str) else None
+        if not isinstance(value, bytes):
+            return None
+        # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway refuses
+        # (the session starts fresh), never an error of the request.
+        return value.decode("utf-8", errors="replace")
 
     def save(self, session_id: str, snapshot: str) -> None:
         """Replace the session's snapshot (restarting its time to live)."""
         ex = max(1, round(self.ttl)) if self.ttl is not None else None
+        key = self.key(session_id)
         try:
-            self._redis.set(self.key(session_id), snapshot, ex=ex)
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.set(key, snapshot, ex=ex)
+            pipe.zadd(self.index, {key: time.time()})
+            pipe.zcard(self.index)
+            count = pipe.execute()[-1]
+            excess = int(count) - self.max_sessions
+            if excess > 0:  # the least recently written go (expired ones are gone already)
+                old = self._redis.zrange(self.index, 0, excess - 1)
+                if old:
+                    pipe = self._redis.pipeline(transaction=True)
+                    pipe.delete(*old)
+                    pipe.zrem(self.index, *old)
+                    pipe.execute()
         except self._errors as exc:
             raise StoreError(f"store {self.url}: cannot write a session ({exc})") from None
 
     def delete(self, session_id: str) -> None:
         """Forget the session."""
         try:
-            self._redis.delete(self.key(session_id))
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.delete(self.key(session_id))
+            pipe.zrem(self.index, self.key(session_id))
+            pipe.execute()
         except self._errors as exc:
             raise StoreError(f"store {self.url}: cannot delete a session ({exc})") from None
 
