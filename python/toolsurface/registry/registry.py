@@ -582,7 +582,7 @@ class ToolRegistry:
         settings: RetrievalSettings | None,
         admitted: Collection[str] | None,
         explain: bool,
-        retrievers: Sequence[IToolRetriever] | None,
+        retrievers: Sequence[HostRanker | DocumentRanker] | None,
         fusion: FusionSettings | None,
     ) -> list[SearchHit]:
         """``search`` as ranked: a query without terms finds nothing here."""
