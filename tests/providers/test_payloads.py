@@ -8,6 +8,8 @@ native delivery) validates as exactly the SDK type the overload names.
 
 from __future__ import annotations
 
+import site
+import sysconfig
 import textwrap
 import typing
 from pathlib import Path
@@ -137,8 +139,14 @@ def _mypy(tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> tuple
     api = pytest.importorskip("mypy.api", reason="mypy is a dev dependency")
     host = tmp_path / "host.py"
     host.write_text(textwrap.dedent(source))
-    # This package as it stands here, ahead of any installed copy.
-    monkeypatch.setenv("MYPYPATH", str(Path(toolsurface.__file__).resolve().parents[1]))
+    # This package as it stands here, ahead of any installed copy; an installed package (the
+    # wheel CI tests) is found where it is installed, and mypy refuses site-packages on MYPYPATH.
+    source = Path(toolsurface.__file__).resolve().parents[1]
+    installed = {
+        Path(p).resolve() for p in (sysconfig.get_paths()["purelib"], *site.getsitepackages())
+    }
+    if source not in installed:
+        monkeypatch.setenv("MYPYPATH", str(source))
     out, err, status = api.run(
         [
             "--strict",

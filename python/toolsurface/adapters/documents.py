@@ -229,6 +229,10 @@ class DocumentRetriever:
             return []  # a blank query matches no document (protocore's ranker: none either)
         size = state.size
         hits = state.search(query, limit if limit < size else size)
+        if hits and hits[0].score == 0.0 and not state.registry.terms(query):
+            # The registry answers a query with no terms ("the", "?!") with its first tools
+            # unranked; protocore's ranker matches no document, so neither does this one.
+            return []
         back = state.host_names
         if back is None:
             return list(map(_NAME_OF_HIT, hits))
