@@ -10,6 +10,8 @@ import logging
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import TypeAlias
 
+from langchain_core.tools import BaseTool
+
 from toolsurface.adapters.langchain.convert import LangChainToolLike, as_base_tool, to_toolsurface
 from toolsurface.adapters.langchain.errors import LangChainAdapterError
 from toolsurface.models import Tool
@@ -49,9 +51,11 @@ class BigtoolRetriever:
     >>> asyncio.run(retriever.coroutine("weather in Oslo"))
     ['wx']
 
-    Then ``langgraph_bigtool.create_agent(llm, tool_registry,
+    Then :func:`~toolsurface.adapters.langchain.create_bigtool_agent` (bigtool's graph
+    on LangChain's agent, whose tool node works with langgraph-prebuilt 1.x), or
+    ``langgraph_bigtool.create_agent(llm, tool_registry,
     retrieve_tools_function=retriever.function,
-    retrieve_tools_coroutine=retriever.coroutine)``.
+    retrieve_tools_coroutine=retriever.coroutine)`` where its tool node still works.
     """
 
     def __init__(
@@ -70,6 +74,8 @@ class BigtoolRetriever:
         self.admitted = admitted
         self.registry = registry if registry is not None else ToolRegistry()
         self._id_of: dict[str, str] = {}
+        #: Each tool id's LangChain tool (a function is wrapped as ``@tool`` would).
+        self.tools: dict[str, BaseTool] = {}
         tools: list[Tool] = []
         for tool_id, item in tool_registry.items():
             base = as_base_tool(item, where=f"tool id {tool_id!r}")
@@ -79,12 +85,16 @@ class BigtoolRetriever:
                     f"named {base.name!r}: bigtool binds tools by name, so give each its own"
                 )
             self._id_of[base.name] = tool_id
+            self.tools[tool_id] = base
             tools.append(to_toolsurface(base))
         self.registry.register_many(tools, where="bigtool tool_registry")
         self.function = self._make_function()
         self.coroutine = self._make_coroutine()
 
-    def _admits(self, tool_id: str) -> bool:
+    def admits(self, tool_id: str) -> bool:
+        """Whether ``admitted`` lets ``tool_id`` be retrieved (and, in an agent, run)."""
+        if tool_id not in self.tools:
+            return False
         policy = self.admitted
         if policy is None:
             return True
@@ -101,7 +111,7 @@ class BigtoolRetriever:
             raise TypeError(f"query must be a string, got {type(query).__name__}")
         admitted = None
         if self.admitted is not None:
-            admitted = [n for n, i in self._id_of.items() if self._admits(i)]
+            admitted = [n for n, i in self._id_of.items() if self.admits(i)]
         hits = self.registry.search(query, k=self.limit, admitted=admitted)
         return [self._id_of[h.name] for h in hits if h.name in self._id_of]
 
