@@ -609,6 +609,41 @@ def test_one_line_window_comes_from_the_model_profile() -> None:
     assert default_limits(model()).window_tokens == DEFAULT_WINDOW_TOKENS
 
 
+def test_one_line_resumed_in_a_fresh_middleware_admits_before_running() -> None:
+    host = AgentTools(demo_catalogue())
+    saver = InMemorySaver()
+    args = {"owner": "acme", "repo": "api"}
+
+    def paused(thread: str) -> dict[str, Any]:
+        # A run stopped before its tool node (a human review, say), stored by the saver.
+        config: dict[str, Any] = {"configurable": {"thread_id": thread}}
+        fake = model(calls((LIST_PRS, args), step=1))
+        agent = create_agent(
+            fake,
+            host.tools,
+            middleware=[ToolSurfaceMiddleware()],
+            checkpointer=saver,
+            interrupt_before=["tools"],
+        )
+        agent.invoke({"messages": [("user", QUERY)]}, config)
+        return config
+
+    first, second = paused("t1"), paused("t2")
+    # Resumed by another process's middleware, which has seen no tool list: nothing runs.
+    fresh = ToolSurfaceMiddleware()
+    agent = create_agent(
+        model("Sorry.", "Done."), host.tools, middleware=[fresh], checkpointer=saver
+    )
+    result = agent.invoke(None, first)
+    (refused,) = tool_messages(result)
+    assert refused.status == "error" and refused.text.startswith("Not run: the tool list")
+    assert host.ran == []
+    # Once it has a tool list (the model call above), a resumed call is admitted and runs.
+    result = agent.invoke(None, second)
+    assert tool_messages(result)[0].text == f"{LIST_PRS} ran"
+    assert host.ran == [(LIST_PRS, args)]
+
+
 def test_one_line_and_explicit_forms_are_not_mixed(demo: Host) -> None:
     with pytest.raises(TypeError, match="both tools and surface, or neither"):
         ToolSurfaceMiddleware(demo.tools)
