@@ -1,9 +1,11 @@
 """The agent middleware: toolsurface's surface inside ``langchain.agents.create_agent``.
 
-:class:`ToolSurfaceMiddleware`, an ``AgentMiddleware`` (langchain >= 1.0): each model call
-gets the surface's planned tools (ToolSearch included while anything is held back) and the
-catalogue block in its system prompt; every tool call of a model message goes through call
-admission, and refused calls are answered with the surface's text instead of running.
+:class:`ToolSurfaceMiddleware`, an ``AgentMiddleware`` (langchain >= 1.2.9), in one line over
+the agent's own tools (``create_agent(model, tools, middleware=[ToolSurfaceMiddleware()])``)
+or over a host's registry and surface: each model call gets the surface's planned tools
+(ToolSearch included while anything is held back) and the catalogue block in its system
+prompt; every tool call of a model message goes through call admission, and refused calls
+are answered with the surface's text instead of running.
 """
 
 from __future__ import annotations
