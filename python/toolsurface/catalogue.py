@@ -36,7 +36,7 @@ FORMATS = {
     '"description", "parameters"}]',
     "anthropic": 'an Anthropic tools array: [{"name", "description", "input_schema"}]',
     "gemini": 'a Gemini tools object: {"functionDeclarations": [{"name", "description", '
-    '"parameters"}]}',
+    '"parametersJsonSchema" or "parameters"}]}',
     "server-records": 'records with a server: [{"server", "name", "description", '
     '"input_schema"}], named server__name',
     "jsonl": "JSON Lines, one tool a line in any of the shapes above",
@@ -103,7 +103,7 @@ def _item_shape(item: Mapping[str, Any]) -> str:
         return "mcp"
     if "input_schema" in item:
         return "anthropic"
-    if "parameters" in item:
+    if "parameters" in item or "parametersJsonSchema" in item:
         return "gemini"
     if "name" in item:
         return "anthropic"
@@ -143,7 +143,8 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
             "input_schema": _schema(fn.get("parameters")),
         }
     elif shape == "openai-responses" or shape == "gemini":
-        params = item.get("parameters")
+        # Gemini's JSON Schema field (what render("gemini") sends) or its OpenAPI-style one.
+        params = item.get("parametersJsonSchema", item.get("parameters"))
         data = {
             "name": item.get("name"),
             "description": item.get("description") or "",

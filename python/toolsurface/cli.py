@@ -104,18 +104,27 @@ def _cmd_search(args: argparse.Namespace) -> int:
 
 def _cmd_eval(args: argparse.Namespace) -> int:
     from toolsurface.evaluation import (
+        DEMO_QUERIES,
         check_expected,
         declare_server_groups,
+        demo_queries,
         evaluate,
         load_aliases,
         load_queries,
     )
 
+    if args.queries is None and args.catalogue is not None:
+        raise ValueError(
+            f"--catalogue {args.catalogue}: give its labelled requests with --queries FILE "
+            "(the bundled requests are labelled for the demo catalogue only)"
+        )
     lexicon = None if args.no_lexicon else DEFAULT_LEXICON
     registry, label = _registry(args.catalogue, args.engine, lexicon)
-    if not args.no_server_groups and label.endswith("(server-records)"):
-        declare_server_groups(registry)  # a group per server, as the MCP adapter makes
-    queries = load_queries(args.queries)
+    # The demo's names are server__tool too: a group per server, as the MCP adapter makes.
+    servers = args.catalogue is None or label.endswith("(server-records)")
+    if not args.no_server_groups and servers:
+        declare_server_groups(registry)
+    queries = load_queries(args.queries) if args.queries else demo_queries()
     aliases = load_aliases(args.catalogue) if args.catalogue else {}
     check_expected(queries, set(registry.names()) | set(aliases))
 
@@ -126,7 +135,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         out = {
             "catalogue": label,
-            "queries": args.queries,
+            "queries": args.queries or DEMO_QUERIES,
             "engine": registry.engine,
             "metrics": metrics,
             "misses": [
@@ -341,13 +350,18 @@ def _build_parser() -> argparse.ArgumentParser:
     search.set_defaults(func=_cmd_search)
     ev = sub.add_parser("eval", help="measure retrieval quality on labelled queries")
     ev.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
-    ev.add_argument("--queries", metavar="FILE", required=True, help="JSON Lines or BFCL JSON")
+    ev.add_argument(
+        "--queries",
+        metavar="FILE",
+        help="JSON Lines or BFCL JSON (default: the bundled requests for the demo catalogue)",
+    )
     ev.add_argument("--json", action="store_true", help="print JSON for a machine")
     ev.add_argument("--misses", action="store_true", help="list every query not ranked first")
     ev.add_argument(
         "--no-server-groups",
         action="store_true",
-        help="with a server-records catalogue, declare no group per server (no mentions, §8)",
+        help="with a server-records catalogue or the demo, declare no group per server "
+        "(no mentions, §8)",
     )
     ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
     ev.add_argument("--engine", choices=("native", "pure"), default=None)

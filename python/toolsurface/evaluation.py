@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +23,17 @@ from toolsurface.errors import CatalogueFormatError
 
 __all__ = [
     "CUTOFFS",
+    "DEMO_QUERIES",
     "EvalQuery",
     "GroupMetrics",
     "Miss",
     "check_expected",
     "declare_server_groups",
+    "demo_queries",
     "evaluate",
     "load_aliases",
     "load_queries",
+    "parse_queries",
 ]
 
 #: The recall cut-offs reported.
@@ -126,11 +130,35 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
     """Read a query file (JSON Lines or the BFCL JSON list); errors name the line."""
     p = Path(path)
     try:
-        text = p.read_bytes().decode("utf-8").lstrip("\ufeff")
+        text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CatalogueFormatError(
             f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
+    return parse_queries(text, source=str(p))
+
+
+#: The bundled labelled requests over :func:`toolsurface.catalogue.demo_catalogue`.
+DEMO_QUERIES = "demo_queries.jsonl"
+
+
+def demo_queries() -> list[EvalQuery]:
+    """The project's own labelled requests over the demo catalogue, English and Russian.
+
+    Written for this project (``data/README.md``), so a clone reproduces the README's
+    demo figure with ``toolsurface eval`` and no other data.
+
+    >>> queries = demo_queries()
+    >>> len(queries) >= 120 and {q.lang for q in queries} == {"en", "ru"}
+    True
+    """
+    text = resources.files("toolsurface").joinpath("data").joinpath(DEMO_QUERIES)
+    return parse_queries(text.read_text(encoding="utf-8"), source=DEMO_QUERIES)
+
+
+def parse_queries(text: str, *, source: str) -> list[EvalQuery]:
+    """Read query text (JSON Lines or the BFCL JSON list); errors name ``source`` and the line."""
+    text = text.lstrip("\ufeff")
     rows: list[tuple[str, Any]] = []
     stripped = text.lstrip()
     if stripped.startswith("["):
@@ -138,15 +166,15 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
             data = loads(text)
         except json.JSONDecodeError as exc:
             raise CatalogueFormatError(
-                f"{p}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+                f"{source}: not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
             ) from None
         except JsonTextError as exc:  # too deep, a number json cannot read, NaN
-            raise CatalogueFormatError(f"{p}: {exc}") from None
-        rows = [(f"{p} item {i}", row) for i, row in enumerate(data)]
+            raise CatalogueFormatError(f"{source}: {exc}") from None
+        rows = [(f"{source} item {i}", row) for i, row in enumerate(data)]
     else:
         for lineno, line in enumerate(text.splitlines(), 1):
             if line.strip():
-                where = f"{p} line {lineno}"
+                where = f"{source} line {lineno}"
                 try:
                     rows.append((where, loads(line)))
                 except json.JSONDecodeError as exc:
@@ -154,7 +182,7 @@ def load_queries(path: str | Path) -> list[EvalQuery]:
                 except JsonTextError as exc:
                     raise CatalogueFormatError(f"{where}: {exc}") from None
     if not rows:
-        raise CatalogueFormatError(f"{p}: no queries (an empty file or an empty list)")
+        raise CatalogueFormatError(f"{source}: no queries (an empty file or an empty list)")
     out = []
     for where, row in rows:
         if not isinstance(row, Mapping):

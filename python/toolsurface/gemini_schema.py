@@ -1,8 +1,8 @@
-"""A JSON Schema rewritten to the subset Gemini takes (kept for import compatibility).
+"""Gemini's parameters for a tool's JSON Schema (kept for import compatibility).
 
 The module lives in :mod:`toolsurface.providers.gemini`; this path re-exports its names.
 """
 
-from toolsurface.providers.gemini import MAX_DEPTH, gemini_parameters
+from toolsurface.providers.gemini import REFUSED_KEYWORDS, gemini_parameters
 
-__all__ = ["MAX_DEPTH", "gemini_parameters"]
+__all__ = ["REFUSED_KEYWORDS", "gemini_parameters"]

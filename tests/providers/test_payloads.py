@@ -84,12 +84,15 @@ def test_the_gemini_payload_has_the_typed_keys_and_the_sdk_takes_it() -> None:
     rendered = plan.render("gemini")
     assert set(rendered) == GeminiTool.__required_keys__
     declarations = rendered["functionDeclarations"]
-    keys = GeminiFunctionDeclaration.__required_keys__ | GeminiFunctionDeclaration.__optional_keys__
-    assert all(GeminiFunctionDeclaration.__required_keys__ <= set(d) <= keys for d in declarations)
-    assert any("parameters" not in d for d in declarations)  # ping takes none
+    assert all(set(d) == GeminiFunctionDeclaration.__required_keys__ for d in declarations)
     hints = typing.get_type_hints(GeminiFunctionDeclaration)
     assert hints["name"] is str and hints["description"] is str
-    assert genai_types.Tool.model_validate(rendered).function_declarations
+    # The SDK reads the camelCase key into its own field, the schema unchanged.
+    parsed = genai_types.Tool.model_validate(rendered).function_declarations
+    assert parsed and [d.parameters_json_schema for d in parsed] == [
+        d["parametersJsonSchema"] for d in declarations
+    ]
+    assert all(d.parameters is None for d in parsed)
 
 
 def test_render_without_a_provider_is_still_the_runs_payload() -> None:

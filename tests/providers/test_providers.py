@@ -31,14 +31,10 @@ def test_shapes() -> None:
     ]
     assert render_tools(TOOLS, "openai-responses")[0]["name"] == "search_docs"
     assert render_tools(TOOLS, "openai-responses")[0]["strict"] is False
-    gemini_schema = {
-        "type": "OBJECT",
-        "properties": {"q": {"type": "STRING"}},
-        "required": ["q"],
-    }
+    # Gemini reads JSON Schema as it is through parametersJsonSchema.
     assert render_tools(TOOLS, "gemini") == {
         "functionDeclarations": [
-            {"name": "search_docs", "description": "Search docs.", "parameters": gemini_schema}
+            {"name": "search_docs", "description": "Search docs.", "parametersJsonSchema": SCHEMA}
         ]
     }
 

@@ -1,4 +1,4 @@
-"""The providers: tool formats and limits, safe names, Gemini's schemas, the doctor's report.
+"""The providers: tool formats and limits, safe names, Gemini's parameters, the doctor's report.
 
 The package re-exports :mod:`toolsurface.providers.formats`, the old ``providers`` module.
 """

@@ -166,13 +166,11 @@ def render_tools(tools: Sequence[Tool], provider: str, *, deferred: bool = False
 
 
 def gemini_declaration(tool: Tool) -> dict[str, Any]:
-    """One Gemini function declaration: the schema rewritten to what Gemini accepts.
+    """One Gemini function declaration: the tool's own JSON Schema as ``parametersJsonSchema``.
 
-    A tool without parameters leaves ``parameters`` out; what the rewrite drops is listed by
-    ``gemini_parameters`` (and reported by ``toolsurface doctor``).
+    Gemini reads JSON Schema there as it is (``$defs``, ``$ref``, ``anyOf``, type lists); what
+    the rendering leaves out (a root ``$schema``, which the API refuses) is listed by
+    ``gemini_parameters`` and reported by ``toolsurface doctor``.
     """
-    out: dict[str, Any] = {"name": tool.name, "description": tool.description}
     parameters, _ = gemini_parameters(tool.input_schema)
-    if parameters is not None:
-        out["parameters"] = parameters
-    return out
+    return {"name": tool.name, "description": tool.description, "parametersJsonSchema": parameters}

@@ -45,15 +45,12 @@ OpenAIChatTools: TypeAlias = "list[ChatCompletionToolParam]"
 OpenAIResponsesTools: TypeAlias = "list[ResponsesToolParam]"
 
 
-class _GeminiDeclarationBase(TypedDict):
+class GeminiFunctionDeclaration(TypedDict):
+    """One Gemini function: its parameters as JSON Schema (the API's ``parametersJsonSchema``)."""
+
     name: str
     description: str
-
-
-class GeminiFunctionDeclaration(_GeminiDeclarationBase, total=False):
-    """One Gemini function: ``parameters`` (Gemini's schema subset) unless it takes none."""
-
-    parameters: dict[str, Any]
+    parametersJsonSchema: dict[str, Any]  # the API's JSON key, camelCase
 
 
 class GeminiTool(TypedDict):

@@ -1,8 +1,8 @@
 """The doctor's schema check: what each provider is sent in place of a tool's own schema.
 
-A tool's JSON Schema goes to Anthropic and OpenAI as it is (both take JSON Schema), but
-Gemini takes a subset: ``toolsurface.providers.gemini`` rewrites it (references resolved,
-unsupported keywords dropped, type lists made nullable) and notes each change. A name a
+A tool's JSON Schema goes to Anthropic, OpenAI and Gemini as it is (Gemini's
+``parametersJsonSchema``), but for a root ``$schema``, which the Gemini API refuses:
+``toolsurface.providers.gemini`` leaves it out and notes it. A name a
 provider refuses is sent as its alias (``toolsurface.providers.names``). The doctor lists
 both, per provider, so a host sees before sending what each provider gets.
 """

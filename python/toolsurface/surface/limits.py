@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from toolsurface.models import Tool
+from toolsurface.providers.token_counters import definition_json
 
 __all__ = ["DeferralMode", "SurfaceLimits", "estimate_text_tokens", "estimate_tokens"]
 
@@ -19,15 +19,11 @@ def estimate_tokens(tool: Tool) -> int:
     """Default estimate of a definition's tokens: its compact JSON's UTF-8 bytes over 4.
 
     Four bytes a token is the usual rule of thumb for English JSON; Cyrillic text costs two
-    bytes a letter, so it counts double, as tokenisers roughly do. A host with the real
-    tokeniser passes its own estimator.
+    bytes a letter, so it counts double, as tokenisers roughly do. No tokeniser and no
+    network: a host with its model's tokeniser passes ``estimator=`` (the counters of
+    ``toolsurface.providers.token_counters`` measure the same JSON).
     """
-    payload = {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    }
-    return estimate_text_tokens(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+    return estimate_text_tokens(definition_json(tool))
 
 
 def estimate_text_tokens(text: str) -> int:
