@@ -192,7 +192,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     """Serve the gateway over stdio or streamable HTTP (needs the ``mcp`` extra)."""
     import anyio
 
-    from toolsurface.gateway.config import read_config, read_policy
+    from toolsurface.gateway.config import read_allowed_hosts, read_config, read_policy
     from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
     from toolsurface.gateway.store import MemoryStore, open_store
@@ -219,6 +219,8 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     if args.max_sessions < 1:
         raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
     policy = read_policy(args.policy)
+    # The flags' names and the config file's ``allowHosts``, both (read at start, with the file).
+    allow = tuple(dict.fromkeys([*(args.allow_host or ()), *read_allowed_hosts(args.config)]))
     gateway = Gateway(
         read_config(args.config),
         policy=policy,
@@ -243,7 +245,6 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     sock = listening_socket(host, port)
-    allow = tuple(args.allow_host or ())
     anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow))
     return 0
 

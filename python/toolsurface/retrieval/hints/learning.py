@@ -9,17 +9,20 @@ change.
 
 from __future__ import annotations
 
+import logging
 import os
-import tempfile
 import threading
 from collections.abc import Container, Iterable, Sequence
 from pathlib import Path
 
+from toolsurface._internal.durable import remove_leftovers, write_durably
 from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 
 __all__ = ["LearnedField", "index_texts"]
+
+_log = logging.getLogger("toolsurface")
 
 
 class LearnedField:
@@ -81,17 +84,14 @@ class LearnedField:
         return {tool_name: found[tool_name]} if tool_name in found else {}
 
     def save_learned(self, path: str | os.PathLike[str]) -> None:
-        """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
+        """Write the learned hints to ``path`` atomically and durably (format: docs/tools.md).
+
+        The file and its directory are fsynced, so after a crash ``path`` holds the old
+        hints or the new ones; a temporary file a crash left beside it is removed here.
+        """
         where = Path(path)
-        text = self.hints.to_json()
-        fd, tmp = tempfile.mkstemp(dir=where.parent or ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(tmp, where)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_durably(where, self.hints.to_json().encode("utf-8"))
+        _removed_leftovers(where)
 
     def load_learned(self, path: str | os.PathLike[str]) -> int:
         """Replace the learned hints by those of ``path``; how many requests it held.
@@ -100,6 +100,7 @@ class LearnedField:
         hints the registry had stay as they were.
         """
         where = Path(path)
+        _removed_leftovers(where)
         loaded = LearnedHints.from_json(where.read_text("utf-8"), where=str(where))
         with self._lock:
             loaded.version = self.hints.version + 1
@@ -114,6 +115,13 @@ def index_texts(
     if not hints:
         return list(fields)
     return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
+
+
+def _removed_leftovers(where: Path) -> None:
+    """Remove the temporary files an unfinished write of ``where`` left, with a log line."""
+    removed = remove_leftovers(where)
+    if removed:
+        _log.info("toolsurface: removed %d leftover temporary file(s) of %s", removed, where)
 
 
 def _check_query(query: object, what: str) -> None:
