@@ -216,6 +216,8 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
                 f"sealed: set {key_var} (16+ bytes, the same in every gateway process)"
             )
         store.ping()
+    if not 1 <= args.learn_sessions <= 16:
+        raise ValueError(f"--learn-sessions {args.learn_sessions}: must be 1 to 16")
     if args.max_sessions < 1:
         raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
     policy = read_policy(args.policy)
@@ -229,6 +231,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         mark_key=mark_key.encode("utf-8") if mark_key else None,
         max_sessions=args.max_sessions,
         learn=args.learn,
+        learn_sessions=args.learn_sessions,
     )
     if args.http is None:
         anyio.run(gateway.serve_stdio)
@@ -419,6 +422,13 @@ def _build_parser() -> argparse.ArgumentParser:
         "--learn",
         metavar="FILE",
         help="learn from usage: read learned hints from FILE and keep them there (made if missing)",
+    )
+    gw.add_argument(
+        "--learn-sessions",
+        type=int,
+        default=3,
+        metavar="N",
+        help="with --learn: a request ranks once N distinct sessions taught it (default 3)",
     )
     gw.set_defaults(func=_cmd_gateway)
     return parser

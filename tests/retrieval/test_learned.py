@@ -166,7 +166,7 @@ def test_the_file_round_trips_and_the_hits_with_it(engine: str, tmp_path: Path) 
     registry.save_learned(path)
     text = path.read_text("utf-8")
     data = json.loads(text)
-    assert (data["format"], data["version"]) == ("toolsurface-learned", 1)
+    assert (data["format"], data["version"]) == ("toolsurface-learned", 2)
     fresh = ToolRegistry(_tools(), engine=engine)  # type: ignore[arg-type]
     assert fresh.load_learned(path) == 2
     assert fresh.learned() == registry.learned()
@@ -178,7 +178,7 @@ def test_the_file_round_trips_and_the_hits_with_it(engine: str, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        (lambda d: d.update(version=2), "'version'"),
+        (lambda d: d.update(version=3), "'version'"),
         (lambda d: d.update(format="other"), "'format'"),
         (lambda d: d.update(cap=0), "'cap'"),
         (lambda d: d["tools"]["t"][0].update(count=-1), "tools.t[0].count"),

@@ -40,6 +40,7 @@ from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
+from toolsurface.retrieval.hints.learned import LEARNED_MIN_SESSIONS, LearnedHints
 from toolsurface.surface.events import Event
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
@@ -93,13 +94,15 @@ class Gateway:
         mark_key: bytes | None = None,
         max_sessions: int = 1024,
         learn: str | os.PathLike[str] | None = None,
+        learn_sessions: int = LEARNED_MIN_SESSIONS,
     ) -> None:
         self.upstreams = upstreams
         self.policy = policy or Policy()
         self.store: SessionStore = store if store is not None else MemoryStore()
         self.session_id = session_id
         self.mark_key = mark_key
-        self.registry = ToolRegistry()
+        # What sessions teach ranks once ``learn_sessions`` distinct sessions taught it.
+        self.registry = ToolRegistry(learned=LearnedHints(min_sessions=learn_sessions))
         self.registry.register(tool_search_tool())
         #: Where learned hints are kept (``--learn``); None: sessions learn nothing.
         self.learn = Path(learn) if learn is not None else None

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import threading
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
 from toolsurface._internal.durable import remove_leftovers, write_durably
@@ -20,7 +21,7 @@ from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 
-__all__ = ["LearnedField", "index_texts"]
+__all__ = ["LearnedField", "OwnWords", "index_texts"]
 
 _log = logging.getLogger("toolsurface")
 
@@ -39,12 +40,15 @@ class LearnedField:
         #: The store; read without the lock by a search, which compares its version.
         self.hints = hints
 
-    def learn(self, query: str, tool_name: str) -> bool:
-        """Teach that ``query`` led to ``tool_name`` (the registry's ``learn``); whether kept."""
+    def learn(self, query: str, tool_name: str, session: str | None = None) -> bool:
+        """Teach that ``query`` led to ``tool_name`` (the registry's ``learn``); whether kept.
+
+        ``session``: the session that taught it (counted once; see ``LearnedHints``).
+        """
         _check_query(query, "query")
         if tool_name not in self._tools:
             raise UnknownToolError(f"no tool named {tool_name!r} is registered")
-        return self.hints.add(query, tool_name)
+        return self.hints.add(query, tool_name, session=session)
 
     def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
         """Teach many (query, tool name) pairs, a host's logs; how many were kept.
@@ -101,20 +105,72 @@ class LearnedField:
         """
         where = Path(path)
         _removed_leftovers(where)
-        loaded = LearnedHints.from_json(where.read_text("utf-8"), where=str(where))
+        now = self.hints
+        loaded = LearnedHints.from_json(
+            where.read_text("utf-8"),
+            where=str(where),
+            min_sessions=now.min_sessions,
+            word_cap=now.word_cap,
+        )
         with self._lock:
             loaded.version = self.hints.version + 1
             self.hints = loaded
         return len(loaded)
 
 
+#: What splits a request into the words ``OwnWords`` weighs one by one: anything not a
+#: letter or digit, connectors included, so each word is one identifier of one part.
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+class OwnWords:
+    """The words of a request a tool's own five texts reach (a ``Reach``, for one build).
+
+    A word is kept when every index term it makes is one of the tool's own terms. So the
+    learned text a session taught holds only terms the tool's own fields hold, and a
+    request that matches it matches the tool without it: learning reorders the tools a
+    request finds and never lifts one the request's words do not reach.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        fields: Sequence[FieldTexts],
+        tokens: Callable[[str], list[str]],
+    ) -> None:
+        self._fields = dict(zip(names, fields))
+        self._tokens = tokens
+        self._own: dict[str, frozenset[str]] = {}
+
+    def __call__(self, tool: str, request: str) -> list[str]:
+        """The words of ``request``, in order, whose every term is one of ``tool``'s own."""
+        own = self._own.get(tool)
+        if own is None:
+            texts = self._fields.get(tool, ())
+            own = self._own[tool] = frozenset(self._tokens("\n".join(texts)))
+        kept = []
+        for word in _NOT_WORD.split(request):
+            terms = self._tokens(word) if word else []
+            if terms and own.issuperset(terms):
+                kept.append(word)
+        return kept
+
+
 def index_texts(
-    names: list[str], fields: list[FieldTexts], hints: dict[str, str]
+    names: list[str],
+    fields: list[FieldTexts],
+    hints: LearnedHints,
+    tokens: Callable[[str], list[str]],
 ) -> list[IndexTexts]:
-    """The documents to index: a tool's five texts, six where it has learned ones."""
-    if not hints:
+    """The documents to index: a tool's five texts, six where it has learned ones.
+
+    ``tokens`` is the index's analysis, with which a session-taught request is cut to the
+    words each tool's own texts reach (:class:`OwnWords`).
+    """
+    learned = hints.texts(OwnWords(names, fields, tokens))
+    if not learned:
         return list(fields)
-    return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
+    return [(*f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
 
 
 def _removed_leftovers(where: Path) -> None:
