@@ -192,6 +192,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     """Serve the gateway over stdio or streamable HTTP (needs the ``mcp`` extra)."""
     import anyio
 
+    from toolsurface.gateway.clients import ClientTokens
     from toolsurface.gateway.config import read_allowed_hosts, read_config, read_policy
     from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
@@ -208,6 +209,14 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         raise ValueError("--token-env: a bearer token is for --http only")
     if args.allow_host and args.http is None:
         raise ValueError("--allow-host: a Host to answer is for --http only")
+    if args.clients and args.http is None:
+        raise ValueError("--clients: per-client tokens are for --http only")
+    if args.log_format is not None:
+        from toolsurface.gateway.logs import configure_logs
+
+        configure_logs(args.log_format)
+    # Read (and checked) at start: a broken file stops the gateway naming the field.
+    clients = ClientTokens(args.clients) if args.clients else None
     store = open_store(args.store, ttl=args.store_ttl, max_sessions=args.store_max_sessions)
     if isinstance(store, RedisStore):
         if mark_key is None:
@@ -237,10 +246,10 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         anyio.run(gateway.serve_stdio)
         return 0
     host, port = parse_listen(args.http)
-    if not is_loopback(host) and token is None:
+    if not is_loopback(host) and token is None and clients is None:
         raise ValueError(
             f"--http {args.http}: {host} is not a loopback address; serving other machines "
-            "needs a bearer token (--token-env VAR)"
+            "needs bearer tokens (--token-env VAR or --clients FILE)"
         )
     if isinstance(store, MemoryStore):
         print(
@@ -248,7 +257,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     sock = listening_socket(host, port)
-    anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow))
+    anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow, clients=clients))
     return 0
 
 
@@ -422,6 +431,16 @@ def _build_parser() -> argparse.ArgumentParser:
         "--learn",
         metavar="FILE",
         help="learn from usage: read learned hints from FILE and keep them there (made if missing)",
+    )
+    gw.add_argument(
+        "--clients",
+        metavar="FILE",
+        help="per-client bearer tokens, each with its own policy (JSON; re-read when it changes)",
+    )
+    gw.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        help="log INFO and up on stderr, as text or one JSON object a line (with access lines)",
     )
     gw.add_argument(
         "--learn-sessions",

@@ -25,6 +25,7 @@ __all__ = [
     "Supervision",
     "Transport",
     "Upstream",
+    "parse_policy",
     "read_allowed_hosts",
     "read_config",
     "read_policy",
@@ -357,23 +358,30 @@ def read_policy(path: str | Path | None) -> Policy:
     if path is None:
         return Policy()
     where = Path(path)
-    data = _load(where, "policy")
+    return parse_policy(_load(where, "policy"), f"policy {where}")
+
+
+def parse_policy(data: Any, at: str, extra: tuple[str, ...] = ()) -> Policy:
+    """A policy object (a policy file's, or a client's in a tokens file); errors name ``at``.
+
+    ``extra`` are other keys the object may hold, read by the caller.
+    """
     if not isinstance(data, Mapping):
-        raise GatewayConfigError(f"policy {where}: expected an object")
-    unknown = set(data) - {"allow", "deny", "servers"}
+        raise GatewayConfigError(f"{at}: expected an object")
+    unknown = set(data) - {"allow", "deny", "servers", *extra}
     if unknown:
-        raise GatewayConfigError(f"policy {where}: unknown field {sorted(unknown)[0]!r}")
+        raise GatewayConfigError(f"{at}: unknown field {sorted(unknown)[0]!r}")
     servers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for name, spec in (data.get("servers") or {}).items():
-        at = f"policy {where}: servers.{name}"
+        where = f"{at}: servers.{name}"
         if not isinstance(spec, Mapping) or set(spec) - {"allow", "deny"}:
-            raise GatewayConfigError(f"{at}: must be an object of allow and deny")
+            raise GatewayConfigError(f"{where}: must be an object of allow and deny")
         servers[str(name)] = (
-            _strings(spec.get("allow", []), f"{at}.allow"),
-            _strings(spec.get("deny", []), f"{at}.deny"),
+            _strings(spec.get("allow", []), f"{where}.allow"),
+            _strings(spec.get("deny", []), f"{where}.deny"),
         )
     return Policy(
-        _strings(data.get("allow", []), f"policy {where}: allow"),
-        _strings(data.get("deny", []), f"policy {where}: deny"),
+        _strings(data.get("allow", []), f"{at}: allow"),
+        _strings(data.get("deny", []), f"{at}: deny"),
         servers,
     )

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import socket
+import time
 import weakref
 from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
@@ -33,8 +34,10 @@ from mcp.server.models import InitializationOptions
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
+from toolsurface.gateway.clients import CLIENT, ClientTokens
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
+from toolsurface.gateway.metrics import GatewayMetrics
 from toolsurface.gateway.sessions import CURRENT, Sessions
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
@@ -123,6 +126,8 @@ class Gateway:
         )
         #: Plain calls of the stdio client, answered without the SDK's server (fastpath.py).
         self.fast = FastCalls(self._call)
+        #: Counted for ``/metrics`` (ops.py).
+        self.metrics = GatewayMetrics()
 
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
@@ -187,7 +192,19 @@ class Gateway:
         return names != before
 
     def _admits(self, name: str) -> bool:
-        return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
+        if name == TOOL_SEARCH_NAME:
+            return True
+        if not self.policy.admits(name, self._owner):
+            return False
+        client = CLIENT.get()  # an HTTP request's client narrows the gateway's policy
+        return client is None or client.admits(name, self._owner)
+
+    def upstream_states(self) -> dict[str, bool]:
+        """Each upstream, and whether it is connected now (``/readyz``, ``/metrics``)."""
+        upstreams = self.upstream_set
+        if upstreams is None:
+            return {u.name: False for u in self.upstreams}
+        return {u.name: upstreams.state(u.name) == "up" for u in self.upstreams}
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
         """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
@@ -250,6 +267,7 @@ class Gateway:
             if down is not None:  # a tool of an upstream being retried: say so, not "unknown"
                 answer = down
             elif name == TOOL_SEARCH_NAME:
+                self.metrics.inc("toolsurface_gateway_searches_total")
                 result = surface.tool_search(dict(arguments))
                 answer = _text(result.text, error=result.refused)
             else:
@@ -270,7 +288,16 @@ class Gateway:
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         assert self.upstream_set is not None  # a call is forwarded only once connected
-        return await self.upstream_set.call(name, arguments)
+        started = time.perf_counter()
+        result: dict[str, Any] | None = None
+        try:
+            result = await self.upstream_set.call(name, arguments)
+            return result
+        finally:
+            owner = self._owner(name)
+            error = result is None or bool(result.get("isError"))
+            seconds = time.perf_counter() - started
+            self.metrics.call(owner[0] if owner else "?", error, seconds)
 
     def instructions(self) -> str | None:
         """The server's instructions: the catalogue block of a new session's plan, now."""
@@ -300,8 +327,12 @@ class Gateway:
         *,
         token: str | None = None,
         allow_hosts: tuple[str, ...] = (),
+        clients: ClientTokens | None = None,
     ) -> None:
         """Connect the upstreams, then serve streamable HTTP on ``sock`` until stopped.
+
+        ``/healthz``, ``/readyz`` and ``/metrics`` are answered beside ``/mcp``; with
+        ``clients`` each client's own token replaces ``token`` (ops.py).
 
         The ``Host`` of every request is checked (:class:`~toolsurface.gateway.http.HostCheck`)
         before anything else, whatever address is bound; the SDK's own check, which covers
@@ -310,6 +341,7 @@ class Gateway:
         from mcp.server.transport_security import TransportSecuritySettings
 
         from toolsurface.gateway.http import HostCheck, SessionsMiddleware, serve_http
+        from toolsurface.gateway.ops import OpsMiddleware
 
         host = str(sock.getsockname()[0])
         hosts = HostCheck(host, allow_hosts)
@@ -319,5 +351,7 @@ class Gateway:
             app = self.server().streamable_http_app(
                 stateless_http=True, host=host, transport_security=off
             )
-            middleware = SessionsMiddleware(app, self.sessions, token=token, hosts=hosts)
-            await serve_http(middleware, sock)
+            inner = None if clients is not None else token  # a client's token is checked first
+            middleware = SessionsMiddleware(app, self.sessions, token=inner, hosts=hosts)
+            ops = OpsMiddleware(middleware, self, hosts=hosts, token=token, clients=clients)
+            await serve_http(ops, sock)
