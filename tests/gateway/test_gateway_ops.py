@@ -170,6 +170,7 @@ def test_each_client_token_carries_its_own_policy_and_the_file_reloads_live(
                     timeout=30,
                 )
                 alice_id = opened.headers["mcp-session-id"]
+                seen["alice_instructions"] = opened.text  # the catalogue block, for her
                 stolen = httpx2.post(
                     gw.url,
                     json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
@@ -202,6 +203,7 @@ def test_each_client_token_carries_its_own_policy_and_the_file_reloads_live(
         seen = asyncio.run(run())
     # Alice's policy: the tool is never found nor listed, and reads as unknown when named.
     assert LIST not in seen["alice_found"] and LIST not in seen["alice_tools"]
+    assert "list_tickets" not in seen["alice_instructions"]
     assert seen["alice_select"][1].startswith(f"Unknown tool {LIST!r}")
     assert seen["alice_call"][0] and seen["alice_call"][1].startswith(f"Unknown tool {LIST!r}")
     assert "OPS-1001" in seen["bob_call"]
@@ -232,3 +234,64 @@ def test_json_logs_are_one_object_a_line_with_an_access_line_per_request(tmp_pat
     paths = {(o["method"], o["path"], o["status"]) for o in access}
     assert ("GET", "/healthz", 200) in paths and ("POST", "/mcp", 200) in paths
     assert all(isinstance(o["ms"], float) for o in access)
+
+
+def test_a_session_in_use_keeps_its_client_binding_past_the_store_ttl(tmp_path: Path) -> None:
+    """The binding is written again as the session is used, so a TTL never orphans it."""
+    from toolsurface.gateway.clients import ClientTokens
+    from toolsurface.gateway.http import HostCheck
+    from toolsurface.gateway.metrics import GatewayMetrics
+    from toolsurface.gateway.ops import OpsMiddleware
+    from toolsurface.gateway.store import MemoryStore
+
+    tokens = tmp_path / "clients.json"
+    _clients(tokens, {"alice": {"token": ALICE}, "bob": {"token": BOB}})
+
+    class Gateway:
+        store = MemoryStore(ttl=0.6)
+        metrics = GatewayMetrics()
+
+        class sessions:  # noqa: N801 - the attribute the middleware reads
+            @staticmethod
+            def forget_held() -> None: ...
+
+            def __len__(self) -> int:
+                return 0
+
+        def upstream_states(self) -> dict[str, bool]:
+            return {}
+
+    async def mcp(scope: Any, receive: Any, send: Any) -> None:
+        """Stands for the session middleware: an initialize opens session "s1"."""
+        opened = not any(k == b"mcp-session-id" for k, _ in scope["headers"])
+        head = [(b"mcp-session-id", b"s1")] if opened else []
+        await send({"type": "http.response.start", "status": 200, "headers": head})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    gateway = Gateway()
+
+    def process() -> OpsMiddleware:
+        """A gateway process's middleware: its own memory, the shared store."""
+        return OpsMiddleware(
+            mcp, gateway, hosts=HostCheck("127.0.0.1"), clients=ClientTokens(tokens)
+        )
+
+    async def run() -> list[int]:
+        codes = []
+        transport = httpx2.ASGITransport(app=process())
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            alice = {"Authorization": f"Bearer {ALICE}"}
+            codes.append((await http.post("/mcp", json=INIT, headers=alice)).status_code)
+            for _ in range(4):  # 1.6 s of use, past the 0.6 s TTL twice over
+                await asyncio.sleep(0.4)
+                used = await http.post("/mcp", json={}, headers={**alice, "Mcp-Session-Id": "s1"})
+                codes.append(used.status_code)
+        # Another process, which knows the binding only from the store.
+        transport = httpx2.ASGITransport(app=process())
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            for token in (ALICE, BOB):
+                headers = {"Authorization": f"Bearer {token}", "Mcp-Session-Id": "s1"}
+                codes.append((await http.post("/mcp", json={}, headers=headers)).status_code)
+        return codes
+
+    assert asyncio.run(run()) == [200, 200, 200, 200, 200, 200, 404]

@@ -122,8 +122,9 @@ class OpsMiddleware:
         self.hosts = hosts
         self.clients = clients
         self._expected = f"Bearer {token}".encode() if token else None
-        # session id -> client name, as bound when the session was opened.
-        self._bound: OrderedDict[str, str] = OrderedDict()
+        # session id -> (client name, when its binding was last written), as bound when
+        # the session was opened.
+        self._bound: OrderedDict[str, tuple[str, float]] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer the operator's endpoints; pass the rest on, with its client known."""
@@ -246,16 +247,28 @@ class OpsMiddleware:
         await _reply(send, 200, text.encode(), b"text/plain; version=0.0.4; charset=utf-8")
 
     async def _bound_client(self, session_id: str) -> str | None:
-        """The client a session was opened by (read from the store if not held here)."""
-        name = self._bound.get(session_id)
-        if name is None:
-            name = await anyio.to_thread.run_sync(self.gateway.store.load, _BINDING + session_id)
-            if name is not None:
-                self._remember(session_id, name)
+        """The client a session was opened by (read from the store if not held here).
+
+        With a store TTL the binding is written again once half of it has passed, so a
+        session in use never outlives its binding (a lost binding is a 404: fail closed).
+        """
+        found = self._bound.get(session_id)
+        store = self.gateway.store
+        if found is None:
+            name = await anyio.to_thread.run_sync(store.load, _BINDING + session_id)
+            if name is None:
+                return None
+            found = (name, float("-inf"))  # when it was written is unknown: rewrite if TTL
+        name, written = found
+        ttl = getattr(store, "ttl", None)
+        if ttl is not None and time.monotonic() - written > ttl / 2:
+            await anyio.to_thread.run_sync(store.save, _BINDING + session_id, name)
+            written = time.monotonic()
+        self._remember(session_id, name, written)
         return name
 
-    def _remember(self, session_id: str, name: str) -> None:
-        self._bound[session_id] = name
+    def _remember(self, session_id: str, name: str, written: float) -> None:
+        self._bound[session_id] = (name, written)
         self._bound.move_to_end(session_id)
         while len(self._bound) > _BINDINGS_HELD:
             self._bound.popitem(last=False)
@@ -280,7 +293,7 @@ class OpsMiddleware:
                     # Bound before the client learns the id, so no request can come first.
                     store = self.gateway.store
                     await anyio.to_thread.run_sync(store.save, _BINDING + opened, client.name)
-                    self._remember(opened, client.name)
+                    self._remember(opened, client.name, time.monotonic())
                     self.gateway.metrics.inc("toolsurface_gateway_sessions_opened_total")
             await send(message)
 
