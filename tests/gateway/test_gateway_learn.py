@@ -155,3 +155,23 @@ def test_a_broken_learn_file_stops_the_gateway_naming_it(
     assert main(args) == 2
     err = capsys.readouterr().err
     assert str(learn) in err and "tools" in err
+
+
+def test_an_old_files_unchecked_requests_are_reported_when_the_gateway_starts(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from toolsurface.gateway.server import Gateway
+
+    learn = tmp_path / "learned.json"
+    old = {
+        "format": "toolsurface-learned",
+        "version": 1,
+        "cap": 32,
+        "clock": 1,
+        "tools": {"ToolSearch": [{"query": "find a tool", "count": 1, "last": 1}]},
+    }
+    learn.write_text(json.dumps(old), "utf-8")
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        Gateway([], learn=learn)
+    said = [r.getMessage() for r in caplog.records]
+    assert any("1 learned request(s)" in m and str(learn) in m for m in said), said

@@ -112,6 +112,15 @@ class Gateway:
         if self.learn is not None and self.learn.exists():
             count = self.registry.load_learned(self.learn)
             _log.info("toolsurface gateway: %d learned requests read from %s", count, self.learn)
+            trusted = sum(r.by_host for _, r in self.registry.learned_hints)
+            if trusted:  # sessions never teach as the host: an older gateway's file
+                _log.warning(
+                    "toolsurface gateway: %d learned request(s) in %s were not taught by "
+                    "sessions (a version-1 file?): they rank whole, unchecked; delete the "
+                    "file to drop them",
+                    trusted,
+                    self.learn,
+                )
         self._learned_unsaved = False
         self._learned_lock = anyio.Lock()
         self.links: dict[str, McpServerLink] = {}
