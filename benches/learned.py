@@ -1,6 +1,7 @@
 """What learned hints buy: learn from four folds of the development requests, test on the fifth.
 
     python benches/learned.py [--engine native] [--folds 5] [--json] [--cost] [--fresh]
+                              [--sessions] [--weight W]
 
 A host that calls ``registry.learn(query, tool)`` after each ToolSearch the model followed
 teaches the registry its users' words. This study plays that host on the labelled
@@ -19,6 +20,13 @@ server as the MCP adapter declares them):
   before any tuning), ranked without learning and after learning every development
   request: a host's users asking for tools its logs may never have seen. They are the
   held-out judge of the defaults, so a tuning run never prints them by accident.
+
+With ``--sessions`` every pair is taught as the sessions of a gateway teach it
+(``registry.learn(query, tool, session=...)`` from ``LearnedHints.min_sessions`` distinct
+sessions, so each ranks): the learned text is then cut to the words each tool's own text
+reaches, each word at most ``word_cap`` times (docs/analysis.md §9). Without it the host
+teaches, whole requests, as before. ``--weight W`` fixes the learned field's weight at W
+(``b`` 0) instead of choosing it inside the folds.
 
 Prints markdown tables of recall@1/3/5 and MRR per group (``--json``: the figures).
 
@@ -65,10 +73,20 @@ def ranked(
     return [[h.name for h in row] for row in hits]
 
 
+#: Teach as sessions do (``--sessions``) rather than as the host.
+AS_SESSIONS = False
+
+
 def teach(registry: ToolRegistry, queries: Sequence[EvalQuery]) -> None:
     """Forget everything, then learn each query for each of its expected tools."""
     registry.forget()
-    registry.learn_many([(q.query, name) for q in queries for name in sorted(q.expected)])
+    pairs = [(q.query, name) for q in queries for name in sorted(q.expected)]
+    if not AS_SESSIONS:
+        registry.learn_many(pairs)
+        return
+    for i in range(registry.learned_hints.min_sessions):
+        for query, name in pairs:
+            registry.learn(query, name, session=f"session {i}")
 
 
 def scores_by_point(
@@ -174,7 +192,11 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--cost", action="store_true")
     parser.add_argument("--fresh", action="store_true", help="also rank the fresh set")
+    parser.add_argument("--sessions", action="store_true", help="teach as gateway sessions do")
+    parser.add_argument("--weight", type=float, help="the learned weight, not chosen (b 0)")
     args = parser.parse_args()
+    global AS_SESSIONS
+    AS_SESSIONS = args.sessions
     _, tools = load_catalogue(args.catalogue)
     queries = load_queries(args.queries)
     if args.cost:
@@ -182,7 +204,7 @@ def main() -> None:
         return
     registry = ToolRegistry(tools, engine=args.engine)
     declare_server_groups(registry)
-    grid = [(w, b) for w in WEIGHTS for b in BS]
+    grid = [(w, b) for w in WEIGHTS for b in BS] if args.weight is None else [(args.weight, 0.0)]
 
     plain = metric(queries, ranked(registry, queries, registry.settings))
     learned, picks, final = cross_validate(registry, queries, args.folds, grid)

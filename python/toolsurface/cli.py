@@ -201,7 +201,8 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     """Serve the gateway over stdio or streamable HTTP (needs the ``mcp`` extra)."""
     import anyio
 
-    from toolsurface.gateway.config import read_config, read_policy
+    from toolsurface.gateway.clients import ClientTokens
+    from toolsurface.gateway.config import read_allowed_hosts, read_config, read_policy
     from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
     from toolsurface.gateway.store import MemoryStore, open_store
@@ -217,6 +218,14 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         raise ValueError("--token-env: a bearer token is for --http only")
     if args.allow_host and args.http is None:
         raise ValueError("--allow-host: a Host to answer is for --http only")
+    if args.clients and args.http is None:
+        raise ValueError("--clients: per-client tokens are for --http only")
+    if args.log_format is not None:
+        from toolsurface.gateway.logs import configure_logs
+
+        configure_logs(args.log_format)
+    # Read (and checked) at start: a broken file stops the gateway naming the field.
+    clients = ClientTokens(args.clients) if args.clients else None
     store = open_store(args.store, ttl=args.store_ttl, max_sessions=args.store_max_sessions)
     if isinstance(store, RedisStore):
         if mark_key is None:
@@ -225,9 +234,13 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
                 f"sealed: set {key_var} (16+ bytes, the same in every gateway process)"
             )
         store.ping()
+    if not 1 <= args.learn_sessions <= 16:
+        raise ValueError(f"--learn-sessions {args.learn_sessions}: must be 1 to 16")
     if args.max_sessions < 1:
         raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
     policy = read_policy(args.policy)
+    # The flags' names and the config file's ``allowHosts``, both (read at start, with the file).
+    allow = tuple(dict.fromkeys([*(args.allow_host or ()), *read_allowed_hosts(args.config)]))
     gateway = Gateway(
         read_config(args.config),
         policy=policy,
@@ -236,15 +249,16 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         mark_key=mark_key.encode("utf-8") if mark_key else None,
         max_sessions=args.max_sessions,
         learn=args.learn,
+        learn_sessions=args.learn_sessions,
     )
     if args.http is None:
         anyio.run(gateway.serve_stdio)
         return 0
     host, port = parse_listen(args.http)
-    if not is_loopback(host) and token is None:
+    if not is_loopback(host) and token is None and clients is None:
         raise ValueError(
             f"--http {args.http}: {host} is not a loopback address; serving other machines "
-            "needs a bearer token (--token-env VAR)"
+            "needs bearer tokens (--token-env VAR or --clients FILE)"
         )
     if isinstance(store, MemoryStore):
         print(
@@ -252,8 +266,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     sock = listening_socket(host, port)
-    allow = tuple(args.allow_host or ())
-    anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow))
+    anyio.run(lambda: gateway.serve_http(sock, token=token, allow_hosts=allow, clients=clients))
     return 0
 
 
@@ -432,6 +445,23 @@ def _build_parser() -> argparse.ArgumentParser:
         "--learn",
         metavar="FILE",
         help="learn from usage: read learned hints from FILE and keep them there (made if missing)",
+    )
+    gw.add_argument(
+        "--clients",
+        metavar="FILE",
+        help="per-client bearer tokens, each with its own policy (JSON; re-read when it changes)",
+    )
+    gw.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        help="log INFO and up on stderr, as text or one JSON object a line (with access lines)",
+    )
+    gw.add_argument(
+        "--learn-sessions",
+        type=int,
+        default=3,
+        metavar="N",
+        help="with --learn: a request ranks once N distinct sessions taught it (default 3)",
     )
     gw.set_defaults(func=_cmd_gateway)
     return parser

@@ -6,8 +6,10 @@ The module lives in :mod:`toolsurface.retrieval.hints.learned`; this path re-exp
 from toolsurface.retrieval.hints.learned import (
     LEARNED_CAP,
     LEARNED_FORMAT,
+    LEARNED_MIN_SESSIONS,
     LEARNED_QUERY_CHARS,
     LEARNED_VERSION,
+    LEARNED_WORD_CAP,
     LearnedFormatError,
     LearnedHints,
     LearnedRequest,
@@ -16,8 +18,10 @@ from toolsurface.retrieval.hints.learned import (
 __all__ = [
     "LEARNED_CAP",
     "LEARNED_FORMAT",
+    "LEARNED_MIN_SESSIONS",
     "LEARNED_QUERY_CHARS",
     "LEARNED_VERSION",
+    "LEARNED_WORD_CAP",
     "LearnedFormatError",
     "LearnedHints",
     "LearnedRequest",

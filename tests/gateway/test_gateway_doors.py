@@ -100,3 +100,38 @@ def test_server_keys_that_could_collide_on_a_tool_name_are_refused_naming_both(
     with pytest.raises(GatewayConfigError, match=r"mcpServers\.a_: .*end with '_'"):
         read_config(config("a", "a_"))
     assert [u.name for u in read_config(config("a", "a_b", "b-c"))] == ["a", "a_b", "b-c"]
+
+
+def test_allowed_hosts_can_be_written_in_the_config_file(tmp_path: Path) -> None:
+    import json
+
+    from toolsurface.gateway.config import GatewayConfigError, read_allowed_hosts
+
+    config, _ = write_config(tmp_path)
+    data = json.loads(config.read_text("utf-8"))
+    data["toolsurface"] = {"allowHosts": ["gw.internal"], "callTimeout": 30}
+    config.write_text(json.dumps(data), "utf-8")
+    gw = GatewayProcess(tmp_path)
+    gw.extra = ["--http", f"127.0.0.2:{gw.port}", "--allow-host", "flag.internal"]
+    with gw:
+        url = f"http://127.0.0.2:{gw.port}/mcp"
+        for host, status in (("gw.internal", 200), ("flag.internal", 200), ("evil.example", 421)):
+            answer = httpx2.post(url, json=INIT, headers={**ACCEPT, "Host": host}, timeout=30)
+            assert answer.status_code == status, (host, answer.text)
+
+    for bad, named in (
+        (["http://gw.example/"], r"allowHosts\[0\]: 'http://gw.example/' is not a host name"),
+        ("gw.example", "allowHosts: must be a list of strings"),
+    ):
+        data["toolsurface"] = {"allowHosts": bad}
+        config.write_text(json.dumps(data), "utf-8")
+        with pytest.raises(GatewayConfigError, match=named):
+            read_allowed_hosts(config)
+    # A server's own section has no Host of its own: allowHosts there is an unknown setting.
+    data["toolsurface"] = {}
+    data["mcpServers"]["ops"]["toolsurface"] = {"allowHosts": ["x"]}
+    config.write_text(json.dumps(data), "utf-8")
+    from toolsurface.gateway.config import read_config
+
+    with pytest.raises(GatewayConfigError, match=r"mcpServers\.ops\.toolsurface\.allowHosts"):
+        read_config(config)

@@ -1,10 +1,14 @@
-"""The gateway's Redis store and two gateway processes sharing it (issue 25).
+"""The gateway's Redis store and two gateway processes sharing it (issues 25 and 40).
 
 A real ``redis-server`` is started on a free port in a temporary directory (the tests are
 skipped, naming ``redis-server``, only when the binary is absent). The store is round-tripped
 directly; then two ``toolsurface gateway --http`` processes share it behind one address,
 and a session opened on one continues on the other with the same tool list, each seeing
-the other's changes on its next request; a snapshot tampered with in Redis starts fresh.
+the other's changes on its next request. The faults and tampering the directory store is
+held to, here in Redis: a snapshot tampered with, cut, replaced by garbage, emptied, made
+other JSON or another type starts its session fresh; a tampered index neither stops writes
+nor makes the cap delete another's key; a Redis that stalls or dies is a 503 for the
+requests that need it, and the gateway serves again when it is back, without a restart.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -33,31 +38,67 @@ needs_redis = pytest.mark.skipif(
 )
 
 
+class RedisServer:
+    """A real ``redis-server`` on one port, which a test may stall, stop and start again."""
+
+    def __init__(self, tmp: Path) -> None:
+        from gateway_procs import free_port
+
+        self.tmp = tmp
+        self.port = free_port()
+        self.proc: subprocess.Popen[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> RedisServer:
+        """Start it and wait for its "Ready to accept connections" line."""
+        assert REDIS_SERVER is not None
+        argv = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1"]
+        argv += ["--dir", str(self.tmp), "--save", "", "--appendonly", "no"]
+        argv += ["--protected-mode", "no"]
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert proc.stdout is not None
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if "Ready to accept connections" in line:
+                break
+        else:
+            proc.wait(timeout=10)
+            pytest.fail("redis-server did not start:\n" + "".join(seen))
+        self.proc = proc
+        return self
+
+    def stall(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open and nothing answers."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        """Kill it (what it held is gone: no persistence)."""
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+            self.proc = None
+
+
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real Redis on a free port, ready when it says so on its stdout."""
-    from gateway_procs import free_port
-
-    assert REDIS_SERVER is not None
-    tmp = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    argv = [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp)]
-    argv += ["--save", "", "--appendonly", "no", "--protected-mode", "no"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert proc.stdout is not None
-    seen = []
-    for line in proc.stdout:
-        seen.append(line)
-        if "Ready to accept connections" in line:
-            break
-    else:
-        proc.wait(timeout=10)
-        pytest.fail("redis-server did not start:\n" + "".join(seen))
+    """A real Redis on a free port, shared by the module's tests."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        yield server.url
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        server.stop()
 
 
 @needs_redis
@@ -222,3 +263,117 @@ def test_a_redis_store_needs_a_mark_key(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "must be sealed" in err and "TOOLSURFACE_MARK_KEY" in err
+
+
+@needs_redis
+def test_every_kind_of_broken_value_in_redis_starts_the_session_fresh_with_a_warning(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The directory store's breaks (cut, garbage, empty, other JSON), and Redis's own: types."""
+    from test_gateway_store import _broken_sessions, break_and_resume
+
+    store = RedisStore(redis_url, prefix="broken:")
+    sessions, _ = _broken_sessions(store)
+    direct = redis.Redis.from_url(redis_url)
+    key = store.key("brokensession1")
+
+    def truncate() -> None:
+        direct.set(key, bytes(direct.get(key) or b"")[:25])
+
+    def garbage() -> None:
+        direct.set(key, b"\xff\xfe\x00not json at all")
+
+    def empty() -> None:
+        direct.set(key, b"")
+
+    def other_json() -> None:
+        direct.set(key, b'["a list", 1]')
+
+    def a_list() -> None:
+        direct.delete(key)
+        direct.rpush(key, b"{}")
+
+    def a_hash() -> None:
+        direct.delete(key)
+        direct.hset(key, "snapshot", "{}")
+
+    break_and_resume(sessions, [truncate, garbage, empty, other_json, a_list, a_hash], caplog)
+    assert direct.type(key) == b"string"  # the fresh session's write replaced the list
+
+
+@needs_redis
+def test_a_tampered_index_stops_no_write_and_the_cap_deletes_only_its_own_keys(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisStore(redis_url, prefix="indexed:", max_sessions=2)
+    direct = redis.Redis.from_url(redis_url)
+    direct.set(store.index, b"not a sorted set")
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        store.save("a", '{"n":"a"}')
+    assert store.load("a") == '{"n":"a"}' and direct.type(store.index) == b"zset"
+    assert any("index" in r.getMessage() and "rebuilt" in r.getMessage() for r in caplog.records)
+    # Someone slips another application's key into the index, as its oldest entry.
+    direct.set("precious:key", b"keep me")
+    direct.zadd(store.index, {"precious:key": 0})
+    time.sleep(0.01)
+    store.save("b", '{"n":"b"}')  # over the cap: the slipped-in name is the oldest
+    time.sleep(0.01)
+    store.save("c", '{"n":"c"}')  # over again: "a" is now the oldest, and goes
+    assert direct.get("precious:key") == b"keep me"  # dropped from the index, never deleted
+    assert [store.load(s) for s in ("a", "b", "c")] == [None, '{"n":"b"}', '{"n":"c"}']
+    assert direct.zcard(store.index) == 2
+    direct.delete("precious:key")
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+@needs_redis
+def test_a_redis_that_stalls_or_dies_is_a_503_and_the_gateway_serves_again_when_back(
+    tmp_path: Path,
+) -> None:
+    import httpx2
+
+    server = RedisServer(tmp_path).start()
+    write_config(tmp_path)
+
+    async def works(gw: GatewayProcess) -> list[str]:
+        async with client(gw.url) as session:
+            await session.call_tool("ToolSearch", {"select": ["ops__list_tickets"]})
+            return names(await session.list_tools())
+
+    def opened(gw: GatewayProcess) -> httpx2.Response:
+        return httpx2.post(gw.url, json=INIT, headers=ACCEPT, timeout=120)
+
+    loaded = ["ToolSearch", "ops__list_tickets"]
+    try:
+        with GatewayProcess(tmp_path, store=server.url) as gw:
+            assert asyncio.run(works(gw)) == loaded
+            server.stall()
+            try:
+                stalled = opened(gw)
+            finally:
+                server.resume()
+            assert stalled.status_code == 503, stalled.text
+            assert "session store does not answer" in stalled.text
+            assert asyncio.run(works(gw)) == loaded  # back: served, no restart
+            server.stop()
+            dead = opened(gw)
+            assert dead.status_code == 503 and "session store" in dead.text
+            server.start()  # the same port, empty
+            assert asyncio.run(works(gw)) == loaded
+            assert gw._proc is not None and gw._proc.poll() is None  # never crashed
+        logged = "\n".join(gw.lines)
+        assert "redis://127.0.0.1" in logged  # the log names the store that failed
+    finally:
+        server.stop()

@@ -166,7 +166,7 @@ def test_the_file_round_trips_and_the_hits_with_it(engine: str, tmp_path: Path) 
     registry.save_learned(path)
     text = path.read_text("utf-8")
     data = json.loads(text)
-    assert (data["format"], data["version"]) == ("toolsurface-learned", 1)
+    assert (data["format"], data["version"]) == ("toolsurface-learned", 2)
     fresh = ToolRegistry(_tools(), engine=engine)  # type: ignore[arg-type]
     assert fresh.load_learned(path) == 2
     assert fresh.learned() == registry.learned()
@@ -178,7 +178,7 @@ def test_the_file_round_trips_and_the_hits_with_it(engine: str, tmp_path: Path) 
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        (lambda d: d.update(version=2), "'version'"),
+        (lambda d: d.update(version=3), "'version'"),
         (lambda d: d.update(format="other"), "'format'"),
         (lambda d: d.update(cap=0), "'cap'"),
         (lambda d: d["tools"]["t"][0].update(count=-1), "tools.t[0].count"),
@@ -288,3 +288,48 @@ def test_learning_while_others_search() -> None:
         t.join()
     assert errors == []
     assert _names(registry.search("request number 199", k=1)) == ["slack__send_message"]
+
+
+def test_the_file_is_written_durably_and_a_crashed_writes_leftovers_are_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    registry = ToolRegistry(_tools())
+    registry.learn("bounce checkout", "k8s__rollout_restart")
+    path = tmp_path / "learned.json"
+    old = time.time() - 3600
+    crashed = tmp_path / ".learned.json.ab12cd.tmp"  # a write that never finished
+    crashed.write_text("{half", "utf-8")
+    os.utime(crashed, (old, old))
+    under_way = tmp_path / ".learned.json.ef34gh.tmp"  # another process's write, just begun
+    under_way.write_text("{", "utf-8")
+    others = tmp_path / "notes.tmp"  # not this file's: never touched
+    others.write_text("mine", "utf-8")
+    os.utime(others, (old, old))
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    registry.save_learned(path)
+    assert len(synced) == 2  # the file, then its directory
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, under_way.name, others.name]
+    )
+    assert ToolRegistry(_tools()).load_learned(path) == 1
+
+    # A write that fails half way leaves the old file whole and nothing beside it.
+    registry.learn("restart the pods", "k8s__rollout_restart")
+
+    def broken(src: object, dst: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError, match="No space"):
+        registry.save_learned(path)
+    monkeypatch.undo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        [path.name, under_way.name, others.name]
+    )
+    assert ToolRegistry(_tools()).load_learned(path) == 1

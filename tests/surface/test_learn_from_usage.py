@@ -46,7 +46,8 @@ class _Run:
     def __init__(self, registry: ToolRegistry, **kw: Any) -> None:
         self.events: list[Event] = []
         kw.setdefault("learn_from_usage", True)
-        self.surface = ToolSurface(registry, session_id="learn", on_event=self.events.append, **kw)
+        kw.setdefault("session_id", "learn")
+        self.surface = ToolSurface(registry, on_event=self.events.append, **kw)
         self.registry = registry
         self.surface.plan()
 
@@ -76,17 +77,38 @@ def _first(registry: ToolRegistry, query: str) -> str:
 
 def test_a_search_then_a_call_of_a_returned_tool_teaches_that_pair(engine_name: str) -> None:
     reg = _registry(engine_name)
-    assert _first(reg, QUERY) == NOTES  # before: the other search tool ranks first
     run = _Run(reg)
     result = run.search({"query": QUERY})
     assert WIKI in result.loaded
     assert [v.runs for v in run.call(WIKI)] == [True]
     assert _learned(reg) == {WIKI: [(QUERY, 1)]}
     assert run.taught() == [(QUERY, WIKI)]
-    assert _first(reg, QUERY) == WIKI
+    assert reg.learned()[WIKI][0].sessions == 1  # taught as the run's session
+
+
+def test_what_three_sessions_taught_ranks_for_every_session(engine_name: str) -> None:
+    slack, email = "slack__send_message", "email__send_message"
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register_many(
+        [
+            tool_search_tool(),
+            Tool(name=slack, description="Send a message to a Slack channel."),
+            Tool(name=email, description="Send a message by email to a person."),
+        ]
+    )
+    for group in ("slack", "email"):
+        reg.declare_group(group, prefix=f"{group}__", load="lazy")
+    request = "send a message to the team"
+    assert _first(reg, request) == email  # before: the other tool ranks first
+    for session in ("one", "two", "three"):
+        run = _Run(reg, session_id=session)
+        assert slack in run.search({"query": request}).loaded
+        assert [v.runs for v in run.call(slack)] == [True]
+        expected = email if session != "three" else slack  # ranks once three sessions did
+        assert _first(reg, request) == expected
     # The registry is shared: another session over it finds the tool first too.
-    other = _Run(reg, learn_from_usage=False)
-    assert other.search({"query": QUERY}).loaded[0] == WIKI
+    other = _Run(reg, learn_from_usage=False, session_id="reader")
+    assert other.search({"query": request}).loaded[0] == slack
 
 
 def test_off_by_default_nothing_is_taught(engine_name: str) -> None:
@@ -155,9 +177,10 @@ def test_each_pair_is_taught_once_a_search_and_within_the_window(engine_name: st
     run.call(WIKI, WIKI)
     run.call(WIKI)
     assert _learned(reg) == {WIKI: [(QUERY, 1)]}
-    run.search({"query": QUERY})  # a new search: the pair again
+    run.search({"query": QUERY})  # a new search: the pair again, from the same session
     run.call(WIKI)
-    assert _learned(reg) == {WIKI: [(QUERY, 2)]}
+    assert _learned(reg) == {WIKI: [(QUERY, 1)]}  # which counts once however often
+    assert run.taught() == [(QUERY, WIKI)]
     # The last message of the window still teaches; the one after it does not.
     run.search({"query": QUERY})
     for _ in range(LEARN_WINDOW - 1):
@@ -167,7 +190,7 @@ def test_each_pair_is_taught_once_a_search_and_within_the_window(engine_name: st
     for _ in range(LEARN_WINDOW):
         run.call("fs__read_file")
     run.call(WIKI)
-    assert _learned(reg) == {WIKI: [(QUERY, 2)], NOTES: [(QUERY, 1)]}
+    assert _learned(reg) == {WIKI: [(QUERY, 1)], NOTES: [(QUERY, 1)]}
 
 
 def test_the_discovery_tool_is_never_taught(engine_name: str) -> None:
@@ -200,7 +223,7 @@ def test_the_learned_text_never_reaches_the_request_nor_the_snapshot(engine_name
     query = "search the zorblatt handbook"
     assert WIKI in run.search({"query": query}).loaded
     run.call(WIKI)
-    assert _first(reg, "zorblatt") == WIKI  # it was learned
+    assert _learned(reg) == {WIKI: [(query, 1)]}  # it was learned
     plan = run.surface.plan()
     sent = json.dumps([plan.definitions(), plan.render("anthropic"), plan.catalogue])
     assert WIKI in sent and "zorblatt" not in sent

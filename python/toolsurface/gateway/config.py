@@ -25,6 +25,8 @@ __all__ = [
     "Supervision",
     "Transport",
     "Upstream",
+    "parse_policy",
+    "read_allowed_hosts",
     "read_config",
     "read_policy",
 ]
@@ -136,14 +138,27 @@ def _load(path: Path, what: str) -> Any:
         raise GatewayConfigError(f"{what} {path}: not JSON ({exc})") from None
 
 
-def _supervision(spec: Any, base: Supervision, at: str) -> Supervision:
-    """``base`` with a ``toolsurface`` section's timings over it (seconds, positive)."""
+#: Keys of the file's top ``toolsurface`` section that are the gateway's, not timings.
+_GATEWAY_KEYS = ("allowHosts",)
+#: A name (or ``NAME:PORT``, ``[v6]:PORT``) a ``Host`` header may carry: no space, no path.
+_HOST_NAME = re.compile(r"(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.\-]*)(?::[0-9]{1,5})?")
+
+
+def _supervision(
+    spec: Any, base: Supervision, at: str, others: tuple[str, ...] = ()
+) -> Supervision:
+    """``base`` with a ``toolsurface`` section's timings over it (seconds, positive).
+
+    ``others`` are keys of the section read elsewhere (the top section's ``allowHosts``).
+    """
     if spec is None:
         return base
     if not isinstance(spec, Mapping):
         raise GatewayConfigError(f"{at}: must be an object")
     changes: dict[str, float] = {}
     for key, value in spec.items():
+        if key in others:
+            continue
         if key not in _SUPERVISION_KEYS:
             known = ", ".join(_SUPERVISION_KEYS)
             raise GatewayConfigError(f"{at}.{key}: unknown setting (known: {known})")
@@ -263,7 +278,8 @@ def read_config(path: str | Path) -> list[Upstream]:
         servers = data.get("mcpServers", data.get("servers"))
     if not isinstance(servers, Mapping) or not servers:
         raise GatewayConfigError(f"config {where}: expected an object with 'mcpServers'")
-    base = _supervision(data.get("toolsurface"), Supervision(), f"config {where}: toolsurface")
+    top = data.get("toolsurface")
+    base = _supervision(top, Supervision(), f"config {where}: toolsurface", _GATEWAY_KEYS)
     out = []
     for name, spec in servers.items():
         at = f"config {where}: mcpServers.{name}"
@@ -285,6 +301,28 @@ def read_config(path: str | Path) -> list[Upstream]:
     if not out:
         raise GatewayConfigError(f"config {where}: every server is disabled")
     return out
+
+
+def read_allowed_hosts(path: str | Path) -> tuple[str, ...]:
+    """The ``Host`` names the HTTP gateway also answers, from the config file's top section.
+
+    ``{"toolsurface": {"allowHosts": ["gw.example.com", "proxy.example:443"]}}`` is the
+    file's form of ``--allow-host`` (the two are joined). Only the top section holds it: a
+    server's own section has no Host of its own, so ``allowHosts`` there is refused.
+    """
+    where = Path(path)
+    data = _load(where, "config")
+    top = data.get("toolsurface") if isinstance(data, Mapping) else None
+    if not isinstance(top, Mapping) or "allowHosts" not in top:
+        return ()
+    at = f"config {where}: toolsurface.allowHosts"
+    names = _strings(top["allowHosts"], at)
+    for i, name in enumerate(names):
+        if not _HOST_NAME.fullmatch(name):
+            raise GatewayConfigError(
+                f"{at}[{i}]: {name!r} is not a host name (NAME or NAME:PORT, no scheme or path)"
+            )
+    return names
 
 
 @dataclass(frozen=True)
@@ -320,23 +358,30 @@ def read_policy(path: str | Path | None) -> Policy:
     if path is None:
         return Policy()
     where = Path(path)
-    data = _load(where, "policy")
+    return parse_policy(_load(where, "policy"), f"policy {where}")
+
+
+def parse_policy(data: Any, at: str, extra: tuple[str, ...] = ()) -> Policy:
+    """A policy object (a policy file's, or a client's in a tokens file); errors name ``at``.
+
+    ``extra`` are other keys the object may hold, read by the caller.
+    """
     if not isinstance(data, Mapping):
-        raise GatewayConfigError(f"policy {where}: expected an object")
-    unknown = set(data) - {"allow", "deny", "servers"}
+        raise GatewayConfigError(f"{at}: expected an object")
+    unknown = set(data) - {"allow", "deny", "servers", *extra}
     if unknown:
-        raise GatewayConfigError(f"policy {where}: unknown field {sorted(unknown)[0]!r}")
+        raise GatewayConfigError(f"{at}: unknown field {sorted(unknown)[0]!r}")
     servers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for name, spec in (data.get("servers") or {}).items():
-        at = f"policy {where}: servers.{name}"
+        where = f"{at}: servers.{name}"
         if not isinstance(spec, Mapping) or set(spec) - {"allow", "deny"}:
-            raise GatewayConfigError(f"{at}: must be an object of allow and deny")
+            raise GatewayConfigError(f"{where}: must be an object of allow and deny")
         servers[str(name)] = (
-            _strings(spec.get("allow", []), f"{at}.allow"),
-            _strings(spec.get("deny", []), f"{at}.deny"),
+            _strings(spec.get("allow", []), f"{where}.allow"),
+            _strings(spec.get("deny", []), f"{where}.deny"),
         )
     return Policy(
-        _strings(data.get("allow", []), f"policy {where}: allow"),
-        _strings(data.get("deny", []), f"policy {where}: deny"),
+        _strings(data.get("allow", []), f"{at}: allow"),
+        _strings(data.get("deny", []), f"{at}: deny"),
         servers,
     )

@@ -20,6 +20,7 @@ import contextlib
 import logging
 import os
 import socket
+import time
 import weakref
 from collections.abc import Callable, Hashable, Mapping
 from pathlib import Path
@@ -33,13 +34,16 @@ from mcp.server.models import InitializationOptions
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
+from toolsurface.gateway.clients import CLIENT, ClientTokens
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
+from toolsurface.gateway.metrics import GatewayMetrics
 from toolsurface.gateway.sessions import CURRENT, Sessions
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
+from toolsurface.retrieval.hints.learned import LEARNED_MIN_SESSIONS, LearnedHints
 from toolsurface.surface.events import Event
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
@@ -93,19 +97,30 @@ class Gateway:
         mark_key: bytes | None = None,
         max_sessions: int = 1024,
         learn: str | os.PathLike[str] | None = None,
+        learn_sessions: int = LEARNED_MIN_SESSIONS,
     ) -> None:
         self.upstreams = upstreams
         self.policy = policy or Policy()
         self.store: SessionStore = store if store is not None else MemoryStore()
         self.session_id = session_id
         self.mark_key = mark_key
-        self.registry = ToolRegistry()
+        # What sessions teach ranks once ``learn_sessions`` distinct sessions taught it.
+        self.registry = ToolRegistry(learned=LearnedHints(min_sessions=learn_sessions))
         self.registry.register(tool_search_tool())
         #: Where learned hints are kept (``--learn``); None: sessions learn nothing.
         self.learn = Path(learn) if learn is not None else None
         if self.learn is not None and self.learn.exists():
             count = self.registry.load_learned(self.learn)
             _log.info("toolsurface gateway: %d learned requests read from %s", count, self.learn)
+            trusted = sum(r.by_host for _, r in self.registry.learned_hints)
+            if trusted:  # sessions never teach as the host: an older gateway's file
+                _log.warning(
+                    "toolsurface gateway: %d learned request(s) in %s were not taught by "
+                    "sessions (a version-1 file?): they rank whole, unchecked; delete the "
+                    "file to drop them",
+                    trusted,
+                    self.learn,
+                )
         self._learned_unsaved = False
         self._learned_lock = anyio.Lock()
         self.links: dict[str, McpServerLink] = {}
@@ -120,6 +135,8 @@ class Gateway:
         )
         #: Plain calls of the stdio client, answered without the SDK's server (fastpath.py).
         self.fast = FastCalls(self._call)
+        #: Counted for ``/metrics`` (ops.py).
+        self.metrics = GatewayMetrics()
 
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
@@ -184,7 +201,19 @@ class Gateway:
         return names != before
 
     def _admits(self, name: str) -> bool:
-        return name == TOOL_SEARCH_NAME or self.policy.admits(name, self._owner)
+        if name == TOOL_SEARCH_NAME:
+            return True
+        if not self.policy.admits(name, self._owner):
+            return False
+        client = CLIENT.get()  # an HTTP request's client narrows the gateway's policy
+        return client is None or client.admits(name, self._owner)
+
+    def upstream_states(self) -> dict[str, bool]:
+        """Each upstream, and whether it is connected now (``/readyz``, ``/metrics``)."""
+        upstreams = self.upstream_set
+        if upstreams is None:
+            return {u.name: False for u in self.upstreams}
+        return {u.name: upstreams.state(u.name) == "up" for u in self.upstreams}
 
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
         """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
@@ -247,6 +276,7 @@ class Gateway:
             if down is not None:  # a tool of an upstream being retried: say so, not "unknown"
                 answer = down
             elif name == TOOL_SEARCH_NAME:
+                self.metrics.inc("toolsurface_gateway_searches_total")
                 result = surface.tool_search(dict(arguments))
                 answer = _text(result.text, error=result.refused)
             else:
@@ -267,7 +297,16 @@ class Gateway:
 
     async def _forward(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         assert self.upstream_set is not None  # a call is forwarded only once connected
-        return await self.upstream_set.call(name, arguments)
+        started = time.perf_counter()
+        result: dict[str, Any] | None = None
+        try:
+            result = await self.upstream_set.call(name, arguments)
+            return result
+        finally:
+            owner = self._owner(name)
+            error = result is None or bool(result.get("isError"))
+            seconds = time.perf_counter() - started
+            self.metrics.call(owner[0] if owner else "?", error, seconds)
 
     def instructions(self) -> str | None:
         """The server's instructions: the catalogue block of a new session's plan, now."""
@@ -297,8 +336,12 @@ class Gateway:
         *,
         token: str | None = None,
         allow_hosts: tuple[str, ...] = (),
+        clients: ClientTokens | None = None,
     ) -> None:
         """Connect the upstreams, then serve streamable HTTP on ``sock`` until stopped.
+
+        ``/healthz``, ``/readyz`` and ``/metrics`` are answered beside ``/mcp``; with
+        ``clients`` each client's own token replaces ``token`` (ops.py).
 
         The ``Host`` of every request is checked (:class:`~toolsurface.gateway.http.HostCheck`)
         before anything else, whatever address is bound; the SDK's own check, which covers
@@ -307,6 +350,7 @@ class Gateway:
         from mcp.server.transport_security import TransportSecuritySettings
 
         from toolsurface.gateway.http import HostCheck, SessionsMiddleware, serve_http
+        from toolsurface.gateway.ops import OpsMiddleware
 
         host = str(sock.getsockname()[0])
         hosts = HostCheck(host, allow_hosts)
@@ -316,5 +360,7 @@ class Gateway:
             app = self.server().streamable_http_app(
                 stateless_http=True, host=host, transport_security=off
             )
-            middleware = SessionsMiddleware(app, self.sessions, token=token, hosts=hosts)
-            await serve_http(middleware, sock)
+            inner = None if clients is not None else token  # a client's token is checked first
+            middleware = SessionsMiddleware(app, self.sessions, token=inner, hosts=hosts)
+            ops = OpsMiddleware(middleware, self, hosts=hosts, token=token, clients=clients)
+            await serve_http(ops, sock)

@@ -218,6 +218,13 @@ class Sessions:
             finally:
                 await self._save(session_id, held)
 
+    def forget_held(self) -> None:
+        """Drop every held surface: each session's next request makes it anew from the store.
+
+        For a change the surfaces cannot see themselves (a client's policy, reloaded).
+        """
+        self._held.clear()
+
     async def end(self, session_id: str) -> None:
         """The client ended the session: forget it here and in the store."""
         self._held.pop(session_id, None)

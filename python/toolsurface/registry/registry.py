@@ -402,12 +402,14 @@ class ToolRegistry:
         """The registry's store of learned requests (shared with whoever passed it in)."""
         return self._learned.hints
 
-    def learn(self, query: str, tool_name: str) -> bool:
+    def learn(self, query: str, tool_name: str, *, session: str | None = None) -> bool:
         """Teach that ``query`` led to ``tool_name``; whether anything was kept.
 
         Opt-in: nothing is learned unless a host calls this (or ``learn_many``). A name
         that is not registered raises ``UnknownToolError``; a query that is empty once
-        cleaned keeps nothing.
+        cleaned keeps nothing. Without ``session`` the host teaches, and the request ranks
+        at once; with it a session does, under the rules that keep one session from
+        steering others (``LearnedHints``; docs/analysis.md §9).
 
         >>> from toolsurface import Tool, ToolRegistry
         >>> registry = ToolRegistry([
@@ -423,7 +425,7 @@ class ToolRegistry:
         >>> registry.forget("pagerduty__list_oncalls")
         1
         """
-        return self._learned.learn(query, tool_name)
+        return self._learned.learn(query, tool_name, session)
 
     def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
         """Teach many (query, tool name) pairs, a host's logs; how many were kept."""
@@ -460,7 +462,7 @@ class ToolRegistry:
                 read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
-        texts = index_texts(names, fields, hints.texts())
+        texts = index_texts(names, fields, hints, self._backend.tokens)
         names, texts = self._backend.by_name(names, texts)
         index = self._backend.index(names, texts)
         made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)

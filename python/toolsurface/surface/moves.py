@@ -43,7 +43,7 @@ __all__ = ["ModelMoves", "Moment"]
 class _Learns(Protocol):
     """The registry, as far as the moves teach it."""
 
-    def learn(self, query: str, tool_name: str) -> bool: ...
+    def learn(self, query: str, tool_name: str, *, session: str | None = None) -> bool: ...
 
 
 class _Surface(Protocol):
@@ -51,6 +51,8 @@ class _Surface(Protocol):
 
     @property
     def registry(self) -> _Learns: ...
+    @property
+    def session_id(self) -> str: ...
     @property
     def limits(self) -> SurfaceLimits: ...
     @property
@@ -151,7 +153,8 @@ class ModelMoves:
         surface = self._surface
         for query, name in usage.ran(verdicts, surface.admits):
             # Only an admitted tool gets here, so the event never names a blocked one.
-            if surface.registry.learn(query, name):
+            # Taught by this session: once per pair, ranking only once enough sessions did.
+            if surface.registry.learn(query, name, session=surface.session_id):
                 surface.emit("tool_hint_learned", {"query": query, "tool": name})
 
     def tool_search(self, arguments: Any, now: Moment) -> ToolSearchResult:

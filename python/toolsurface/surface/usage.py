@@ -5,7 +5,9 @@ for the model's next :data:`LEARN_WINDOW` messages of tool calls (the next calls
 ``admit``). A call in one of them that runs, not blind, of a tool that search returned
 teaches the registry that (query, tool) pair, once; the call is credited to the latest open
 search that returned the tool, and the tool is then closed in every open search, so one
-call teaches one pair. Nothing here touches the registry: :meth:`UsageWindow.ran` returns
+call teaches one pair. The surface teaches as its session (``session_id``): a session
+counts once per pair, and a pair ranks only once several sessions taught it
+(``LearnedHints``). Nothing here touches the registry: :meth:`UsageWindow.ran` returns
 the pairs and the surface teaches them (see docs/tools.md, "Learned hints").
 """
 
@@ -39,29 +41,31 @@ class _OpenSearch:
 class UsageWindow:
     """The searches a run may still learn from, in the order they were answered.
 
-    A surface that learns: the model searched, then called the search's second hit, so
-    the registry now finds that tool first for the same request.
+    Surfaces that learn: in three sessions the model searched, then called the search's
+    second hit, so the registry now finds that tool first for the same request. A session
+    counts once, and a request ranks once three sessions taught it (``LearnedHints``).
 
     >>> from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
     >>> from toolsurface.admission.admit import ToolCall
     >>> registry = ToolRegistry([tool_search_tool(),
-    ...     Tool(name="wiki__search_pages", description="Search the pages of the team wiki."),
-    ...     Tool(name="notes__search_notes", description="Search your notes by text.")])
-    >>> _ = registry.declare_group("wiki", prefix="wiki__", load="lazy")
-    >>> _ = registry.declare_group("notes", prefix="notes__", load="lazy")
-    >>> surface = ToolSurface(registry, session_id="doc", learn_from_usage=True)
-    >>> _ = surface.plan()
-    >>> surface.tool_search({"query": "search the runbook"}).loaded
-    ('notes__search_notes', 'wiki__search_pages')
-    >>> _ = surface.plan()
-    >>> [v.runs for v in surface.admit([ToolCall("wiki__search_pages", {})])]
-    [True]
-    >>> registry.learned()
-    {'wiki__search_pages': [LearnedRequest(query='search the runbook', count=1, last=1)]}
-    >>> found = registry.search("search the runbook", admitted={"wiki__search_pages",
-    ...     "notes__search_notes"})
+    ...     Tool(name="slack__send_message", description="Send a message to a Slack channel."),
+    ...     Tool(name="email__send_message", description="Send a message by email to a person.")])
+    >>> _ = registry.declare_group("slack", prefix="slack__", load="lazy")
+    >>> _ = registry.declare_group("email", prefix="email__", load="lazy")
+    >>> request = "send a message to the team"
+    >>> for session in ("one", "two", "three"):
+    ...     surface = ToolSurface(registry, session_id=session, learn_from_usage=True)
+    ...     _ = surface.plan()
+    ...     found = surface.tool_search({"query": request}).loaded
+    ...     _ = surface.plan()
+    ...     ran = [v.runs for v in surface.admit([ToolCall("slack__send_message", {})])]
+    >>> found, ran
+    (('email__send_message', 'slack__send_message'), [True])
+    >>> [(r.query, r.count, r.sessions) for r in registry.learned()["slack__send_message"]]
+    [('send a message to the team', 3, 3)]
+    >>> found = registry.search(request, admitted={"slack__send_message", "email__send_message"})
     >>> [h.name for h in found]
-    ['wiki__search_pages', 'notes__search_notes']
+    ['slack__send_message', 'email__send_message']
     """
 
     open: list[_OpenSearch] = field(default_factory=list)

@@ -10,6 +10,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from toolsurface._internal.durable import sync_directory
 from toolsurface.gateway.store.base import MAX_STORED, StoreError, digest_of
 
 __all__ = ["DirectoryStore"]
@@ -102,19 +103,6 @@ class DirectoryStore:
             excess,
         )
 
-    def _sync_directory(self) -> None:
-        """Make a rename in the directory durable (where the platform can)."""
-        try:
-            fd = os.open(self.root, os.O_RDONLY)
-        except OSError:
-            return  # Windows cannot open a directory; its renames are journaled
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
-
     def _path(self, session_id: str) -> Path:
         return self.root / f"session-{digest_of(session_id)[:32]}.json"
 
@@ -193,7 +181,7 @@ class DirectoryStore:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        self._sync_directory()
+        sync_directory(self.root)
         if new:
             self._evict(keep=path)
         with self._seen_lock:

@@ -9,17 +9,21 @@ change.
 
 from __future__ import annotations
 
+import logging
 import os
-import tempfile
+import re
 import threading
-from collections.abc import Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from pathlib import Path
 
+from toolsurface._internal.durable import remove_leftovers, write_durably
 from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 
-__all__ = ["LearnedField", "index_texts"]
+__all__ = ["LearnedField", "OwnWords", "index_texts"]
+
+_log = logging.getLogger("toolsurface")
 
 
 class LearnedField:
@@ -36,12 +40,15 @@ class LearnedField:
         #: The store; read without the lock by a search, which compares its version.
         self.hints = hints
 
-    def learn(self, query: str, tool_name: str) -> bool:
-        """Teach that ``query`` led to ``tool_name`` (the registry's ``learn``); whether kept."""
+    def learn(self, query: str, tool_name: str, session: str | None = None) -> bool:
+        """Teach that ``query`` led to ``tool_name`` (the registry's ``learn``); whether kept.
+
+        ``session``: the session that taught it (counted once; see ``LearnedHints``).
+        """
         _check_query(query, "query")
         if tool_name not in self._tools:
             raise UnknownToolError(f"no tool named {tool_name!r} is registered")
-        return self.hints.add(query, tool_name)
+        return self.hints.add(query, tool_name, session=session)
 
     def learn_many(self, pairs: Iterable[tuple[str, str]], *, missing_ok: bool = False) -> int:
         """Teach many (query, tool name) pairs, a host's logs; how many were kept.
@@ -81,17 +88,14 @@ class LearnedField:
         return {tool_name: found[tool_name]} if tool_name in found else {}
 
     def save_learned(self, path: str | os.PathLike[str]) -> None:
-        """Write the learned hints to ``path`` atomically (docs/tools.md gives the format)."""
+        """Write the learned hints to ``path`` atomically and durably (format: docs/tools.md).
+
+        The file and its directory are fsynced, so after a crash ``path`` holds the old
+        hints or the new ones; a temporary file a crash left beside it is removed here.
+        """
         where = Path(path)
-        text = self.hints.to_json()
-        fd, tmp = tempfile.mkstemp(dir=where.parent or ".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(tmp, where)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_durably(where, self.hints.to_json().encode("utf-8"))
+        _removed_leftovers(where)
 
     def load_learned(self, path: str | os.PathLike[str]) -> int:
         """Replace the learned hints by those of ``path``; how many requests it held.
@@ -100,20 +104,80 @@ class LearnedField:
         hints the registry had stay as they were.
         """
         where = Path(path)
-        loaded = LearnedHints.from_json(where.read_text("utf-8"), where=str(where))
+        _removed_leftovers(where)
+        now = self.hints
+        loaded = LearnedHints.from_json(
+            where.read_text("utf-8"),
+            where=str(where),
+            min_sessions=now.min_sessions,
+            word_cap=now.word_cap,
+        )
         with self._lock:
             loaded.version = self.hints.version + 1
             self.hints = loaded
         return len(loaded)
 
 
+#: What splits a request into the words ``OwnWords`` weighs one by one: anything not a
+#: letter or digit, connectors included, so each word is one identifier of one part.
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+class OwnWords:
+    """The words of a request a tool's own five texts reach (a ``Reach``, for one build).
+
+    A word is kept when every index term it makes is one of the tool's own terms. So the
+    learned text a session taught holds only terms the tool's own fields hold, and a
+    request that matches it matches the tool without it: learning reorders the tools a
+    request finds and never lifts one the request's words do not reach.
+    """
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        fields: Sequence[FieldTexts],
+        tokens: Callable[[str], list[str]],
+    ) -> None:
+        self._fields = dict(zip(names, fields))
+        self._tokens = tokens
+        self._own: dict[str, frozenset[str]] = {}
+
+    def __call__(self, tool: str, request: str) -> list[str]:
+        """The words of ``request``, in order, whose every term is one of ``tool``'s own."""
+        own = self._own.get(tool)
+        if own is None:
+            texts = self._fields.get(tool, ())
+            own = self._own[tool] = frozenset(self._tokens("\n".join(texts)))
+        kept = []
+        for word in _NOT_WORD.split(request):
+            terms = self._tokens(word) if word else []
+            if terms and own.issuperset(terms):
+                kept.append(word)
+        return kept
+
+
 def index_texts(
-    names: list[str], fields: list[FieldTexts], hints: dict[str, str]
+    names: list[str],
+    fields: list[FieldTexts],
+    hints: LearnedHints,
+    tokens: Callable[[str], list[str]],
 ) -> list[IndexTexts]:
-    """The documents to index: a tool's five texts, six where it has learned ones."""
-    if not hints:
+    """The documents to index: a tool's five texts, six where it has learned ones.
+
+    ``tokens`` is the index's analysis, with which a session-taught request is cut to the
+    words each tool's own texts reach (:class:`OwnWords`).
+    """
+    learned = hints.texts(OwnWords(names, fields, tokens))
+    if not learned:
         return list(fields)
-    return [(*f, hints[n]) if n in hints else f for n, f in zip(names, fields)]
+    return [(*f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
+
+
+def _removed_leftovers(where: Path) -> None:
+    """Remove the temporary files an unfinished write of ``where`` left, with a log line."""
+    removed = remove_leftovers(where)
+    if removed:
+        _log.info("toolsurface: removed %d leftover temporary file(s) of %s", removed, where)
 
 
 def _check_query(query: object, what: str) -> None:
