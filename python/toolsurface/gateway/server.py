@@ -21,9 +21,9 @@ import logging
 import os
 import socket
 import weakref
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -35,6 +35,7 @@ from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
+from toolsurface.gateway.forward import Forwarder
 from toolsurface.gateway.sessions import CURRENT, Sessions
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
@@ -47,6 +48,10 @@ from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
 __all__ = ["Gateway"]
 
 _log = logging.getLogger("toolsurface.gateway")
+
+R = TypeVar("R")
+#: A request handler of the SDK's lowlevel server: (request context, params) to a result.
+Handler = Callable[[Any, Any], Awaitable[R]]
 
 
 class _Server(Server[Any]):
@@ -68,8 +73,11 @@ class _Server(Server[Any]):
     ) -> InitializationOptions:
         """The SDK's options, with ``tools/list_changed`` on unless the caller says otherwise."""
         self.instructions = self._instructions_of()
+        everything = NotificationOptions(
+            tools_changed=True, resources_changed=True, prompts_changed=True
+        )
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or everything,
             experimental_capabilities,
             extensions,
         )
@@ -120,6 +128,10 @@ class Gateway:
         )
         #: Plain calls of the stdio client, answered without the SDK's server (fastpath.py).
         self.fast = FastCalls(self._call)
+        #: Resources, templates, prompts, completions and subscriptions (forward.py).
+        self.forward = Forwarder(lambda: self.upstream_set, self.policy, session_of=self._session)
+        #: The upstreams offering resources, and prompts, when the client was last told.
+        self._offering: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
@@ -161,6 +173,8 @@ class Gateway:
         """An upstream's tools came or went: tell the stdio client if its list moved."""
         # The index of the new catalogue is built off the loop, not by the next search on it.
         await anyio.to_thread.run_sync(self.registry.prepare)
+        await self.forward.upstreams_changed()
+        offering = self._offering_now()
         client = self._client
         if client is None:
             return
@@ -168,6 +182,35 @@ class Gateway:
             moved = self._replanned(surface, surface.last_plan_names())
         if moved:
             await client.send_tool_list_changed()
+        if offering[0] != self._offering[0]:
+            await client.send_resource_list_changed()
+        if offering[1] != self._offering[1]:
+            await client.send_prompt_list_changed()
+        self._offering = offering
+
+    def _offering_now(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        upstreams = self.upstream_set
+        if upstreams is None:
+            return ((), ())
+        return tuple(upstreams.offering("resources")), tuple(upstreams.offering("prompts"))
+
+    async def _upstream_notice(self, upstream: str, message: Any) -> None:
+        """An upstream's notification beside tools/list_changed, passed on to who it concerns."""
+        if isinstance(message, types.ResourceUpdatedNotification):
+            await self.forward.resource_updated(upstream, message.params.uri, self._deliver_update)
+            return
+        client = self._client
+        if client is None:
+            return
+        if isinstance(message, types.ResourceListChangedNotification):
+            await client.send_resource_list_changed()
+        elif isinstance(message, types.PromptListChangedNotification):
+            await client.send_prompt_list_changed()
+
+    async def _deliver_update(self, session: str, uri: str) -> None:
+        """Tell one session its resource changed (the stdio client; HTTP has no stream)."""
+        if session == self.session_id and self._client is not None:
+            await self._client.send_resource_updated(uri)
 
     def _replanned(self, surface: ToolSurface, before: tuple[str, ...]) -> bool:
         """Whether the session's tool names now differ from ``before`` (planned if need be).
@@ -189,9 +232,15 @@ class Gateway:
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
         """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
         self.upstream_set = await stack.enter_async_context(
-            UpstreamSet(self.registry, self.upstreams, on_change=self._upstreams_changed)
+            UpstreamSet(
+                self.registry,
+                self.upstreams,
+                on_change=self._upstreams_changed,
+                on_notice=self._upstream_notice,
+            )
         )
         self.links = self.upstream_set.links
+        self._offering = self._offering_now()
 
     def _session(self) -> str:
         """The session of the request being served: HTTP's, or the stdio session."""
@@ -280,7 +329,27 @@ class Gateway:
             instructions_of=self.instructions,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
+            on_list_resources=self._client_seen(self.forward.list_resources),
+            on_list_resource_templates=self._client_seen(self.forward.list_resource_templates),
+            on_read_resource=self._client_seen(self.forward.read_resource),
+            on_subscribe_resource=self._client_seen(self.forward.subscribe),
+            on_unsubscribe_resource=self._client_seen(self.forward.unsubscribe),
+            on_list_prompts=self._client_seen(self.forward.list_prompts),
+            on_get_prompt=self._client_seen(self.forward.get_prompt),
+            on_completion=self._client_seen(self.forward.complete),
         )
+
+    def _client_seen(
+        self, handler: Callable[[Any, Any], Awaitable[R]]
+    ) -> Callable[[Any, Any], Awaitable[R]]:
+        """``handler``, after noting the stdio client (to tell it of changes) on each request."""
+
+        async def seen(ctx: Any, params: Any) -> R:
+            if CURRENT.get() is None:
+                self._client = ctx.session
+            return await handler(ctx, params)
+
+        return seen
 
     async def serve_stdio(self) -> None:
         """Connect the upstreams, then serve this process's stdin and stdout until EOF."""
