@@ -96,7 +96,7 @@ TOOLS = [
         ("ask_model", "Ask the client's model a question (sampling)"),
         ("ask_user", "Ask the user for their name (elicitation)"),
         ("show_roots", "List the client's roots"),
-        ("chatty", "Log three messages and report progress while working"),
+        ("chatty", "Log three messages (naming 'who') and report progress while working"),
     ]
 ]
 
@@ -134,10 +134,12 @@ async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
         roots = await session.list_roots()
         return _text("roots: " + ", ".join(str(r.uri) for r in roots.roots))
     if params.name == "chatty":
-        token = ctx.meta.progress_token if ctx.meta is not None else None
+        token = (ctx.meta or {}).get("progress_token")  # the SDK's RequestParamsMeta key
         for step in range(3):
+            who = (params.arguments or {}).get("who")
+            said = f"step {step}" if who is None else f"{who}: step {step}"
             await session.send_log_message(
-                "info", f"step {step}", logger="library", related_request_id=ctx.request_id
+                "info", said, logger="library", related_request_id=ctx.request_id
             )
             if token is not None:
                 await session.send_progress_notification(

@@ -33,6 +33,7 @@ from mcp.server.models import InitializationOptions
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
+from toolsurface.gateway.callers import CALLER, Caller
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
 from toolsurface.gateway.forward import Forwarder
@@ -237,6 +238,7 @@ class Gateway:
                 self.upstreams,
                 on_change=self._upstreams_changed,
                 on_notice=self._upstream_notice,
+                default_caller=self._default_caller,
             )
         )
         self.links = self.upstream_set.links
@@ -274,8 +276,24 @@ class Gateway:
             notice = types.ToolListChangedNotification()
             await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
 
-        raw = await self._call(params.name, params.arguments or {}, notify)
+        meta = ctx.meta
+        caller = Caller(
+            ctx.session,
+            self._session(),
+            ctx.request_id,
+            meta.get("progress_token") if meta is not None else None,
+        )
+        mark = CALLER.set(caller)  # the upstream's requests during the call go to this client
+        try:
+            raw = await self._call(params.name, params.arguments or {}, notify)
+        finally:
+            CALLER.reset(mark)
         return types.CallToolResult.model_validate(raw, by_name=False)
+
+    def _default_caller(self) -> Caller | None:
+        """Who an upstream's request goes to while none of its calls runs: the stdio client."""
+        client = self._client
+        return None if client is None else Caller(client, self.session_id)
 
     async def _call(
         self, name: str, arguments: Mapping[str, Any], notify: Notify

@@ -33,6 +33,7 @@ from toolsurface.adapters.mcp import (
     is_tools_list_changed,
     message_handler,
 )
+from toolsurface.gateway.callers import Caller, InFlight
 from toolsurface.gateway.config import Upstream
 from toolsurface.gateway.lane import (
     CLOSED,
@@ -83,6 +84,8 @@ class _Supervisor:
         #: The live session and its lane, for forwarded calls (None while not connected).
         self.session: ClientSession | None = None
         self.lane: CallLane | None = None
+        #: The forwarded calls running now and their callers (callers.py).
+        self.in_flight = InFlight(owner.default_caller)
         #: Registry name to server name of the tools last seen, kept while the upstream is down.
         self.known: dict[str, str] = {}
         self.attempts = 0
@@ -181,9 +184,17 @@ class _Supervisor:
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
             lane = CallLane(write)
-            watched = WatchedStream(read, self._ended, lane)
+            watched = WatchedStream(read, self._ended, lane, self._progress)
             session = await stack.enter_async_context(
-                ClientSession(watched, write, message_handler=handler)
+                ClientSession(
+                    watched,
+                    write,
+                    message_handler=handler,
+                    sampling_callback=self._sampling,
+                    elicitation_callback=self._elicitation,
+                    list_roots_callback=self._roots,
+                    logging_callback=self._logging,
+                )
             )
             with anyio.fail_after(spec.supervision.connect_timeout):
                 await session.initialize()
@@ -267,6 +278,44 @@ class _Supervisor:
             self.known = {n: link.server_name(n) for n in link.names()}
             await self.owner.changed()
 
+    # -- the upstream's requests to its client, passed on to the caller (callers.py) ---------
+
+    async def _sampling(self, context: Any, params: types.CreateMessageRequestParams) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "sampling/createMessage")
+        result = types.CreateMessageResultWithTools if params.tools else types.CreateMessageResult
+        return await caller.ask(types.CreateMessageRequest(params=params), result)
+
+    async def _elicitation(self, context: Any, params: types.ElicitRequestParams) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "elicitation/create")
+        return await caller.ask(types.ElicitRequest(params=params), types.ElicitResult)
+
+    async def _roots(self, context: Any) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "roots/list")
+        return await caller.ask(types.ListRootsRequest(), types.ListRootsResult)
+
+    async def _progress(self, params: Mapping[str, Any]) -> bool:
+        """Pass on a forwarded call's progress to its caller; whether it was one of ours."""
+        caller = self.in_flight.by_token(params.get("progressToken"))
+        if caller is None:
+            return False
+        try:
+            await caller.progress(types.ProgressNotificationParams.model_validate(params))
+        except Exception as exc:  # progress lost is logged; the call goes on
+            _log.debug("toolsurface gateway: progress of %r lost: %r", self.spec.name, exc)
+        return True
+
+    async def _logging(self, params: types.LoggingMessageNotificationParams) -> None:
+        caller = self.in_flight.route()
+        if caller is None:  # several sessions' calls, or none: shown to no one
+            return
+        await caller.notify(types.LoggingMessageNotification(params=params))
+
     # -- capabilities and requests beside tools ---------------------------------------------
 
     def offers(self, capability: Capability) -> bool:
@@ -336,9 +385,10 @@ class _Supervisor:
             return self.unavailable(name)
         timeout = self.spec.supervision.call_timeout
         server_name = link.server_name(name)
+        key, token = self.in_flight.enter(None)
         try:
             with anyio.fail_after(timeout):
-                raw = await lane.call(server_name, arguments)
+                raw = await lane.call(server_name, arguments, progress_token=token)
                 result = types.CallToolResult.model_validate(raw, by_name=False)
                 if not result.is_error:
                     await session.validate_tool_result(server_name, result)
@@ -374,6 +424,8 @@ class _Supervisor:
                 self.lose(f"a call of {name!r} found the connection closed")
                 return self.unavailable(name)
             return _text(f"Tool {name!r} failed upstream: {self.describe(exc)}", error=True)
+        finally:
+            self.in_flight.leave(key, token)
 
 
 def _first(exc: ValidationError) -> str:
@@ -398,8 +450,11 @@ class UpstreamSet:
         *,
         on_change: ChangeCallback | None = None,
         on_notice: NoticeCallback | None = None,
+        default_caller: Callable[[], Caller | None] | None = None,
         errlog: TextIO | None = None,
     ) -> None:
+        #: Who an upstream's request goes to while none of its calls runs (the stdio client).
+        self.default_caller = default_caller
         self.registry = registry
         self.on_change = on_change
         self.on_notice = on_notice
