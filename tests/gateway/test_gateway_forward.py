@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -453,3 +454,99 @@ def test_two_sessions_sharing_an_upstream_each_get_only_their_own_progress(tmp_p
     # upstream's log lines cannot be told apart and are dropped (shown alone: tests above).
     for client, who in zip(clients, "AB", strict=True):
         assert all(log["data"].startswith(f"{who}: ") for log in client.logs)
+
+
+class _Heard:
+    """A client message handler keeping the method of every notification, in order."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        self.uris: list[str] = []
+
+    async def __call__(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if isinstance(method, str):
+            self.methods.append(method)
+        if isinstance(message, types.ResourceUpdatedNotification):
+            self.uris.append(message.params.uri)
+
+    async def wait_for(self, method: str, count: int) -> None:
+        while self.methods.count(method) < count:
+            await asyncio.sleep(0.05)
+
+
+@asynccontextmanager
+async def _listening(url: str, heard: _Heard) -> AsyncIterator[Any]:
+    timeout = httpx2.Timeout(30.0, read=60.0)
+    async with (
+        httpx2.AsyncClient(timeout=timeout) as http,
+        streamable_http_client(url, http_client=http) as (read, write),
+        ClientSession(read, write, message_handler=heard) as session,
+    ):
+        await asyncio.wait_for(session.initialize(), TIMEOUT)
+        yield session
+
+
+TOOLS_CHANGED = "notifications/tools/list_changed"
+
+
+def test_http_sessions_hear_of_an_upstream_going_and_coming_back_on_their_get_stream(
+    tmp_path: Path,
+) -> None:
+    flaky = Path(__file__).resolve().parents[1] / "mcp_servers" / "flaky_server.py"
+    gate, pidfile = tmp_path / "gate", tmp_path / "pid"
+    servers = {
+        "weather": {"command": sys.executable, "args": [str(flaky), str(pidfile), str(gate)]},
+        "library": {"command": sys.executable, "args": [str(LIBRARY)]},
+    }
+    fast = {"retryBase": 0.05, "retryCap": 0.3, "pingInterval": 1, "connectTimeout": 10}
+    config = {"mcpServers": servers, "toolsurface": fast}
+    (tmp_path / "mcp.json").write_text(json.dumps(config), "utf-8")
+    (tmp_path / "policy.json").write_text("{}", "utf-8")
+
+    async def run(url: str) -> tuple[_Heard, _Heard, list[str], list[str]]:
+        loaded, idle = _Heard(), _Heard()
+        async with _listening(url, loaded) as session, _listening(url, idle) as quiet:
+            idle_before = [t.name for t in (await quiet.list_tools()).tools]
+            await session.call_tool("ToolSearch", {"select": ["weather__get_weather_forecast"]})
+            await session.list_tools()
+            before = loaded.methods.count(TOOLS_CHANGED)  # the load's own, on its response
+            gate.write_text("down", "utf-8")
+            os.kill(int(pidfile.read_text("utf-8")), signal.SIGKILL)
+            # No request is made: the news can only come on the GET stream.
+            await asyncio.wait_for(loaded.wait_for(TOOLS_CHANGED, before + 1), TIMEOUT)
+            down = [t.name for t in (await session.list_tools()).tools]
+            gate.unlink()
+            await asyncio.wait_for(loaded.wait_for(TOOLS_CHANGED, before + 2), TIMEOUT)
+            back = [t.name for t in (await session.list_tools()).tools]
+            idle_after = [t.name for t in (await quiet.list_tools()).tools]
+        assert idle_before == idle_after == ["ToolSearch"]  # the library keeps ToolSearch
+        return loaded, idle, down, back
+
+    with GatewayProcess(tmp_path) as gateway:
+        _, idle, down, back = asyncio.run(run(gateway.url))
+    assert down == ["ToolSearch"]
+    assert back == ["ToolSearch", "weather__get_weather_forecast"]
+    # The session with nothing of the upstream loaded: its list never moved, so it is never
+    # told to list tools again (its resources and prompts lists may be: weather's come, go).
+    assert TOOLS_CHANGED not in idle.methods
+
+
+def test_http_subscriptions_are_told_on_the_get_stream(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def run(url: str) -> list[str]:
+        heard = _Heard()
+        async with _listening(url, heard) as session:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # resources/subscribe is 2025-era: still served
+                await session.subscribe_resource("library+memo://insights")
+            async with _listening(url, _Heard()) as other:  # another session makes the change
+                await other.call_tool("ToolSearch", {"select": ["library__update_memo"]})
+                await other.call_tool("library__update_memo", {})
+            await asyncio.wait_for(heard.wait_for("notifications/resources/updated", 1), TIMEOUT)
+        return heard.uris
+
+    with GatewayProcess(tmp_path) as gateway:
+        uris = asyncio.run(run(gateway.url))
+    assert uris == ["library+memo://insights"]

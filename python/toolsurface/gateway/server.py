@@ -9,9 +9,12 @@ a ToolSearch load or a blind call sends ``notifications/tools/list_changed``; ev
 goes through admission (the cap, unknown names, blind calls, rules) and is forwarded to its
 upstream under the upstream's own name, whose errors come back as tool errors. The session's
 snapshot is written after every change, so a restarted gateway resumes with the same tools.
-Served over stdio here (one session; the transport is :mod:`toolsurface.gateway.stdio`)
-and over streamable HTTP by
-:mod:`toolsurface.gateway.http`.
+Resources, templates, prompts, completions and subscriptions are forwarded as they are
+(:mod:`toolsurface.gateway.forward`), and an upstream's requests during a call go to the
+client that made it (:mod:`toolsurface.gateway.callers`). Served over stdio here (one
+session; the transport is :mod:`toolsurface.gateway.stdio`) and over streamable HTTP by
+:mod:`toolsurface.gateway.http`, whose sessions hear of changes on their GET streams
+(:mod:`toolsurface.gateway.streams`).
 """
 
 from __future__ import annotations
@@ -37,9 +40,10 @@ from toolsurface.gateway.callers import CALLER, Caller
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
 from toolsurface.gateway.forward import Forwarder
-from toolsurface.gateway.sessions import CURRENT, Sessions
+from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
+from toolsurface.gateway.streams import EventStreams
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
 from toolsurface.surface.events import Event
@@ -56,7 +60,7 @@ Handler = Callable[[Any, Any], Awaitable[R]]
 
 
 class _Server(Server[Any]):
-    """The SDK's server, advertising ``tools.listChanged`` on every transport.
+    """The SDK's server, advertising ``listChanged`` of tools, resources and prompts.
 
     Its instructions are made again for every handshake (``instructions_of``), so a client
     that initialises after an upstream came up or back finds it in the catalogue.
@@ -72,7 +76,7 @@ class _Server(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        """The SDK's options, with ``tools/list_changed`` on unless the caller says otherwise."""
+        """The SDK's options, every ``list_changed`` on unless the caller says otherwise."""
         self.instructions = self._instructions_of()
         everything = NotificationOptions(
             tools_changed=True, resources_changed=True, prompts_changed=True
@@ -119,9 +123,10 @@ class Gateway:
         self._learned_lock = anyio.Lock()
         self.links: dict[str, McpServerLink] = {}
         self.upstream_set: UpstreamSet | None = None
-        # The stdio client, to tell of an upstream's tools coming and going; HTTP has no
-        # stream to push on (stateless), so its sessions see the change on their next list.
+        # The stdio client, to tell of an upstream's tools coming and going; HTTP sessions
+        # are told on their GET streams (streams.py).
         self._client: Any = None
+        self.streams = EventStreams()
         self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
         #: Each held surface's state_key() when this gateway last planned it.
         self._planned: weakref.WeakKeyDictionary[ToolSurface, Hashable] = (
@@ -176,6 +181,10 @@ class Gateway:
         await anyio.to_thread.run_sync(self.registry.prepare)
         await self.forward.upstreams_changed()
         offering = self._offering_now()
+        resources, prompts = (offering[i] != self._offering[i] for i in (0, 1))
+        self._offering = offering
+        for session in self.streams.sessions():
+            await self._tell_stream(session, resources=resources, prompts=prompts)
         client = self._client
         if client is None:
             return
@@ -183,11 +192,25 @@ class Gateway:
             moved = self._replanned(surface, surface.last_plan_names())
         if moved:
             await client.send_tool_list_changed()
-        if offering[0] != self._offering[0]:
+        if resources:
             await client.send_resource_list_changed()
-        if offering[1] != self._offering[1]:
+        if prompts:
             await client.send_prompt_list_changed()
-        self._offering = offering
+
+    async def _tell_stream(self, session: str, *, resources: bool, prompts: bool) -> None:
+        """Push an HTTP session what an upstream's change moved for it, on its GET stream."""
+        try:
+            async with self.sessions.use(session) as surface:
+                moved = self._replanned(surface, surface.last_plan_names())
+        except UnknownSessionError:  # ended or expired elsewhere: its stream goes too
+            self.streams.close(session)
+            return
+        if moved:
+            self.streams.notify(session, "notifications/tools/list_changed")
+        if resources:
+            self.streams.notify(session, "notifications/resources/list_changed")
+        if prompts:
+            self.streams.notify(session, "notifications/prompts/list_changed")
 
     def _offering_now(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         upstreams = self.upstream_set
@@ -200,17 +223,23 @@ class Gateway:
         if isinstance(message, types.ResourceUpdatedNotification):
             await self.forward.resource_updated(upstream, message.params.uri, self._deliver_update)
             return
-        client = self._client
-        if client is None:
-            return
         if isinstance(message, types.ResourceListChangedNotification):
-            await client.send_resource_list_changed()
+            method = "notifications/resources/list_changed"
         elif isinstance(message, types.PromptListChangedNotification):
-            await client.send_prompt_list_changed()
+            method = "notifications/prompts/list_changed"
+        else:
+            return
+        for session in self.streams.sessions():
+            self.streams.notify(session, method)
+        client = self._client
+        if client is not None:
+            await client.send_notification(message)
 
     async def _deliver_update(self, session: str, uri: str) -> None:
-        """Tell one session its resource changed (the stdio client; HTTP has no stream)."""
-        if session == self.session_id and self._client is not None:
+        """Tell one session its resource changed: the stdio client, or an HTTP GET stream."""
+        if session in self.streams:
+            self.streams.notify(session, "notifications/resources/updated", {"uri": uri})
+        elif session == self.session_id and self._client is not None:
             await self._client.send_resource_updated(uri)
 
     def _replanned(self, surface: ToolSurface, before: tuple[str, ...]) -> bool:
@@ -403,5 +432,7 @@ class Gateway:
             app = self.server().streamable_http_app(
                 stateless_http=True, host=host, transport_security=off
             )
-            middleware = SessionsMiddleware(app, self.sessions, token=token, hosts=hosts)
-            await serve_http(middleware, sock)
+            middleware = SessionsMiddleware(
+                app, self.sessions, token=token, hosts=hosts, streams=self.streams
+            )
+            await serve_http(middleware, sock, on_exit=self.streams.close_all)
