@@ -280,7 +280,8 @@ def test_mcp_server_sqlite_keeps_its_memo_and_prompt_through_the_gateway(tmp_pat
 class _Client:
     """A client's side of the server's requests: a model, a user, roots; logs and progress kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, answer: str = "4") -> None:
+        self.answer = answer
         self.asked: list[tuple[str, dict[str, Any]]] = []
         self.logs: list[dict[str, Any]] = []
         self.progress: list[tuple[float, float | None, str | None]] = []
@@ -288,7 +289,9 @@ class _Client:
     async def sampling(self, context: Any, params: Any) -> types.CreateMessageResult:
         self.asked.append(("sampling", _dump(params)))
         return types.CreateMessageResult(
-            role="assistant", content=types.TextContent(type="text", text="4"), model="tiny-1"
+            role="assistant",
+            content=types.TextContent(type="text", text=self.answer),
+            model="tiny-1",
         )
 
     async def elicitation(self, context: Any, params: Any) -> types.ElicitResult:
@@ -393,7 +396,7 @@ async def _http_session(url: str, client: _Client) -> AsyncIterator[Any]:
         yield session
 
 
-def test_over_http_logs_and_progress_reach_the_calling_session(tmp_path: Path) -> None:
+def test_over_http_an_upstreams_requests_reach_the_calling_session(tmp_path: Path) -> None:
     _config(tmp_path)
 
     async def run() -> tuple[_Client, list[str], _Client, list[str], list[str]]:
@@ -411,13 +414,11 @@ def test_over_http_logs_and_progress_reach_the_calling_session(tmp_path: Path) -
         return direct, direct_texts, through, through_texts, uris
 
     direct, direct_texts, through, through_texts, uris = asyncio.run(run())
-    assert through_texts[-1] == direct_texts[-1] == "done chatting"
+    # Sampling, elicitation and roots ride on the session's GET stream, answered by a POST.
+    assert through_texts == direct_texts and direct_texts[-1] == "done chatting"
+    assert through.asked == direct.asked and len(direct.asked) == 3
     assert through.logs == direct.logs and len(direct.logs) == 3
     assert through.progress == direct.progress and len(direct.progress) == 3
-    # A request to the client needs a back-channel the stateless transport does not have
-    # (see docs/gateway.md, "Not yet"): the upstream is told so, and the tool says it.
-    assert through.asked == []
-    assert all("back-channel" in text for text in through_texts[:3])
     assert "library+memo://insights" in uris and "library__mcp-demo" in uris
 
 
@@ -550,3 +551,27 @@ def test_http_subscriptions_are_told_on_the_get_stream(tmp_path: Path) -> None:
     with GatewayProcess(tmp_path) as gateway:
         uris = asyncio.run(run(gateway.url))
     assert uris == ["library+memo://insights"]
+
+
+def test_a_sessions_model_is_never_asked_for_another_sessions_call(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def one(url: str, client: _Client) -> list[str]:
+        async with _http_session(url, client) as session:
+            await session.call_tool("ToolSearch", {"select": ["library__ask_model"]})
+            calls = [session.call_tool("library__ask_model", {}) for _ in range(4)]
+            results = await asyncio.wait_for(asyncio.gather(*calls), TIMEOUT)
+            return ["\n".join(c.text for c in r.content) for r in results]
+
+    async def run() -> list[list[str]]:
+        clients = [_Client("four"), _Client("vier")]
+        with GatewayProcess(tmp_path) as gateway:
+            return list(await asyncio.gather(*(one(gateway.url, c) for c in clients)))
+
+    texts = asyncio.run(run())
+    # Each call is answered by its own session's model, or (while both sessions' calls run
+    # on the one upstream connection) refused with a reason: never by the other's model.
+    for mine, theirs, answers in zip(("four", "vier"), ("vier", "four"), texts, strict=True):
+        for text in answers:
+            assert f"said: {theirs}" not in text
+            assert f"said: {mine}" in text or "several client sessions" in text, text

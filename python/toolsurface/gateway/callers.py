@@ -26,18 +26,21 @@ from __future__ import annotations
 import contextvars
 import itertools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mcp import MCPError, types
 from mcp.shared.message import ServerMessageMetadata
 from mcp_types import INVALID_REQUEST
+from pydantic import ValidationError
 
 __all__ = ["CALLER", "Caller", "InFlight"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
+#: Sends a client a request (method, params) another way than its session; its result.
+Asker = Callable[[str, dict[str, Any] | None], Awaitable[dict[str, Any]]]
 #: The prefix of the progress tokens the gateway gives its upstreams.
 TOKEN_PREFIX = "toolsurface-progress-"
 
@@ -54,6 +57,8 @@ class Caller:
     request_id: types.RequestId | None = None
     #: The client's progress token for the call, if it asked for progress.
     progress_token: types.ProgressToken | None = None
+    #: How a request reaches a client the session cannot ask itself (HTTP: its GET stream).
+    asker: Asker | None = None
 
     def _metadata(self) -> ServerMessageMetadata | None:
         if self.request_id is None:
@@ -63,9 +68,18 @@ class Caller:
     async def ask(self, request: Any, result: type[Any]) -> Any:
         """Send the client a request; its result, or its error as ``ErrorData``."""
         try:
-            return await self.session.send_request(request, result, metadata=self._metadata())
+            if self.asker is None:
+                return await self.session.send_request(request, result, metadata=self._metadata())
+            data = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+            raw = await self.asker(data["method"], data.get("params"))
+            return result.model_validate(raw, by_name=False)
         except MCPError as exc:
             return exc.error
+        except ValidationError as exc:
+            return types.ErrorData(
+                code=INVALID_REQUEST,
+                message=f"the client's answer was not valid ({exc.error_count()} problems)",
+            )
 
     async def notify(self, notification: Any) -> None:
         """Send the client a notification, on its request's stream where it has one."""

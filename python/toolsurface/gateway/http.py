@@ -315,11 +315,36 @@ class SessionsMiddleware:
         """A request of a session: known to the store (read now), or 404."""
         if not await self._known(session_id, send):
             return
+        if self.streams is not None and self.streams.awaiting(session_id):
+            # The client may be answering a request sent on its GET stream (streams.py).
+            body = await _read_body(receive)
+            if body is None:
+                await _answer(send, 413, "Payload Too Large")
+                return
+            if self.streams.answer(session_id, body):
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            receive = _replay(body, receive)
         token = CURRENT.set((session_id, True))
         try:
             await self.app(scope, receive, send)
         finally:
             CURRENT.reset(token)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with a body already read given back first."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -20,6 +20,7 @@ session; the transport is :mod:`toolsurface.gateway.stdio`) and over streamable 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import socket
@@ -306,11 +307,14 @@ class Gateway:
             await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
 
         meta = ctx.meta
+        session = self._session()
         caller = Caller(
             ctx.session,
-            self._session(),
+            session,
             ctx.request_id,
             meta.get("progress_token") if meta is not None else None,
+            # HTTP is stateless: a request to the client goes on its GET stream (streams.py).
+            functools.partial(self.streams.ask, session) if CURRENT.get() is not None else None,
         )
         mark = CALLER.set(caller)  # the upstream's requests during the call go to this client
         try:
