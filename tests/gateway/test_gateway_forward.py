@@ -575,3 +575,27 @@ def test_a_sessions_model_is_never_asked_for_another_sessions_call(tmp_path: Pat
         for text in answers:
             assert f"said: {theirs}" not in text
             assert f"said: {mine}" in text or "several client sessions" in text, text
+
+
+def test_a_client_that_cancels_its_call_cancels_it_upstream(tmp_path: Path) -> None:
+    _config(tmp_path)
+
+    async def cancel(session: Any, name: str, marker: Path) -> str:
+        call = asyncio.ensure_future(session.call_tool(name, {"marker": str(marker)}))
+        await asyncio.sleep(1.0)  # the call is running upstream
+        call.cancel()  # the SDK's client sends notifications/cancelled for it
+        for _ in range(200):
+            if marker.exists():
+                return marker.read_text("utf-8")
+            await asyncio.sleep(0.05)
+        return "not cancelled"
+
+    async def run() -> tuple[str, str]:
+        async with _session(sys.executable, [str(LIBRARY)]) as direct:
+            direct_seen = await cancel(direct, "slow", tmp_path / "direct")
+        async with _gateway(tmp_path) as gateway:
+            await gateway.call_tool("ToolSearch", {"select": ["library__slow"]})
+            through_seen = await cancel(gateway, "library__slow", tmp_path / "through")
+        return direct_seen, through_seen
+
+    assert asyncio.run(run()) == ("cancelled", "cancelled")

@@ -5,7 +5,8 @@ subscriptions (``update_memo`` changes the insights memo and tells its subscribe
 prompts (``mcp-demo`` with a ``topic`` argument, ``summarise``), completions of the
 prompt's argument and the template's ``name``, and tools that ask the client something
 while they run: ``ask_model`` (sampling), ``ask_user`` (elicitation), ``show_roots``
-(roots), ``chatty`` (log messages and progress). Run it as ``python library_server.py``.
+(roots), ``chatty`` (log messages and progress); ``slow`` notes its own cancellation.
+Run it as ``python library_server.py``.
 """
 
 from __future__ import annotations
@@ -97,6 +98,7 @@ TOOLS = [
         ("ask_user", "Ask the user for their name (elicitation)"),
         ("show_roots", "List the client's roots"),
         ("chatty", "Log three messages (naming 'who') and report progress while working"),
+        ("slow", "Wait a minute; if cancelled, write 'cancelled' to the file 'marker'"),
     ]
 ]
 
@@ -146,6 +148,14 @@ async def call_tool(ctx: Any, params: Any) -> types.CallToolResult:
                     token, step + 1, 3, f"step {step}", related_request_id=ctx.request_id
                 )
         return _text("done chatting")
+    if params.name == "slow":
+        try:
+            await anyio.sleep(60)
+        except anyio.get_cancelled_exc_class():
+            with open((params.arguments or {})["marker"], "w", encoding="utf-8") as out:
+                out.write("cancelled")
+            raise
+        return _text("waited")
     return types.CallToolResult(content=[], is_error=True)
 
 
