@@ -142,10 +142,14 @@ def test_what_a_client_sends_never_breaks_the_gateway(gateway: GatewayProcess) -
     )
     garbage = httpx2.post(gateway.url, content=b"\xff{not json", headers=auth, timeout=30)
     get = httpx2.get(gateway.url, headers=auth, timeout=30)
+    get_unknown = httpx2.get(
+        gateway.url, headers={**auth, "Mcp-Session-Id": "never-issued"}, timeout=30
+    )
     assert no_session.status_code == 400 and "session" in no_session.text.lower()
     assert unknown.status_code == 404  # the client opens a new session, as MCP says
     assert garbage.status_code == 400
-    assert get.status_code == 405
+    assert get.status_code == 400  # a GET stream is a session's: none without its id
+    assert get_unknown.status_code == 404
 
     async def still_serves() -> list[str]:
         async with client(gateway.url, token=TOKEN) as session:

@@ -5,8 +5,10 @@ stateless mode and the gateway issues the ``Mcp-Session-Id`` itself: an ``initia
 without one opens a session (stored at once, so every process over the store knows it) and
 the id rides on the response; every later request must echo a session the store knows, or
 it is answered 404 (the client then opens a new one), whichever process it reaches. A
-``DELETE`` ends the session. There is no GET stream: ``list_changed`` rides on the response
-of the call that changed the list. With a bearer token every request must carry it.
+``DELETE`` ends the session. A ``GET`` of a known session opens its event stream
+(:mod:`toolsurface.gateway.streams`), on which the gateway pushes what no request asked
+for; a ``list_changed`` caused by a call still rides on that call's own response. With a
+bearer token every request must carry it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import anyio
 
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
+from toolsurface.gateway.streams import EventStreams
 
 __all__ = [
     "GatewayHttpError",
@@ -181,10 +184,12 @@ class SessionsMiddleware:
         *,
         token: str | None = None,
         hosts: HostCheck | None = None,
+        streams: EventStreams | None = None,
     ) -> None:
         self.app = app
         self.sessions = sessions
         self.hosts = hosts
+        self.streams = streams
         self._expected = f"Bearer {token}".encode() if token else None
 
     def _authorised(self, scope: Scope) -> bool:
@@ -223,13 +228,15 @@ class SessionsMiddleware:
             if method == "DELETE":
                 if session_id is not None:
                     await self.sessions.end(session_id)
+                    if self.streams is not None:
+                        self.streams.close(session_id)
                 await send({"type": "http.response.start", "status": 200, "headers": []})
                 await send({"type": "http.response.body", "body": b""})
+            elif method == "GET" and self.streams is not None:
+                await self._stream(session_id, scope, receive, send)
             elif method != "POST":
-                allow = [(b"allow", b"POST, DELETE")]
-                await _answer(
-                    send, 405, "Method Not Allowed: this gateway has no GET stream", allow
-                )
+                allow = [(b"allow", b"GET, POST, DELETE" if self.streams else b"POST, DELETE")]
+                await _answer(send, 405, "Method Not Allowed", allow)
             elif session_id is None:
                 await self._open(scope, receive, send)
             else:
@@ -269,8 +276,11 @@ class SessionsMiddleware:
         finally:
             CURRENT.reset(token)
 
-    async def _continue(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
-        """A request of a session: known to the store (read now), or 404."""
+    async def _known(self, session_id: str | None, send: Send) -> bool:
+        """Whether the session id is well formed and known to the store; else answered."""
+        if session_id is None:
+            await _answer(send, 400, "Bad Request: Missing session ID")
+            return False
         if (
             len(session_id) > MAX_SESSION_ID
             or not session_id.isascii()
@@ -278,17 +288,63 @@ class SessionsMiddleware:
             or " " in session_id
         ):
             await _answer(send, 400, "Bad Request: invalid session ID")
-            return
+            return False
         try:
             await self.sessions.check(session_id)
         except UnknownSessionError:
             await _answer(send, 404, "Session not found")
+            return False
+        return True
+
+    async def _stream(
+        self, session_id: str | None, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """A GET: the session's event stream (streams.py), for a known session."""
+        assert self.streams is not None
+        if "text/event-stream" not in (_header(scope, b"accept") or ""):
+            await _answer(send, 406, "Not Acceptable: the GET stream is text/event-stream")
             return
+        if not await self._known(session_id, send):
+            return
+        assert session_id is not None
+        await self.streams.serve(
+            session_id, receive, send, [(_SESSION_HEADER, session_id.encode())]
+        )
+
+    async def _continue(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request of a session: known to the store (read now), or 404."""
+        if not await self._known(session_id, send):
+            return
+        if self.streams is not None and self.streams.awaiting(session_id):
+            # The client may be answering a request sent on its GET stream (streams.py).
+            body = await _read_body(receive)
+            if body is None:
+                await _answer(send, 413, "Payload Too Large")
+                return
+            if self.streams.answer(session_id, body):
+                await send({"type": "http.response.start", "status": 202, "headers": []})
+                await send({"type": "http.response.body", "body": b""})
+                return
+            receive = _replay(body, receive)
         token = CURRENT.set((session_id, True))
         try:
             await self.app(scope, receive, send)
         finally:
             CURRENT.reset(token)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """``receive`` with a body already read given back first."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
@@ -306,8 +362,18 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(app: App, sock: socket.socket, *, path: str = "/mcp") -> None:
-    """Serve ``app`` on ``sock`` with uvicorn; one stderr line says where once it listens."""
+async def serve_http(
+    app: App,
+    sock: socket.socket,
+    *,
+    path: str = "/mcp",
+    on_exit: Callable[[], None] | None = None,
+) -> None:
+    """Serve ``app`` on ``sock`` with uvicorn; one stderr line says where once it listens.
+
+    ``on_exit`` is called once uvicorn is told to stop (SIGTERM, SIGINT): it ends what would
+    hold a connection open forever (the GET streams), which uvicorn waits for.
+    """
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
@@ -323,7 +389,14 @@ async def serve_http(app: App, sock: socket.socket, *, path: str = "/mcp") -> No
         print(f"toolsurface gateway: listening on http://{shown}:{port}{path}", file=sys.stderr)
         sys.stderr.flush()
 
+    async def exiting() -> None:
+        while not server.should_exit:
+            await anyio.sleep(0.1)
+        if on_exit is not None:
+            on_exit()
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(announce)
+        tg.start_soon(exiting)
         await server.serve(sockets=[sock])
         tg.cancel_scope.cancel()

@@ -26,7 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -114,8 +114,10 @@ class CallLane:
         """How many calls wait for their response."""
         return len(self._pending)
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        """Call ``name`` upstream; its result as sent.
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, progress_token: str | None = None
+    ) -> dict[str, Any]:
+        """Call ``name`` upstream (asking for progress under ``progress_token``); its result.
 
         Raises :class:`UpstreamReplyError` for the upstream's error reply and
         :class:`LaneClosedError` when the transport is gone.
@@ -124,7 +126,9 @@ class CallLane:
             raise _closed()
         rid = f"{ID_PREFIX}{next(self._ids)}"
         waiter = self._pending[rid] = _Waiter()
-        params = {"name": name, "arguments": dict(arguments)}
+        params: dict[str, Any] = {"name": name, "arguments": dict(arguments)}
+        if progress_token is not None:
+            params["_meta"] = {"progressToken": progress_token}
         message = JSONRPCRequest(jsonrpc="2.0", id=rid, method="tools/call", params=params)
         try:
             try:
@@ -184,18 +188,36 @@ class CallLane:
             )
 
 
+def _progress_params(item: object) -> Mapping[str, Any] | None:
+    """The params of a ``notifications/progress`` read off the transport, else None."""
+    if not isinstance(item, SessionMessage):
+        return None
+    message = item.message
+    if isinstance(message, JSONRPCNotification) and message.method == "notifications/progress":
+        return message.params or {}
+    return None
+
+
 class WatchedStream:
     """A transport's read stream as the session reads it: its end seen, the lane's answers kept.
 
     The session's receive loop reads through it, so the end of the child's stdout (the
     process exited) or of the HTTP stream is seen at once, not at the next ping or call,
-    and a response to one of the lane's calls goes to the lane instead of the session.
+    a response to one of the lane's calls goes to the lane instead of the session, and
+    progress that ``on_progress`` takes (a lane call's) is passed on in order.
     """
 
-    def __init__(self, inner: Any, on_end: Callable[[], None], lane: CallLane) -> None:
+    def __init__(
+        self,
+        inner: Any,
+        on_end: Callable[[], None],
+        lane: CallLane,
+        on_progress: Callable[[Mapping[str, Any]], Awaitable[bool]] | None = None,
+    ) -> None:
         self._inner = inner
         self._on_end = on_end
         self._lane = lane
+        self._on_progress = on_progress
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -213,8 +235,15 @@ class WatchedStream:
                 if isinstance(exc, CLOSED):
                     self._ended()
                 raise
-            if not self._lane.take(item):
-                return item
+            if self._lane.take(item):
+                continue
+            # Progress of a lane call is passed on here, in the order read: before the call's
+            # response is (the session would run it in a task of its own, maybe after).
+            hook = self._on_progress
+            params = _progress_params(item) if hook is not None else None
+            if params is not None and hook is not None and await hook(params):
+                continue
+            return item
 
     def __aiter__(self) -> WatchedStream:
         return self

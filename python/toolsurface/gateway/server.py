@@ -9,22 +9,26 @@ a ToolSearch load or a blind call sends ``notifications/tools/list_changed``; ev
 goes through admission (the cap, unknown names, blind calls, rules) and is forwarded to its
 upstream under the upstream's own name, whose errors come back as tool errors. The session's
 snapshot is written after every change, so a restarted gateway resumes with the same tools.
-Served over stdio here (one session; the transport is :mod:`toolsurface.gateway.stdio`)
-and over streamable HTTP by
-:mod:`toolsurface.gateway.http`.
+Resources, templates, prompts, completions and subscriptions are forwarded as they are
+(:mod:`toolsurface.gateway.forward`), and an upstream's requests during a call go to the
+client that made it (:mod:`toolsurface.gateway.callers`). Served over stdio here (one
+session; the transport is :mod:`toolsurface.gateway.stdio`) and over streamable HTTP by
+:mod:`toolsurface.gateway.http`, whose sessions hear of changes on their GET streams
+(:mod:`toolsurface.gateway.streams`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import socket
 import time
 import weakref
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -34,13 +38,16 @@ from mcp.server.models import InitializationOptions
 
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
+from toolsurface.gateway.callers import CALLER, Caller
 from toolsurface.gateway.clients import CLIENT, ClientTokens
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
+from toolsurface.gateway.forward import Forwarder
 from toolsurface.gateway.metrics import GatewayMetrics
-from toolsurface.gateway.sessions import CURRENT, Sessions
+from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
+from toolsurface.gateway.streams import EventStreams
 from toolsurface.gateway.upstreams import UpstreamSet
 from toolsurface.registry import ToolRegistry
 from toolsurface.retrieval.hints.learned import LEARNED_MIN_SESSIONS, LearnedHints
@@ -52,9 +59,13 @@ __all__ = ["Gateway"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
+R = TypeVar("R")
+#: A request handler of the SDK's lowlevel server: (request context, params) to a result.
+Handler = Callable[[Any, Any], Awaitable[R]]
+
 
 class _Server(Server[Any]):
-    """The SDK's server, advertising ``tools.listChanged`` on every transport.
+    """The SDK's server, advertising ``listChanged`` of tools, resources and prompts.
 
     Its instructions are made again for every handshake (``instructions_of``), so a client
     that initialises after an upstream came up or back finds it in the catalogue.
@@ -70,10 +81,13 @@ class _Server(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        """The SDK's options, with ``tools/list_changed`` on unless the caller says otherwise."""
+        """The SDK's options, every ``list_changed`` on unless the caller says otherwise."""
         self.instructions = self._instructions_of()
+        everything = NotificationOptions(
+            tools_changed=True, resources_changed=True, prompts_changed=True
+        )
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or everything,
             experimental_capabilities,
             extensions,
         )
@@ -125,9 +139,10 @@ class Gateway:
         self._learned_lock = anyio.Lock()
         self.links: dict[str, McpServerLink] = {}
         self.upstream_set: UpstreamSet | None = None
-        # The stdio client, to tell of an upstream's tools coming and going; HTTP has no
-        # stream to push on (stateless), so its sessions see the change on their next list.
+        # The stdio client, to tell of an upstream's tools coming and going; HTTP sessions
+        # are told on their GET streams (streams.py).
         self._client: Any = None
+        self.streams = EventStreams()
         self.sessions = Sessions(self.new_surface, self.store, capacity=max_sessions)
         #: Each held surface's state_key() when this gateway last planned it.
         self._planned: weakref.WeakKeyDictionary[ToolSurface, Hashable] = (
@@ -137,6 +152,10 @@ class Gateway:
         self.fast = FastCalls(self._call)
         #: Counted for ``/metrics`` (ops.py).
         self.metrics = GatewayMetrics()
+        #: Resources, templates, prompts, completions and subscriptions (forward.py).
+        self.forward = Forwarder(lambda: self.upstream_set, self.policy, session_of=self._session)
+        #: The upstreams offering resources, and prompts, when the client was last told.
+        self._offering: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def new_surface(self, session_id: str) -> ToolSurface:
         """A fresh surface of a session: the shared registry, policy and mark key."""
@@ -178,6 +197,12 @@ class Gateway:
         """An upstream's tools came or went: tell the stdio client if its list moved."""
         # The index of the new catalogue is built off the loop, not by the next search on it.
         await anyio.to_thread.run_sync(self.registry.prepare)
+        await self.forward.upstreams_changed()
+        offering = self._offering_now()
+        resources, prompts = (offering[i] != self._offering[i] for i in (0, 1))
+        self._offering = offering
+        for session in self.streams.sessions():
+            await self._tell_stream(session, resources=resources, prompts=prompts)
         client = self._client
         if client is None:
             return
@@ -185,6 +210,55 @@ class Gateway:
             moved = self._replanned(surface, surface.last_plan_names())
         if moved:
             await client.send_tool_list_changed()
+        if resources:
+            await client.send_resource_list_changed()
+        if prompts:
+            await client.send_prompt_list_changed()
+
+    async def _tell_stream(self, session: str, *, resources: bool, prompts: bool) -> None:
+        """Push an HTTP session what an upstream's change moved for it, on its GET stream."""
+        try:
+            async with self.sessions.use(session) as surface:
+                moved = self._replanned(surface, surface.last_plan_names())
+        except UnknownSessionError:  # ended or expired elsewhere: its stream goes too
+            self.streams.close(session)
+            return
+        if moved:
+            self.streams.notify(session, "notifications/tools/list_changed")
+        if resources:
+            self.streams.notify(session, "notifications/resources/list_changed")
+        if prompts:
+            self.streams.notify(session, "notifications/prompts/list_changed")
+
+    def _offering_now(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        upstreams = self.upstream_set
+        if upstreams is None:
+            return ((), ())
+        return tuple(upstreams.offering("resources")), tuple(upstreams.offering("prompts"))
+
+    async def _upstream_notice(self, upstream: str, message: Any) -> None:
+        """An upstream's notification beside tools/list_changed, passed on to who it concerns."""
+        if isinstance(message, types.ResourceUpdatedNotification):
+            await self.forward.resource_updated(upstream, message.params.uri, self._deliver_update)
+            return
+        if isinstance(message, types.ResourceListChangedNotification):
+            method = "notifications/resources/list_changed"
+        elif isinstance(message, types.PromptListChangedNotification):
+            method = "notifications/prompts/list_changed"
+        else:
+            return
+        for session in self.streams.sessions():
+            self.streams.notify(session, method)
+        client = self._client
+        if client is not None:
+            await client.send_notification(message)
+
+    async def _deliver_update(self, session: str, uri: str) -> None:
+        """Tell one session its resource changed: the stdio client, or an HTTP GET stream."""
+        if session in self.streams:
+            self.streams.notify(session, "notifications/resources/updated", {"uri": uri})
+        elif session == self.session_id and self._client is not None:
+            await self._client.send_resource_updated(uri)
 
     def _replanned(self, surface: ToolSurface, before: tuple[str, ...]) -> bool:
         """Whether the session's tool names now differ from ``before`` (planned if need be).
@@ -218,9 +292,16 @@ class Gateway:
     async def connect(self, stack: contextlib.AsyncExitStack) -> None:
         """Start and connect every upstream (supervised: a lost one is retried; upstreams.py)."""
         self.upstream_set = await stack.enter_async_context(
-            UpstreamSet(self.registry, self.upstreams, on_change=self._upstreams_changed)
+            UpstreamSet(
+                self.registry,
+                self.upstreams,
+                on_change=self._upstreams_changed,
+                on_notice=self._upstream_notice,
+                default_caller=self._default_caller,
+            )
         )
         self.links = self.upstream_set.links
+        self._offering = self._offering_now()
 
     def _session(self) -> str:
         """The session of the request being served: HTTP's, or the stdio session."""
@@ -254,8 +335,27 @@ class Gateway:
             notice = types.ToolListChangedNotification()
             await ctx.session.send_notification(notice, related_request_id=ctx.request_id)
 
-        raw = await self._call(params.name, params.arguments or {}, notify)
+        meta = ctx.meta
+        session = self._session()
+        caller = Caller(
+            ctx.session,
+            session,
+            ctx.request_id,
+            meta.get("progress_token") if meta is not None else None,
+            # HTTP is stateless: a request to the client goes on its GET stream (streams.py).
+            functools.partial(self.streams.ask, session) if CURRENT.get() is not None else None,
+        )
+        mark = CALLER.set(caller)  # the upstream's requests during the call go to this client
+        try:
+            raw = await self._call(params.name, params.arguments or {}, notify)
+        finally:
+            CALLER.reset(mark)
         return types.CallToolResult.model_validate(raw, by_name=False)
+
+    def _default_caller(self) -> Caller | None:
+        """Who an upstream's request goes to while none of its calls runs: the stdio client."""
+        client = self._client
+        return None if client is None else Caller(client, self.session_id)
 
     async def _call(
         self, name: str, arguments: Mapping[str, Any], notify: Notify
@@ -319,7 +419,27 @@ class Gateway:
             instructions_of=self.instructions,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
+            on_list_resources=self._client_seen(self.forward.list_resources),
+            on_list_resource_templates=self._client_seen(self.forward.list_resource_templates),
+            on_read_resource=self._client_seen(self.forward.read_resource),
+            on_subscribe_resource=self._client_seen(self.forward.subscribe),
+            on_unsubscribe_resource=self._client_seen(self.forward.unsubscribe),
+            on_list_prompts=self._client_seen(self.forward.list_prompts),
+            on_get_prompt=self._client_seen(self.forward.get_prompt),
+            on_completion=self._client_seen(self.forward.complete),
         )
+
+    def _client_seen(
+        self, handler: Callable[[Any, Any], Awaitable[R]]
+    ) -> Callable[[Any, Any], Awaitable[R]]:
+        """``handler``, after noting the stdio client (to tell it of changes) on each request."""
+
+        async def seen(ctx: Any, params: Any) -> R:
+            if CURRENT.get() is None:
+                self._client = ctx.session
+            return await handler(ctx, params)
+
+        return seen
 
     async def serve_stdio(self) -> None:
         """Connect the upstreams, then serve this process's stdin and stdout until EOF."""
@@ -361,6 +481,8 @@ class Gateway:
                 stateless_http=True, host=host, transport_security=off
             )
             inner = None if clients is not None else token  # a client's token is checked first
-            middleware = SessionsMiddleware(app, self.sessions, token=inner, hosts=hosts)
+            middleware = SessionsMiddleware(
+                app, self.sessions, token=inner, hosts=hosts, streams=self.streams
+            )
             ops = OpsMiddleware(middleware, self, hosts=hosts, token=token, clients=clients)
-            await serve_http(ops, sock)
+            await serve_http(ops, sock, on_exit=self.streams.close_all)

@@ -18,13 +18,13 @@ import logging
 import random
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, TextIO, TypeVar
 
 import anyio
 import anyio.abc
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
-from mcp_types import CONNECTION_CLOSED
-from pydantic import ValidationError
+from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
+from pydantic import BaseModel, ValidationError
 
 from toolsurface.adapters.mcp import (
     McpAdapterError,
@@ -33,6 +33,7 @@ from toolsurface.adapters.mcp import (
     is_tools_list_changed,
     message_handler,
 )
+from toolsurface.gateway.callers import Caller, InFlight
 from toolsurface.gateway.config import Upstream
 from toolsurface.gateway.lane import (
     CLOSED,
@@ -43,13 +44,19 @@ from toolsurface.gateway.lane import (
 )
 from toolsurface.registry import ToolRegistry
 
-__all__ = ["ChangeCallback", "UpstreamSet", "UpstreamState"]
+__all__ = ["Capability", "ChangeCallback", "NoticeCallback", "UpstreamSet", "UpstreamState"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
 #: Awaited after an upstream's tools entered or left the registry (so clients list again).
 ChangeCallback = Callable[[], Awaitable[None]]
 UpstreamState = Literal["starting", "up", "down"]
+#: Awaited with an upstream's name and each notification it sends beside tools/list_changed.
+NoticeCallback = Callable[[str, Any], Awaitable[None]]
+#: What an upstream may offer beside tools (from its ``initialize`` answer).
+Capability = Literal["resources", "subscribe", "prompts", "completions", "logging"]
+
+_T = TypeVar("_T", bound=BaseModel)
 
 
 def _text(text: str, *, error: bool = False) -> dict[str, Any]:
@@ -77,6 +84,8 @@ class _Supervisor:
         #: The live session and its lane, for forwarded calls (None while not connected).
         self.session: ClientSession | None = None
         self.lane: CallLane | None = None
+        #: The forwarded calls running now and their callers (callers.py).
+        self.in_flight = InFlight(owner.default_caller)
         #: Registry name to server name of the tools last seen, kept while the upstream is down.
         self.known: dict[str, str] = {}
         self.attempts = 0
@@ -175,9 +184,17 @@ class _Supervisor:
         async with contextlib.AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(self._transport())
             lane = CallLane(write)
-            watched = WatchedStream(read, self._ended, lane)
+            watched = WatchedStream(read, self._ended, lane, self._progress)
             session = await stack.enter_async_context(
-                ClientSession(watched, write, message_handler=handler)
+                ClientSession(
+                    watched,
+                    write,
+                    message_handler=handler,
+                    sampling_callback=self._sampling,
+                    elicitation_callback=self._elicitation,
+                    list_roots_callback=self._roots,
+                    logging_callback=self._logging,
+                )
             )
             with anyio.fail_after(spec.supervision.connect_timeout):
                 await session.initialize()
@@ -244,6 +261,15 @@ class _Supervisor:
             )
         elif is_tools_list_changed(message) and self._tasks is not None:
             self._tasks.start_soon(self._after_refresh)
+        elif self.owner.on_notice is not None:
+            try:
+                await self.owner.on_notice(self.spec.name, message)
+            except Exception as exc:  # a notice lost is logged, never the connection's end
+                _log.warning(
+                    "toolsurface gateway: upstream %r: forwarding a notice failed: %s",
+                    self.spec.name,
+                    self.describe(exc),
+                )
 
     async def _after_refresh(self) -> None:
         link = self.link
@@ -251,6 +277,92 @@ class _Supervisor:
             await link.wait_idle()
             self.known = {n: link.server_name(n) for n in link.names()}
             await self.owner.changed()
+
+    # -- the upstream's requests to its client, passed on to the caller (callers.py) ---------
+
+    async def _sampling(self, context: Any, params: types.CreateMessageRequestParams) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "sampling/createMessage")
+        result = types.CreateMessageResultWithTools if params.tools else types.CreateMessageResult
+        return await caller.ask(types.CreateMessageRequest(params=params), result)
+
+    async def _elicitation(self, context: Any, params: types.ElicitRequestParams) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "elicitation/create")
+        return await caller.ask(types.ElicitRequest(params=params), types.ElicitResult)
+
+    async def _roots(self, context: Any) -> Any:
+        caller = self.in_flight.route()
+        if caller is None:
+            return self.in_flight.refusal(self.spec.name, "roots/list")
+        return await caller.ask(types.ListRootsRequest(), types.ListRootsResult)
+
+    async def _progress(self, params: Mapping[str, Any]) -> bool:
+        """Pass on a forwarded call's progress to its caller; whether it was one of ours."""
+        caller = self.in_flight.by_token(params.get("progressToken"))
+        if caller is None:
+            return False
+        try:
+            await caller.progress(types.ProgressNotificationParams.model_validate(params))
+        except Exception as exc:  # progress lost is logged; the call goes on
+            _log.debug("toolsurface gateway: progress of %r lost: %r", self.spec.name, exc)
+        return True
+
+    async def _logging(self, params: types.LoggingMessageNotificationParams) -> None:
+        caller = self.in_flight.route()
+        if caller is None:  # several sessions' calls, or none: shown to no one
+            return
+        await caller.notify(types.LoggingMessageNotification(params=params))
+
+    # -- capabilities and requests beside tools ---------------------------------------------
+
+    def offers(self, capability: Capability) -> bool:
+        """Whether the live upstream said it offers ``capability`` (False while it is down)."""
+        session = self.session
+        caps = session.server_capabilities if session is not None and self.state == "up" else None
+        if caps is None:
+            return False
+        if capability == "subscribe":
+            return caps.resources is not None and bool(caps.resources.subscribe)
+        return getattr(caps, capability, None) is not None
+
+    def down_error(self, what: str) -> MCPError:
+        """The error for a request that needs the upstream while it is down."""
+        return MCPError(
+            CONNECTION_CLOSED,
+            f"The server of {what} ({self.spec.name!r}) is not connected right now and the "
+            "gateway is retrying it; try again shortly.",
+        )
+
+    async def request(self, request: BaseModel, result: type[_T]) -> _T:
+        """Send one request beside tools (a read, a prompt, a listing) to the live upstream.
+
+        It is bounded by the call timeout; the upstream's error reply comes back as its own,
+        its secrets blanked out.
+        """
+        session = self.session
+        method = str(getattr(request, "method", "request"))
+        if session is None or self.state != "up":
+            raise self.down_error(method)
+        timeout = self.spec.supervision.call_timeout
+        try:
+            with anyio.fail_after(timeout):
+                return await session.send_request(request, result)  # type: ignore[arg-type]
+        except TimeoutError:
+            raise MCPError(
+                REQUEST_TIMEOUT,
+                f"{method}: server {self.spec.name!r} did not answer within {timeout:g} s",
+            ) from None
+        except MCPError as exc:  # a lost transport is seen by the watched stream, not here
+            raise MCPError(exc.code, self._redact(exc.message), exc.data) from None
+        except ValidationError as exc:
+            raise MCPError(
+                INTERNAL_ERROR,
+                f"{method}: server {self.spec.name!r} answered no valid result "
+                f"({exc.error_count()} problems, first: {self._redact(_first(exc))})",
+            ) from None
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -273,9 +385,10 @@ class _Supervisor:
             return self.unavailable(name)
         timeout = self.spec.supervision.call_timeout
         server_name = link.server_name(name)
+        key, token = self.in_flight.enter(None)
         try:
             with anyio.fail_after(timeout):
-                raw = await lane.call(server_name, arguments)
+                raw = await lane.call(server_name, arguments, progress_token=token)
                 result = types.CallToolResult.model_validate(raw, by_name=False)
                 if not result.is_error:
                     await session.validate_tool_result(server_name, result)
@@ -311,6 +424,8 @@ class _Supervisor:
                 self.lose(f"a call of {name!r} found the connection closed")
                 return self.unavailable(name)
             return _text(f"Tool {name!r} failed upstream: {self.describe(exc)}", error=True)
+        finally:
+            self.in_flight.leave(key, token)
 
 
 def _first(exc: ValidationError) -> str:
@@ -334,10 +449,15 @@ class UpstreamSet:
         upstreams: Sequence[Upstream],
         *,
         on_change: ChangeCallback | None = None,
+        on_notice: NoticeCallback | None = None,
+        default_caller: Callable[[], Caller | None] | None = None,
         errlog: TextIO | None = None,
     ) -> None:
+        #: Who an upstream's request goes to while none of its calls runs (the stdio client).
+        self.default_caller = default_caller
         self.registry = registry
         self.on_change = on_change
+        self.on_notice = on_notice
         self.errlog = errlog if errlog is not None else sys.stderr
         self.links: dict[str, McpServerLink] = {}
         self.closing = False
@@ -378,6 +498,31 @@ class UpstreamSet:
             await self.on_change()
         except Exception as exc:
             _log.warning("toolsurface gateway: telling the client of a change failed: %r", exc)
+
+    def offering(self, capability: Capability) -> list[str]:
+        """The live upstreams offering ``capability``, in config order."""
+        return [name for name, sup in self.supervisors.items() if sup.offers(capability)]
+
+    def offers(self, upstream: str, capability: Capability) -> bool:
+        """Whether upstream ``upstream`` is live and offers ``capability``."""
+        sup = self.supervisors.get(upstream)
+        return sup is not None and sup.offers(capability)
+
+    def down_error(self, upstream: str, what: str) -> MCPError:
+        """The error for a request of ``what`` while its upstream is down."""
+        return self.supervisors[upstream].down_error(what)
+
+    def describe(self, upstream: str, exc: BaseException) -> str:
+        """An upstream's failure as one line, its secrets blanked out."""
+        sup = self.supervisors.get(upstream)
+        return str(exc) if sup is None else sup.describe(exc)
+
+    async def request(self, upstream: str, request: BaseModel, result: type[_T]) -> _T:
+        """Send a request beside tools to one upstream (see ``_Supervisor.request``)."""
+        sup = self.supervisors.get(upstream)
+        if sup is None:
+            raise MCPError(INVALID_PARAMS, f"no upstream named {upstream!r}")
+        return await sup.request(request, result)
 
     def state(self, upstream: str) -> UpstreamState | None:
         """An upstream's state (``None`` for a name not in the config)."""
