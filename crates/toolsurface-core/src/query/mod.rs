@@ -2,7 +2,8 @@
 //! (`buffers.rs`). Tokenising through the identifier memo (`tokens.rs`, `memo.rs`), the
 //! context before its ask and its subject (`ask.rs`), the weighted term list (`term_list.rs`)
 //! with lexicon expansions (`terms.rs`, `targets.rs`), the fallback's fuzzy terms
-//! (`fuzzy.rs`), the groups a query mentions (`aliases.rs`), and whether it asks
+//! (`fuzzy.rs`), the groups a query mentions (`aliases.rs`, resolved against an index in
+//! `index_aliases.rs`), and whether it asks
 //! (`question.rs`). Declarations and
 //! re-exports only.
 
@@ -10,6 +11,7 @@ pub(crate) mod aliases;
 pub(crate) mod ask;
 pub(crate) mod buffers;
 pub(crate) mod fuzzy;
+pub(crate) mod index_aliases;
 pub(crate) mod memo;
 pub(crate) mod question;
 pub(crate) mod targets;

@@ -11,8 +11,9 @@ use crate::index::core::Index;
 use crate::index::filter::Filter;
 use crate::lexicon::Lexicon;
 use crate::query::aliases::Aliases;
+use crate::query::index_aliases::IndexAliases;
 use crate::query::question::{is_question, QuestionWords};
-use crate::query::terms::text_terms;
+use crate::query::terms::{main_terms, table_terms};
 use crate::search::boosted::Boost;
 use crate::search::scratch::Scratch;
 
@@ -22,8 +23,8 @@ use crate::search::scratch::Scratch;
 pub struct BoostRules {
     /// Documents of the index the rules were made for.
     docs: usize,
-    /// The groups' names and aliases, numbered as `members`.
-    aliases: Aliases,
+    /// The groups' names and aliases, numbered as `members`, resolved against the index.
+    aliases: IndexAliases,
     /// Per group number: its documents, ascending.
     members: Vec<Vec<u32>>,
     /// What a mentioned group's documents are multiplied by (1: no mention boost).
@@ -100,7 +101,7 @@ impl BoostRules {
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(BoostRules {
             docs,
-            aliases,
+            aliases: IndexAliases::new(&aliases, index),
             members,
             mention_factor: check_factor(mention_factor)?,
             read_only: index.make_filter(read_only)?,
@@ -127,8 +128,8 @@ impl BoostRules {
 
     /// The boosts of `query`, already analysed into `sc` (`analyse_query`), among the
     /// `allowed` documents: a mention's when it names a group with allowed documents, a
-    /// question's when it asks and an allowed document only reads. Leaves the analysis in
-    /// `sc` for the search (its terms are rebuilt from the same tokens).
+    /// question's when it asks and an allowed document only reads. Leaves the query's
+    /// search terms (`main_terms`) in `sc` for the scan.
     pub(crate) fn found(
         &self,
         index: &Index,
@@ -140,9 +141,17 @@ impl BoostRules {
     ) -> Found {
         let reaches = |f: &Filter| !f.is_empty() && allowed.is_none_or(|a| f.intersects(a));
         let mut found = Found::default();
-        if self.mention_factor > 1.0 && !self.aliases.is_empty() {
-            let text = text_terms(&mut sc.query, lexicon, expansion_weight);
-            let groups = self.aliases.mentioned(&text, &sc.query.terms);
+        let mentions = self.mention_factor > 1.0 && !self.aliases.is_empty();
+        // The alias terms outside the vocabulary that the query has (a probe of their
+        // table), before the search terms take the buffer.
+        let mut oov: Vec<u32> = Vec::new();
+        if mentions && self.aliases.oov.len() > 0 {
+            table_terms(&mut sc.query, lexicon, expansion_weight, &self.aliases.oov);
+            oov.extend(sc.query.terms.items.iter().map(|&(id, _)| id));
+        }
+        main_terms(index, &mut sc.query, lexicon, expansion_weight);
+        if mentions {
+            let groups = self.aliases.mentioned(&sc.query.terms, &oov);
             if !groups.is_empty() {
                 let lists = groups
                     .iter()

@@ -42,7 +42,7 @@ fn search_in(
     search_analysed(index, req, boosts, sc)
 }
 
-/// [`search_in`] of the query already analysed into `sc` (`analyse_query`).
+/// [`search_in`] of the query analysed into `sc` (`analyse_query`).
 fn search_analysed(
     index: &Index,
     req: &Request<'_>,
@@ -50,6 +50,16 @@ fn search_analysed(
     sc: &mut Scratch,
 ) -> SearchResult {
     main_terms(index, &mut sc.query, req.lexicon, req.expansion_weight);
+    search_terms(index, req, boosts, sc)
+}
+
+/// [`search_in`] of the query whose search terms are built in `sc` (`main_terms`).
+fn search_terms(
+    index: &Index,
+    req: &Request<'_>,
+    boosts: &[Boost<'_>],
+    sc: &mut Scratch,
+) -> SearchResult {
     let (terms, accum) = (&sc.query.terms, &mut sc.accum);
     let found = scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
     let fallback = !found;
@@ -76,8 +86,8 @@ fn search_ruled_in(
     rules: &BoostRules,
     sc: &mut Scratch,
 ) -> (SearchResult, Vec<f64>) {
-    // One analysis: the rules read the query's terms as text, then the search takes its
-    // vocabulary terms from the same tokens.
+    // One analysis: the rules read the query's search terms (and probe its tokens for the
+    // alias terms outside the vocabulary), and leave those terms for the scan.
     analyse_query(&index.analyzer, query, &mut sc.query);
     let found = rules.found(
         index,
@@ -88,7 +98,7 @@ fn search_ruled_in(
         sc,
     );
     let boosts = found.boosts(rules);
-    let result = search_analysed(index, req, &boosts, sc);
+    let result = search_terms(index, req, &boosts, sc);
     let factors = result.docs.iter().map(|&d| factor(d, &boosts)).collect();
     (result, factors)
 }
