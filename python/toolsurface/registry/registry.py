@@ -546,6 +546,35 @@ class ToolRegistry:
         >>> [(hit.name, hit.score) for hit in registry.search("the", k=2)]
         [('slack__send_message', 0.0), ('fs__read_file', 0.0)]
         """
+        fast = self._fast
+        if (
+            fast is not None
+            and type(query) is str
+            and type(k) is int
+            and k >= 0
+            and settings is None
+            and admitted is None
+            and not explain
+            and retrievers is None
+            and fusion is None
+            and not self.retrievers
+            and fast[0] == self._generation
+            and fast[1] == self._learned.hints.version
+            and fast[2] == self._membership.version
+            and fast[3] is self.settings
+            and len(query) <= QUERY_MAX_CHARS
+        ):
+            # The hot path: a plain search of the current catalogue, one call into the
+            # engine, which finds the request's boosts and builds the hits. A query with
+            # lone surrogates takes the full path, which cleans it.
+            try:
+                hits = fast[4].search(query, k)
+            except UnicodeEncodeError:
+                pass
+            else:
+                if hits or not k:
+                    return hits
+                return self._unranked(query, k, settings, admitted, explain)
         hits = self._ranked(query, k, settings, admitted, explain, retrievers, fusion)
         if hits or not k:
             return hits
@@ -587,31 +616,6 @@ class ToolRegistry:
         fusion: FusionSettings | None,
     ) -> list[SearchHit]:
         """``search`` as ranked: a query without terms finds nothing here."""
-        fast = self._fast
-        if (
-            fast is not None
-            and type(query) is str
-            and type(k) is int
-            and k >= 0
-            and settings is None
-            and admitted is None
-            and not explain
-            and retrievers is None
-            and fusion is None
-            and not self.retrievers
-            and fast[0] == self._generation
-            and fast[1] == self._learned.hints.version
-            and fast[2] == self._membership.version
-            and fast[3] is self.settings
-            and len(query) <= QUERY_MAX_CHARS
-        ):
-            # The hot path: a plain search of the current catalogue, one call into the
-            # engine, which finds the request's boosts and builds the hits. A query with
-            # lone surrogates takes the full path, which cleans it.
-            try:
-                return fast[4].search(query, k)
-            except UnicodeEncodeError:
-                pass
         query, k, chosen = self._prepare(query, k, settings)
         how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
