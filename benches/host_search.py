@@ -1,7 +1,7 @@
 """The search a host calls, as a host calls it, against the core call alone and the peers.
 
-    python benches/host_search.py [--sizes 1635,10000] [--per-lang 200] [--rounds 5]
-                                  [--peers bm25_turbo,bm25s,tantivy] [--json OUT]
+    python benches/host_search.py [--sizes 1635,10000,100000] [--per-lang 200] [--rounds 5]
+                                  [--peers bm25_turbo,bm25s,tantivy] [--pure-max N] [--json OUT]
 
 The registry is set up as an MCP host leaves it: one group per server declared with its
 aliases (``evaluation.declare_server_groups``, what MCP sync does), the servers' read-only
@@ -20,8 +20,16 @@ interleaved in shuffled order, the collector paused, median of ``--rounds`` runs
   built on its recommended text;
 - ``pure``: the same public search on the pure engine (fewer requests above 1,635 tools).
 
-Printed: p50 and p99 per system and language, the per-request ratio medians (public over
-core; each peer over public: above 1, ours is faster), native over pure, and the batch:
+Each system's build (ours: registering the tools, declaring the groups, teaching the hints
+and building the index; a peer: its tokenising and index, from text made beforehand) is
+timed, and the resident memory it adds is read after the collector and glibc's
+``malloc_trim`` (systems built one after another in this process: a rough figure, but one
+that sees Rust, C++ and Python alike). The pure engine is left out above ``--pure-max``
+tools (its build and search take minutes there).
+
+Printed: build seconds and memory per system, p50 and p99 per system and language, the
+per-request ratio medians (public over core; each peer over public: above 1, ours is
+faster), native over pure, and the batch:
 ``search_many`` of all requests on one thread, then the same work split over two threads
 (throughput ratio; the engine lets the interpreter go while it scores).
 """
@@ -43,7 +51,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import LEXICAL_PEERS, Peer, peer_text
-from speed import grow_catalogue, percentile, pick_queries
+from speed import grow_catalogue, malloc_trim, percentile, pick_queries, rss_bytes
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -161,8 +169,20 @@ def batch_scaling(registry: ToolRegistry, queries: list[str], rounds: int) -> di
 def run_size(
     tools: list[Tool], queries: dict[str, list[str]], args: argparse.Namespace
 ) -> dict[str, Any]:
-    out: dict[str, Any] = {"tools": len(tools)}
-    registry = host_registry(tools, "native", args.seed)
+    out: dict[str, Any] = {"tools": len(tools), "build": {}}
+
+    def built(key: str, make: Callable[[], Any]) -> Any:
+        gc.collect()
+        malloc_trim()
+        before, t0 = rss_bytes(), time.perf_counter()
+        made = make()
+        seconds = time.perf_counter() - t0
+        gc.collect()
+        malloc_trim()
+        out["build"][key] = {"seconds": seconds, "rss_mb": (rss_bytes() - before) / 2**20}
+        return made
+
+    registry = built("ours", lambda: host_registry(tools, "native", args.seed))
     systems: dict[str, Any] = {
         "public": registry,
         "core (rules)": ruled_core(registry),
@@ -173,17 +193,24 @@ def run_size(
     for key in [p for p in args.peers.split(",") if p]:
         try:
             peer: Peer = LEXICAL_PEERS[key]()
-            peer.build(names, texts, tools)
+
+            def make(peer: Peer = peer) -> Peer:
+                peer.build(names, texts, tools)
+                return peer
+
+            built(key, make)
             peer.warm_up()
         except Exception as exc:  # a peer that is not installed is listed, never silent
             out.setdefault("skipped", {})[key] = f"{type(exc).__name__}: {exc}"
             continue
         systems[key] = peer
-    pure = host_registry(tools, "pure", args.seed)
+    pure = host_registry(tools, "pure", args.seed) if len(tools) <= args.pure_max else None
     for lang, qs in queries.items():
         got = timed(systems, qs, args.rounds, args.seed)
-        few = qs[: max(20, len(qs) // (1 if len(tools) <= 2000 else 5))]
-        pure_t = timed({"pure": pure, "public": registry}, few, 1, args.seed)
+        pure_t = None
+        if pure is not None:
+            few = qs[: max(20, len(qs) // (1 if len(tools) <= 2000 else 5))]
+            pure_t = timed({"pure": pure, "public": registry}, few, 1, args.seed)
         row: dict[str, Any] = {
             k: {"p50_us": percentile(v, 50) * 1e6, "p99_us": percentile(v, 99) * 1e6}
             for k, v in got.items()
@@ -201,8 +228,9 @@ def run_size(
                 for k in systems
                 if k not in ("public", "core (rules)", "core (plain)")
             },
-            "pure/native": ratio(pure_t["pure"], pure_t["public"]),
         }
+        if pure_t is not None:
+            row["ratios"]["pure/native"] = ratio(pure_t["pure"], pure_t["public"])
         out[lang] = row
     out["batch"] = batch_scaling(registry, queries["en"] + queries["ru"], args.rounds)
     return out
@@ -210,6 +238,8 @@ def run_size(
 
 def show(result: dict[str, Any]) -> None:
     print(f"\n== {result['tools']:,} tools (server groups declared, learned hints on)")
+    for key, b in result["build"].items():
+        print(f"  build {key:<12} {b['seconds']:7.2f} s   +{b['rss_mb']:7.1f} MB resident")
     for lang in ("en", "ru"):
         row = result[lang]
         print(f"  {lang}:")
@@ -236,6 +266,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--peers", default="bm25_turbo,bm25s,tantivy")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--pure-max", type=int, default=10_000)
     parser.add_argument("--json")
     args = parser.parse_args()
     catalogue = SHARED / "catalogue" / "mcp_tools.json"
