@@ -77,6 +77,8 @@ class Analyzer:
         """Index terms of ``text`` in order."""
     def fold(self, text: str) -> str:
         """``text`` folded to lower case through the character table."""
+    def asks(self, text: str, words: list[str]) -> bool:
+        """Whether ``text`` asks (docs/analysis.md §10), ``words`` its question words."""
 
 @final
 class Lexicon:
@@ -148,7 +150,7 @@ class Index:
         allowed: Filter | None = None,
         boosts: list[tuple[Filter, float]] = ...,
     ) -> _Hits:
-        """``search`` with ``boosts`` (a filter and its factor each) applied (boost_merge.py)."""
+        """``search`` with ``boosts`` (filters and factors): each hit times its factors."""
     def search_many(
         self,
         queries: list[str],
@@ -161,6 +163,21 @@ class Index:
         allowed: Filter | None = None,
     ) -> list[_Hits]:
         """``search`` for each query, in parallel, detached from the interpreter."""
+    def boost_rules(
+        self,
+        aliases: Aliases | None,
+        members: list[list[int]],
+        read_only: list[int],
+        question_words: list[str],
+        mention_factor: float,
+        question_factor: float,
+    ) -> BoostRules:
+        """The boost rules of a registry over this index (docs/analysis.md §8, §10).
+
+        ``aliases`` numbers the groups as ``members`` (each group's document ids) does;
+        ``read_only`` are the documents that only read; a factor of 1 turns its rule off.
+        ``ValueError`` for an id out of range or a factor below 1 or not finite.
+        """
     def searcher(
         self,
         names: list[str],
@@ -171,6 +188,7 @@ class Index:
         expansion_weight: float,
         lexicon: Lexicon | None,
         direct_hits: bool = True,
+        rules: BoostRules | None = None,
     ) -> Searcher:
         """A bound search whose hits are ``hit_type(name, score, rank, fallback, None)``.
 
@@ -209,9 +227,25 @@ class Searcher:
         False once ``hit_type``'s bases are reassigned: ``tuple.__new__`` checks them again.
         """
     def search(self, query: str, k: int) -> list[Any]:
-        """The ``k`` best hits for ``query``, best first, as ``hit_type`` instances."""
-    def search_many(self, queries: list[str], k: int) -> list[list[Any]]:
-        """``search`` for each query, in parallel, detached from the interpreter."""
+        """The ``k`` best hits for ``query``, best first, as ``hit_type`` instances.
+
+        With boost rules bound, the request's mentions and question are found and applied
+        in the same call.
+        """
+    def search_in(self, query: str, k: int, allowed: Filter | None = None) -> list[Any]:
+        """``search`` among the documents ``allowed`` admits (all when ``None``)."""
+    def ranked(
+        self, query: str, k: int, allowed: Filter | None = None
+    ) -> tuple[list[int], list[float], bool, list[float]]:
+        """``search_in`` as ids, scores, whether it fell back, and each hit's boost factor."""
+    def search_many(
+        self, queries: list[str], k: int, allowed: Filter | None = None
+    ) -> list[list[Any]]:
+        """``search_in`` for each query, in parallel, detached from the interpreter."""
+
+@final
+class BoostRules:
+    """A registry's boost rules over one index (made by ``Index.boost_rules``)."""
 
 def tool_fields(
     name: str, search_hint: str, description: str, input_schema: object, max_chars: int

@@ -3,6 +3,6 @@
 The module lives in :mod:`toolsurface.retrieval.boosts.boosts`; this path re-exports its names.
 """
 
-from toolsurface.retrieval.boosts.boosts import Boost, Boosts, boost_factor
+from toolsurface.retrieval.boosts.boosts import Boosts
 
-__all__ = ["Boost", "Boosts", "boost_factor"]
+__all__ = ["Boosts"]

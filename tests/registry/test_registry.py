@@ -494,7 +494,7 @@ def test_native_hits_keep_reference_counts_balanced() -> None:
     # Counts go in lists: a dict keyed by the names would itself add a reference.
     strings = [n2 for n2 in built.names for n in [h.name for h in first] if n2 == n]
     del first
-    searcher = reg._fast[3] if reg._fast is not None else None
+    searcher = reg._fast[4] if reg._fast is not None else None
     assert searcher is not None
     if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
         assert searcher.direct_hits  # type: ignore[attr-defined]

@@ -50,6 +50,13 @@ pub enum Error {
     FieldValues,
     /// A boost's factor that is not finite or is below 1.
     BoostFactor(f64),
+    /// Boost rules used with an index other than the one they were made for.
+    RulesIndex {
+        /// Documents of the rules' index.
+        rules: usize,
+        /// Documents of the index searched.
+        index: usize,
+    },
     /// A document id outside the index.
     DocOutOfRange {
         /// The id given.
@@ -197,6 +204,10 @@ impl fmt::Display for Error {
             Error::BoostFactor(factor) => write!(
                 f,
                 "a boost's factor must be finite and at least 1, got {factor}"
+            ),
+            Error::RulesIndex { rules, index } => write!(
+                f,
+                "boost rules made for an index of {rules} documents used with one of {index}"
             ),
             Error::DocOutOfRange { doc, len } => {
                 write!(f, "document id {doc} out of range 0..{len}")

@@ -138,6 +138,6 @@ pub use crate::consts::{
 pub use crate::error::Error;
 pub use crate::index::{Filter, Index};
 pub use crate::lexicon::Lexicon;
-pub use crate::query::Aliases;
+pub use crate::query::{is_question, Aliases, QuestionWords, QUESTION_MAX_CHARS};
 pub use crate::scoring::Settings;
-pub use crate::search::{Boost, Explanation, SearchResult, Searcher};
+pub use crate::search::{Boost, BoostRules, Explanation, SearchResult, Searcher};

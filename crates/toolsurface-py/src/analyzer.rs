@@ -32,6 +32,21 @@ impl PyAnalyzer {
         guard(|| Ok(self.inner.tokens(text)))
     }
 
+    /// Whether `text` asks (docs/analysis.md §10): a question mark outside its payload, or a
+    /// first word among `words` (folded here). What the boost rules ask of a request, for
+    /// a host or a parity test to check alone.
+    fn asks(&self, text: &str, words: Vec<String>) -> PyResult<bool> {
+        guard(|| {
+            let words = core::QuestionWords::new(&self.inner, words.iter().map(String::as_str));
+            Ok(core::is_question(
+                &self.inner,
+                text,
+                &words,
+                &mut Vec::new(),
+            ))
+        })
+    }
+
     /// `text` folded to lower case through the character table.
     fn fold(&self, text: &str) -> PyResult<String> {
         guard(|| Ok(self.inner.fold(text)))

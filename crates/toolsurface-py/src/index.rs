@@ -17,6 +17,7 @@ use crate::batch::list_in_chunks;
 use crate::errors::guard;
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
+use crate::rules::PyBoostRules;
 use crate::searcher::PySearcher;
 
 type Hits = (Vec<u32>, Vec<f64>, bool);
@@ -285,7 +286,7 @@ impl PyIndex {
     /// `direct_hits`: make each hit directly where the searcher admits `hit_type` (false:
     /// always through `tuple.__new__`, as on Python 3.14 and later); see [`PySearcher::new`].
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (names, hit_type, weights, b, k1, expansion_weight, lexicon, direct_hits = true))]
+    #[pyo3(signature = (names, hit_type, weights, b, k1, expansion_weight, lexicon, direct_hits = true, rules = None))]
     fn searcher(
         &self,
         py: Python<'_>,
@@ -297,6 +298,7 @@ impl PyIndex {
         expansion_weight: f64,
         lexicon: Option<PyRef<'_, PyLexicon>>,
         direct_hits: bool,
+        rules: Option<PyRef<'_, PyBoostRules>>,
     ) -> PyResult<PySearcher> {
         PySearcher::new(
             py,
@@ -304,9 +306,45 @@ impl PyIndex {
             names,
             hit_type,
             (&weights, &b, k1, expansion_weight),
-            lex(&lexicon),
+            (lex(&lexicon), rules.map(|r| Arc::clone(&r.inner))),
             direct_hits,
         )
+    }
+
+    /// The boost rules of a registry over this index: `aliases` numbers the groups as
+    /// `members` (each group's document ids) does, `read_only` the documents that only
+    /// read, `question_words` the words that make a request a question; a factor of 1 turns
+    /// its rule off. `ValueError` for an id out of range or a factor below 1 or not finite.
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (aliases, members, read_only, question_words, mention_factor, question_factor))]
+    fn boost_rules(
+        &self,
+        py: Python<'_>,
+        aliases: Option<PyRef<'_, PyAliases>>,
+        members: Vec<Vec<i64>>,
+        read_only: Vec<i64>,
+        question_words: Vec<String>,
+        mention_factor: f64,
+        question_factor: f64,
+    ) -> PyResult<PyBoostRules> {
+        let aliases = aliases.map_or_else(core::Aliases::default, |a| (*a.inner).clone());
+        let index = Arc::clone(&self.inner);
+        let rules = py.detach(move || {
+            guard(move || {
+                Ok(core::BoostRules::new(
+                    &index,
+                    aliases,
+                    &members,
+                    &read_only,
+                    &question_words,
+                    mention_factor,
+                    question_factor,
+                )?)
+            })
+        })?;
+        Ok(PyBoostRules {
+            inner: Arc::new(rules),
+        })
     }
 
     /// Per matched term of `doc`: the term, its query weight, each field's contribution.

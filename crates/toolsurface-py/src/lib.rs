@@ -8,7 +8,7 @@
 //! One concept a module: `errors.rs` (panics and core errors as Python exceptions),
 //! `args.rs` (argument conversion), `batch.rs` (a batch's results
 //! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
-//! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs` and `searcher.rs`, and the functions
+//! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
 //! `schema.rs` (`tool_fields`, with `json.rs`), `copy.rs` (`copy_json`) and `sort.rs`
 //! (`sort_by_name`).
 //!
@@ -29,6 +29,7 @@ mod filter;
 mod index;
 mod json;
 mod lexicon;
+mod rules;
 mod schema;
 mod searcher;
 mod sort;
@@ -40,6 +41,7 @@ use crate::analyzer::PyAnalyzer;
 use crate::filter::PyFilter;
 use crate::index::PyIndex;
 use crate::lexicon::PyLexicon;
+use crate::rules::PyBoostRules;
 use crate::searcher::PySearcher;
 
 /// The native engine of toolsurface.
@@ -53,6 +55,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFilter>()?;
     m.add_class::<PyIndex>()?;
     m.add_class::<PySearcher>()?;
+    m.add_class::<PyBoostRules>()?;
     m.add_function(wrap_pyfunction!(schema::tool_fields, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_json, m)?)?;
     m.add_function(wrap_pyfunction!(sort::sort_by_name, m)?)?;

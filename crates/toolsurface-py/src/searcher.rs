@@ -13,9 +13,14 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
 
-use crate::args::{check_k, int_arg, settings};
+use crate::args::{check_k, filt, int_arg, settings};
 use crate::batch::list_in_chunks;
-use crate::errors::guard;
+use crate::errors::{guard, Failure};
+use crate::filter::PyFilter;
+
+/// A ranking as plain values: document ids, scores, whether the fallback ran, and each
+/// hit's boost factor.
+type Ranked = (Vec<u32>, Vec<f64>, bool, Vec<f64>);
 
 /// A search bound to one index, one settings value and one lexicon, whose hits come back
 /// as the caller's named-tuple type.
@@ -27,6 +32,8 @@ pub(crate) struct PySearcher {
     index: Arc<core::Index>,
     settings: core::Settings,
     lexicon: Option<Arc<core::Lexicon>>,
+    /// The registry's boost rules, applied to every search when given.
+    rules: Option<Arc<core::BoostRules>>,
     names: Vec<Py<PyString>>,
     hit_type: Py<PyType>,
     /// `tuple.__new__`: builds an instance of a tuple subclass from a tuple, in C.
@@ -124,7 +131,7 @@ impl PySearcher {
         names: Vec<Bound<'_, PyString>>,
         hit_type: Bound<'_, PyType>,
         (weights, b, k1, expansion_weight): (&[f64], &[f64], f64, f64),
-        lexicon: Option<Arc<core::Lexicon>>,
+        (lexicon, rules): (Option<Arc<core::Lexicon>>, Option<Arc<core::BoostRules>>),
         direct_hits: bool,
     ) -> PyResult<Self> {
         if names.len() != index.len() {
@@ -152,6 +159,7 @@ impl PySearcher {
             index: Arc::clone(index),
             settings,
             lexicon,
+            rules,
             names: names.into_iter().map(Bound::unbind).collect(),
             hit_type: hit_type.unbind(),
             tuple_new: tuple_new.unbind(),
@@ -170,6 +178,28 @@ impl PySearcher {
                 .is(mro)),
             None => Ok(false),
         }
+    }
+
+    /// The core's answer for `query`: under the rules when bound (with each hit's factor),
+    /// else the plain search (every factor 1).
+    fn ranked_core(
+        &self,
+        query: &str,
+        k: usize,
+        allowed: Option<&core::Filter>,
+    ) -> Result<(core::SearchResult, Vec<f64>), Failure> {
+        let searcher = core::Searcher::new(&self.index);
+        let lexicon = self.lexicon.as_deref();
+        Ok(match &self.rules {
+            Some(rules) => {
+                searcher.search_ruled(query, k, &self.settings, lexicon, allowed, rules)?
+            }
+            None => {
+                let r = searcher.search(query, k, &self.settings, lexicon, allowed)?;
+                let ones = vec![1.0; r.docs.len()];
+                (r, ones)
+            }
+        })
     }
 
     /// `(name, score, rank, fallback, None)` as `hit_type`, for each hit in order.
@@ -212,7 +242,8 @@ impl PySearcher {
         self.direct_now(py)
     }
 
-    /// The `k` best hits for `query`, best first, as `hit_type` instances.
+    /// The `k` best hits for `query`, best first, as `hit_type` instances (the boost
+    /// rules applied when bound).
     fn search<'py>(
         &self,
         py: Python<'py>,
@@ -220,41 +251,69 @@ impl PySearcher {
         k: &Bound<'_, PyInt>,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
-        let r = guard(|| {
-            let k = check_k(k)?;
-            Ok(core::Searcher::new(&self.index).search(
-                query,
-                k,
-                &self.settings,
-                self.lexicon.as_deref(),
-                None,
-            )?)
-        })?;
+        let (r, _) = guard(|| self.ranked_core(query, check_k(k)?, None))?;
         self.to_hits(py, r)
     }
 
-    /// `search` for each query, in parallel, detached from the interpreter; the hits are
-    /// made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
+    /// `search` among the documents `allowed` admits (all when `None`).
+    #[pyo3(signature = (query, k, allowed = None))]
+    fn search_in<'py>(
+        &self,
+        py: Python<'py>,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let k = int_arg(k)?;
+        let allowed = filt(&allowed);
+        let (r, _) = guard(|| self.ranked_core(query, check_k(k)?, allowed.as_deref()))?;
+        self.to_hits(py, r)
+    }
+
+    /// The ranking of `search_in` as plain values: document ids, scores, whether the
+    /// fallback ran, and each hit's boost factor (for explanations and fusion).
+    #[pyo3(signature = (query, k, allowed = None))]
+    fn ranked(
+        &self,
+        query: &str,
+        k: &Bound<'_, PyInt>,
+        allowed: Option<PyRef<'_, PyFilter>>,
+    ) -> PyResult<Ranked> {
+        let k = int_arg(k)?;
+        let allowed = filt(&allowed);
+        let (r, factors) = guard(|| self.ranked_core(query, check_k(k)?, allowed.as_deref()))?;
+        Ok((r.docs, r.scores, r.fallback, factors))
+    }
+
+    /// `search_in` for each query, in parallel, detached from the interpreter; the hits
+    /// are made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
+    #[pyo3(signature = (queries, k, allowed = None))]
     fn search_many<'py>(
         &self,
         py: Python<'py>,
         queries: Vec<String>,
         k: &Bound<'_, PyInt>,
+        allowed: Option<PyRef<'_, PyFilter>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
         let index = Arc::clone(&self.index);
         let lexicon = self.lexicon.clone();
+        let rules = self.rules.clone();
+        let allowed = filt(&allowed);
         let settings = self.settings;
         let rs = py.detach(move || {
             guard(move || {
                 let k = check_k(k)?;
-                Ok(core::Searcher::new(&index).search_many(
-                    &queries,
-                    k,
-                    &settings,
-                    lexicon.as_deref(),
-                    None,
-                )?)
+                let searcher = core::Searcher::new(&index);
+                let (lexicon, allowed) = (lexicon.as_deref(), allowed.as_deref());
+                Ok(match &rules {
+                    Some(rules) => searcher
+                        .search_many_ruled(&queries, k, &settings, lexicon, allowed, rules)?
+                        .into_iter()
+                        .map(|(r, _)| r)
+                        .collect(),
+                    None => searcher.search_many(&queries, k, &settings, lexicon, allowed)?,
+                })
             })
         })?;
         list_in_chunks(

@@ -28,7 +28,7 @@ from toolsurface.models import (
 from toolsurface.registry.view import RegistryView, ViewCache
 from toolsurface.retrieval.analysis.morphology import with_forms
 from toolsurface.retrieval.analysis.reading import reads_only
-from toolsurface.retrieval.boosts.boosts import Boost, Boosts, boost_factor
+from toolsurface.retrieval.boosts.boosts import Boosts
 from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
@@ -148,13 +148,14 @@ class ToolRegistry:
         self._membership = groups = GroupMembership(lock, tools_, gen, self._backend.tokens)
         self._views = ViewCache(lock, tools_, gen, groups, self)  # type: ignore[arg-type]
         self._mentions = MentionBoost(groups, self._backend, self._lexicon, self._current)
-        self._boosts = Boosts(self._mentions, groups, self._lexicon)
+        self._boosts = Boosts(self._mentions, groups, self._backend)
         hints = learned if learned is not None else LearnedHints()
         self._learned = LearnedField(lock, tools_, hints)
         self._built: _Built | None = None
-        # The hot path's bound search: (generation, learned version, settings, searcher) of
-        # the last plain search; used while all three still hold (see ``search``).
-        self._fast: tuple[int, int, RetrievalSettings, Searcher] | None = None
+        # The hot path's bound search: (generation, learned version, groups version,
+        # settings, searcher) of the last plain search; used while all four still hold
+        # (see ``search``). The searcher holds the boost rules of that groups version.
+        self._fast: tuple[int, int, int, RetrievalSettings, Searcher] | None = None
         # One batch (one generation step; errors name "item i" as ``register_many`` does).
         self.register_many(tools)
 
@@ -547,6 +548,35 @@ class ToolRegistry:
         >>> [(hit.name, hit.score) for hit in registry.search("the", k=2)]
         [('slack__send_message', 0.0), ('fs__read_file', 0.0)]
         """
+        fast = self._fast
+        if (
+            fast is not None
+            and type(query) is str
+            and type(k) is int
+            and k >= 0
+            and settings is None
+            and admitted is None
+            and not explain
+            and retrievers is None
+            and fusion is None
+            and not self.retrievers
+            and fast[0] == self._generation
+            and fast[1] == self._learned.hints.version
+            and fast[2] == self._membership.version
+            and fast[3] is self.settings
+            and len(query) <= QUERY_MAX_CHARS
+        ):
+            # The hot path: a plain search of the current catalogue, one call into the
+            # engine, which finds the request's boosts and builds the hits. A query with
+            # lone surrogates takes the full path, which cleans it.
+            try:
+                hits = fast[4].search(query, k)
+            except UnicodeEncodeError:
+                pass
+            else:
+                if hits or not k:
+                    return hits
+                return self._unranked(query, k, settings, admitted, explain)
         hits = self._ranked(query, k, settings, admitted, explain, retrievers, fusion)
         if hits or not k:
             return hits
@@ -588,85 +618,66 @@ class ToolRegistry:
         fusion: FusionSettings | None,
     ) -> list[SearchHit]:
         """``search`` as ranked: a query without terms finds nothing here."""
-        fast = self._fast
-        # The boosts the hot path's check found, kept for the full path of the same search.
-        found: tuple[tuple[str, _Built], tuple[Boost, ...]] | None = None
-        if (
-            fast is not None
-            and type(query) is str
-            and type(k) is int
-            and k >= 0
-            and settings is None
-            and admitted is None
-            and not explain
-            and retrievers is None
-            and fusion is None
-            and not self.retrievers
-            and fast[0] == self._generation
-            and fast[1] == self._learned.hints.version
-            and fast[2] is self.settings
-            and len(query) <= QUERY_MAX_CHARS
-            and (current := self._built) is not None
-        ):
-            # The hot path: a plain search of the current catalogue, one call into the
-            # engine. A query with lone surrogates takes the full path, which cleans it.
-            boosts = self._boosts.find(current, query, self.settings, None)
-            if not boosts:
-                try:
-                    return fast[3].search(query, k)
-                except UnicodeEncodeError:
-                    pass
-            else:
-                found = ((query, current), boosts)
         query, k, chosen = self._prepare(query, k, settings)
         how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
-        if found is not None and found[0][1] is built and found[0][0] == query:
-            boosts = found[1]
-        else:
-            boosts = self._boosts.find(built, query, chosen, admitted)
-        if not hosts and not explain and admitted is None and not boosts:
-            return self._searcher(built, chosen).search(query, k)
-        depth = max(k, FUSION_DEPTH) if hosts else k
-        if boosts:
-            found_hits = self._boosts.search(built, query, depth, chosen, admitted, boosts)
-        else:
-            found_hits = built.search(query, depth, chosen, self._lexicon, admitted)
-        ids, scores, fallback = found_hits
+        searcher = self._searcher(built, chosen)
+        allowed = built.filter_for(admitted) if admitted is not None else None
         if not hosts and not explain:
-            table, new = built.names, tuple.__new__
-            return [
-                new(SearchHit, (table[i], score, rank, fallback, None))
-                for rank, (i, score) in enumerate(zip(ids, scores), 1)
-            ]
+            return searcher.search_in(query, k, allowed)
+        depth = max(k, FUSION_DEPTH) if hosts else k
+        ids, scores, fallback, factors = searcher.ranked(query, depth, allowed)
         names = [built.names[i] for i in ids]
+        factor_of = dict(zip(names, factors))
         if hosts and k:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
             # The whole catalogue's name -> id map is its membership test.
-            allowed: Collection[str] = built.ids if admitted is None else set(pool)
+            in_pool: Collection[str] = built.ids if admitted is None else set(pool)
             fused = fuse_hosts(
                 query,
                 names,
                 hosts,
                 pool,
-                allowed,
+                in_pool,
                 max(k, FUSION_DEPTH),
                 how,
-                lambda: self._host_documents(built, None if admitted is None else allowed),
+                lambda: self._host_documents(built, None if admitted is None else in_pool),
                 self._ranker_failed,
             )
             if fused is not None:
                 names, scores = fused
         names, scores = names[:k], scores[:k]
+        if explain:
+            factor_of.update(self._factors(searcher, built, query, names, factor_of, admitted))
         hits = []
         for rank, (name, score) in enumerate(zip(names, scores), 1):
             explanation = None
             if explain:
-                f = boost_factor(name, boosts)
+                f = factor_of.get(name, 1.0)
                 explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
+
+    def _factors(
+        self,
+        searcher: Searcher,
+        built: _Built,
+        query: str,
+        names: Sequence[str],
+        known: Mapping[str, float],
+        admitted: Collection[str] | None,
+    ) -> dict[str, float]:
+        """The boost factors of fused hits the lexical ranking did not reach.
+
+        Ranked again among those tools alone: a tool that scores there gets the factor its
+        boosts give it, and one that scores nothing has no term to explain.
+        """
+        extra = [n for n in names if n not in known and (admitted is None or n in admitted)]
+        if not extra:
+            return {}
+        ids, _, _, factors = searcher.ranked(query, len(extra), built.filter_for(extra))
+        return {built.names[i]: f for i, f in zip(ids, factors)}
 
     @property
     def ranker_errors(self) -> int:
@@ -735,26 +746,12 @@ class ToolRegistry:
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
         built = self._current()
-        if any(self._boosts.find(built, q, chosen, admitted) for q in prepared):  # one by one (§8)
-            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
+        searcher = self._searcher(built, chosen)
+        allowed = built.filter_for(admitted) if admitted is not None else None
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).
         with gc_paused():
-            if admitted is None:
-                answers = self._searcher(built, chosen).search_many(prepared, k)
-            else:
-                allowed = built.filter_for(admitted)
-                weights, b, k1, ew = scoring_args(chosen)
-                found = built.index.search_many(
-                    prepared, k, weights, b, k1, ew, self._lexicon, allowed
-                )
-                answers = [
-                    [
-                        SearchHit(built.names[i], s, r, fb)
-                        for r, (i, s) in enumerate(zip(ids, ss), 1)
-                    ]
-                    for ids, ss, fb in found
-                ]
+            answers = searcher.search_many(prepared, k, allowed)
         # A query without terms answers the first k in registration order, as search does.
         return [
             hits or self._unranked(q, k, chosen, admitted, False)
@@ -771,28 +768,32 @@ class ToolRegistry:
         )
 
     def _searcher(self, built: _Built, chosen: RetrievalSettings) -> Searcher:
-        """The bound search of ``built`` under ``chosen`` (the hot path keeps the registry's)."""
+        """The bound search of ``built`` under ``chosen`` and the groups' boost rules.
+
+        The hot path keeps the registry's own (see ``_fast``).
+        """
+        version, rules = self._boosts.rules(built, chosen)
         fast = self._fast
         if (
             fast is not None
-            and (fast[0], fast[1]) == (built.generation, built.learned)
-            and fast[2] is chosen
+            and (fast[0], fast[1], fast[2]) == (built.generation, built.learned, version)
+            and fast[3] is chosen
         ):
-            return fast[3]
+            return fast[4]
         with built.lock:
             found = built.searchers.get(id(chosen))
-        if found is not None and found[0] is chosen:
-            made = found[1]
+        if found is not None and found[0] is chosen and found[1] is rules:
+            made = found[2]
         else:
             made = self._backend.searcher(
-                built.index, built.names, scoring_args(chosen), self._lexicon
+                built.index, built.names, scoring_args(chosen), self._lexicon, rules
             )
             with built.lock:
                 if len(built.searchers) >= _SEARCHER_CACHE:
                     built.searchers.pop(next(iter(built.searchers)))
-                built.searchers[id(chosen)] = (chosen, made)
+                built.searchers[id(chosen)] = (chosen, rules, made)
         if chosen is self.settings:
-            self._fast = (built.generation, built.learned, chosen, made)
+            self._fast = (built.generation, built.learned, version, chosen, made)
         return made
 
     # -- async: the same work in a worker thread ----------------------------------------

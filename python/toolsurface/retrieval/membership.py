@@ -54,17 +54,12 @@ class Prefixes:
         return None
 
 
-#: Group combinations whose tools a ``Membership`` keeps before it starts over.
-_UNIONS = 256
-
-
 class Membership:
     """Every registered tool's group at one (generation, groups version); never mutated.
 
     ``of`` maps each tool that is in a group to it (its own field, else the longest
     prefix); a tool in no group is absent. ``members`` (made on first use) is the inverse,
-    each group's tools in name order; ``union`` memoises the tools of a few combinations
-    of groups (what a search's mentions boost).
+    each group's tools in name order (what the engine's boost rules are made of).
     """
 
     def __init__(self, key: tuple[int, int], tools: Iterable[Tool], prefixes: Prefixes) -> None:
@@ -76,18 +71,6 @@ class Membership:
                 of[t.name] = group
         self.key = key
         self.of = of
-        self._unions: dict[tuple[str, ...], frozenset[str]] = {}
-
-    def union(self, groups: tuple[str, ...]) -> frozenset[str]:
-        """The tools of all ``groups``; a run mentions the same few again, so kept (a few)."""
-        found = self._unions.get(groups)
-        if found is None:
-            members = self.members
-            found = frozenset(n for g in groups for n in members.get(g, ()))
-            if len(self._unions) >= _UNIONS:
-                self._unions.clear()
-            self._unions[groups] = found
-        return found
 
     @functools.cached_property
     def members(self) -> Mapping[str, tuple[str, ...]]:

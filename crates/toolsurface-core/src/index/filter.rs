@@ -40,6 +40,30 @@ impl Filter {
         let count = bits.iter().map(|w| w.count_ones() as usize).sum();
         Filter { bits, count }
     }
+
+    /// Whether some id is admitted by both filters (no filter is made).
+    pub fn intersects(&self, other: &Filter) -> bool {
+        self.bits.iter().zip(&other.bits).any(|(a, b)| a & b != 0)
+    }
+
+    /// A filter over `n` documents admitting the ids of every list in `lists`; an id of
+    /// `n` or more is left out (the caller checked them against its index).
+    pub fn union_of<'a>(n: usize, lists: impl IntoIterator<Item = &'a [u32]>) -> Filter {
+        let mut bits = vec![0u64; n.div_ceil(64)];
+        let mut count = 0;
+        for &d in lists.into_iter().flatten() {
+            let d = d as usize;
+            if d >= n {
+                continue;
+            }
+            let (w, b) = (d / 64, d % 64);
+            if (bits[w] >> b) & 1 == 0 {
+                bits[w] |= 1 << b;
+                count += 1;
+            }
+        }
+        Filter { bits, count }
+    }
 }
 
 impl Index {

@@ -54,6 +54,11 @@ impl Aliases {
     pub fn is_empty(&self) -> bool {
         self.aliases.is_empty()
     }
+
+    /// Each alias: its group and its terms with their hashes, in the order given.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (u32, &[(String, u64)])> {
+        self.aliases.iter().map(|(g, terms)| (*g, terms.as_slice()))
+    }
 }
 
 impl Aliases {

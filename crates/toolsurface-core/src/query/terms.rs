@@ -97,6 +97,33 @@ impl TermSpace for TextTerms {
     }
 }
 
+/// Only the terms found in a given table (the alias terms outside an index's vocabulary,
+/// `index_aliases.rs`), numbered as the table numbers them: a probe, no insertion.
+struct TableTerms<'a>(&'a StrTable);
+
+impl TermSpace for TableTerms<'_> {
+    #[inline]
+    fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
+        let t = memo.toks[i];
+        self.0.find(memo.token(&t), t.hash)
+    }
+
+    fn targets(
+        &mut self,
+        lex: &Lexicon,
+        _known: &mut TargetIds,
+        slots: Range<usize>,
+        mut add: impl FnMut(u32),
+    ) {
+        for slot in slots {
+            let (t, h) = lex.target(slot);
+            if let Some(id) = self.0.find(t, h) {
+                add(id);
+            }
+        }
+    }
+}
+
 /// The terms of the query analysed into `bufs` (`tokens::analyse_query`), into `bufs.terms`:
 /// its tokens' terms, each weighted by its token's weight (1, or the payload weight for a
 /// payload word or a number), then, with a lexicon and `expansion_weight > 0`, the terms
@@ -156,6 +183,21 @@ pub(crate) fn main_terms(
     expansion_weight: f64,
 ) {
     build_terms(&mut VocabTerms(index), bufs, lexicon, expansion_weight);
+}
+
+/// The query's terms (see [`build_terms`]) that are in `table`, as ids of `table`, in
+/// `bufs.terms`; empty when `table` is.
+pub(crate) fn table_terms(
+    bufs: &mut QueryBuffers,
+    lexicon: Option<&Lexicon>,
+    expansion_weight: f64,
+    table: &StrTable,
+) {
+    if table.len() == 0 {
+        bufs.terms.clear();
+        return;
+    }
+    build_terms(&mut TableTerms(table), bufs, lexicon, expansion_weight);
 }
 
 /// The terms of the query analysed into `bufs` as text, in or out of any vocabulary: their

@@ -1,11 +1,12 @@
 //! The search layer, the crate's top: [`Searcher`] (`searcher.rs`) borrows an index and owns
 //! the per-thread scratch (`scratch.rs`); the scan (`scan.rs`) into a bounded top-k
-//! (`topk.rs`), a request's parameters and result (`request.rs`), boosts (`boosted.rs`) and
-//! explanations (`explain.rs`). Declarations and re-exports only.
+//! (`topk.rs`), a request's parameters and result (`request.rs`), boosts (`boosted.rs`) and the
+//! rules that find them (`rules.rs`), and explanations (`explain.rs`). Declarations and re-exports only.
 
 pub(crate) mod boosted;
 pub(crate) mod explain;
 pub(crate) mod request;
+pub(crate) mod rules;
 pub(crate) mod scan;
 pub(crate) mod scratch;
 pub(crate) mod searcher;
@@ -14,4 +15,5 @@ pub(crate) mod topk;
 pub use self::boosted::Boost;
 pub use self::explain::Explanation;
 pub use self::request::SearchResult;
+pub use self::rules::BoostRules;
 pub use self::searcher::Searcher;

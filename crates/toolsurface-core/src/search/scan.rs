@@ -14,6 +14,7 @@ use crate::index::core::Index;
 use crate::index::filter::Filter;
 use crate::query::term_list::TermList;
 use crate::scoring::bm25f::SatTable;
+use crate::search::boosted::{factor, Boost};
 use crate::search::topk::{hit_order, offer, Hit, TOP_INSERT_MAX};
 
 /// Documents scored together: their accumulator slots (8 bytes each) stay in a core's L2,
@@ -149,6 +150,11 @@ fn gallop_partition(docs: &[u32], guess: usize, target: usize) -> usize {
 /// Score the documents of `index` having any of `terms` and keep the best `k` hits (score > 0,
 /// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
 ///
+/// With `boosts`, a document's score is its sum times the product of the factors of the
+/// boosts that hold it ([`factor`], the same operations in the same order as the pure
+/// engine), applied as it is collected: the bounds below are scaled by the product of all
+/// factors, so a skipped document could not have reached the top boosted either.
+///
 /// Documents go in blocks of [`SCAN_BLOCK`] ids, so that the accumulator slots a block
 /// touches stay in the core's cache. In each block, every term in query order adds
 /// `(qw * idf) * sat` of its postings in the block (a document's sum is built in query
@@ -185,6 +191,7 @@ pub(crate) fn scan(
     table: &SatTable,
     k: usize,
     allowed: Option<&Filter>,
+    boosts: &[Boost<'_>],
     accum: &mut Accum,
 ) -> bool {
     let sat = &table.sat[..];
@@ -228,7 +235,15 @@ pub(crate) fn scan(
     // first, and the sums of the bounds from each on.
     let bounded = small && k > 0;
     let m = cursors.len();
-    let margin = 1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON;
+    // The most any document's score is multiplied by (factors are at least 1), and the
+    // rounding of that product and of a score's (a few ulps, covered by `4 * EPSILON`).
+    let most: f64 = boosts.iter().map(|b| b.factor).product();
+    let scale = if boosts.is_empty() {
+        1.0
+    } else {
+        most * (1.0 + 4.0 * f64::EPSILON)
+    };
+    let margin = (1.0 + (m as f64 + 2.0) * 8.0 * f64::EPSILON) * scale;
     if bounded {
         ubs.clear();
         ubs.extend(
@@ -266,7 +281,12 @@ pub(crate) fn scan(
     // reading 0) cost no misprediction. A macro, to be inlined in both loops.
     macro_rules! consider {
         ($d:expr, $score:expr) => {{
-            let (d, score): (usize, f64) = ($d, $score);
+            let (d, summed): (usize, f64) = ($d, $score);
+            let score = if boosts.is_empty() {
+                summed
+            } else {
+                summed * factor(d as u32, boosts)
+            };
             if score > 0.0 && score >= floor && allowed.is_none_or(|f| f.contains(d)) {
                 found = true;
                 let hit = Hit {

@@ -14,9 +14,10 @@ use crate::query::fuzzy::fallback_terms;
 use crate::query::terms::{main_terms, text_terms};
 use crate::query::tokens::analyse_query;
 use crate::scoring::settings::Settings;
-use crate::search::boosted::{search_boosted_in, Boost};
+use crate::search::boosted::{factor, Boost};
 use crate::search::explain::{explain_terms, Explanation};
 use crate::search::request::{Request, SearchResult};
+use crate::search::rules::BoostRules;
 use crate::search::scan::scan;
 use crate::search::scratch::{with_scratch, Scratch};
 
@@ -28,30 +29,44 @@ pub struct Searcher<'a> {
     index: &'a Index,
 }
 
-/// The plain search of `query` in `sc`: the main stage, and the fallback when it found
-/// nothing.
-fn search_in(index: &Index, query: &str, req: &Request<'_>, sc: &mut Scratch) -> SearchResult {
+/// The search of `query` in `sc`: the main stage, and the fallback when it found nothing;
+/// each hit's score times its factor under `boosts` (none: the plain search).
+fn search_in(
+    index: &Index,
+    query: &str,
+    req: &Request<'_>,
+    boosts: &[Boost<'_>],
+    sc: &mut Scratch,
+) -> SearchResult {
     analyse_query(&index.analyzer, query, &mut sc.query);
+    search_analysed(index, req, boosts, sc)
+}
+
+/// [`search_in`] of the query analysed into `sc` (`analyse_query`).
+fn search_analysed(
+    index: &Index,
+    req: &Request<'_>,
+    boosts: &[Boost<'_>],
+    sc: &mut Scratch,
+) -> SearchResult {
     main_terms(index, &mut sc.query, req.lexicon, req.expansion_weight);
-    let found = scan(
-        index,
-        &sc.query.terms,
-        req.sat,
-        req.k,
-        req.allowed,
-        &mut sc.accum,
-    );
+    search_terms(index, req, boosts, sc)
+}
+
+/// [`search_in`] of the query whose search terms are built in `sc` (`main_terms`).
+fn search_terms(
+    index: &Index,
+    req: &Request<'_>,
+    boosts: &[Boost<'_>],
+    sc: &mut Scratch,
+) -> SearchResult {
+    let (terms, accum) = (&sc.query.terms, &mut sc.accum);
+    let found = scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
     let fallback = !found;
     if fallback {
         fallback_terms(index, &mut sc.query);
-        scan(
-            index,
-            &sc.query.terms,
-            req.sat,
-            req.k,
-            req.allowed,
-            &mut sc.accum,
-        );
+        let (terms, accum) = (&sc.query.terms, &mut sc.accum);
+        scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
     }
     let top = &sc.accum.top;
     let k = req.k.min(top.len());
@@ -60,6 +75,32 @@ fn search_in(index: &Index, query: &str, req: &Request<'_>, sc: &mut Scratch) ->
         scores: top[..k].iter().map(|h| h.score).collect(),
         fallback,
     }
+}
+
+/// The search of `query` in `sc` under `rules`: its boosts found, then the search with
+/// them; with each hit's factor (1 outside every boost).
+fn search_ruled_in(
+    index: &Index,
+    query: &str,
+    req: &Request<'_>,
+    rules: &BoostRules,
+    sc: &mut Scratch,
+) -> (SearchResult, Vec<f64>) {
+    // One analysis: the rules read the query's search terms (and probe its tokens for the
+    // alias terms outside the vocabulary), and leave those terms for the scan.
+    analyse_query(&index.analyzer, query, &mut sc.query);
+    let found = rules.found(
+        index,
+        query,
+        req.lexicon,
+        req.expansion_weight,
+        req.allowed,
+        sc,
+    );
+    let boosts = found.boosts(rules);
+    let result = search_terms(index, req, &boosts, sc);
+    let factors = result.docs.iter().map(|&d| factor(d, &boosts)).collect();
+    (result, factors)
 }
 
 impl<'a> Searcher<'a> {
@@ -120,7 +161,9 @@ impl<'a> Searcher<'a> {
         settings.validate()?;
         let sat = self.index.sat_table(settings);
         let req = Request::new(k, settings, &sat, lexicon, allowed);
-        Ok(with_scratch(|sc| search_in(self.index, query, &req, sc)))
+        Ok(with_scratch(|sc| {
+            search_in(self.index, query, &req, &[], sc)
+        }))
     }
 
     /// [`Searcher::search`] for each query, in parallel across the rayon pool; results in
@@ -138,17 +181,15 @@ impl<'a> Searcher<'a> {
         let req = Request::new(k, settings, &sat, lexicon, allowed);
         Ok(queries
             .par_iter()
-            .map(|q| with_scratch(|sc| search_in(self.index, q, &req, sc)))
+            .map(|q| with_scratch(|sc| search_in(self.index, q, &req, &[], sc)))
             .collect())
     }
 
     /// The `k` best documents for `query` with `boosts` applied, best first (score
-    /// descending, then id): [`Searcher::search`]'s hits, and each boost's own best `k`,
-    /// merged with every hit's score times the factors of the boosts that hold it. A
-    /// boost ranks the documents both it and `allowed` admit. A boost's ranking counts
-    /// only when it fell back as the plain one did (a fallback's scores are comparable
-    /// only with another's). `fallback` is the plain ranking's. A factor that is not
-    /// finite or is below 1 is an error.
+    /// descending, then name): every hit of [`Searcher::search`]'s ranking scores its score
+    /// times the factors of the boosts that hold it, in their order, and the best `k` of
+    /// those are the answer, found in one scan (the fallback's, when nothing scores, as a
+    /// plain search). A factor that is not finite or is below 1 is an error.
     ///
     /// ```
     /// use std::sync::Arc;
@@ -193,14 +234,94 @@ impl<'a> Searcher<'a> {
         {
             return Err(Error::BoostFactor(b.factor));
         }
-        if boosts.is_empty() || k == 0 {
-            return self.search(query, k, settings, lexicon, allowed);
-        }
         let sat = self.index.sat_table(settings);
         let req = Request::new(k, settings, &sat, lexicon, allowed);
         Ok(with_scratch(|sc| {
-            search_boosted_in(self.index, query, &req, boosts, sc)
+            search_in(self.index, query, &req, boosts, sc)
         }))
+    }
+
+    /// The `k` best documents for `query` under a registry's boost `rules`, in one call:
+    /// the groups it mentions (§8) and whether it asks (§10) are found here, and the
+    /// search ranks with the boosts they make, as [`Searcher::search_boosted`] does (a
+    /// mention's when a mentioned group has an `allowed` document, a question's when an
+    /// `allowed` document only reads). With each hit, the product of the factors
+    /// of the boosts that hold it (1 outside every boost), for an explanation. Rules made
+    /// for another index are an error.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolsurface_core::{Aliases, Analyzer, BoostRules, CharTable, Index, Searcher, Settings};
+    ///
+    /// let table =
+    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
+    /// let analyzer = Arc::new(Analyzer::new(table, ["the", "in"]));
+    /// let doc = |name: &str, summary: &str| [name, "", summary, "", "", ""].map(String::from);
+    /// let fields = vec![
+    ///     doc("docker__list_containers", "List the containers."),
+    ///     doc("docker__run_container", "Run a container."),
+    ///     doc("podman__run_container", "Run a container."),
+    /// ];
+    /// let names = fields.iter().map(|f| f[0].clone()).collect();
+    /// let index = Index::build(Arc::clone(&analyzer), names, fields)?;
+    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
+    /// let rules = BoostRules::new(
+    ///     &index,
+    ///     Aliases::new(vec![(0, analyzer.tokens("docker")), (1, analyzer.tokens("podman"))]),
+    ///     &[vec![0, 1], vec![2]],  // each group's documents
+    ///     &[0],                    // the documents that only read
+    ///     &["what's".to_string()], // question words
+    ///     1.5,                     // a mention's factor
+    ///     10.0,                    // a question's factor
+    /// )?;
+    /// let searcher = Searcher::new(&index);
+    ///
+    /// // "podman" names a group: its tool is raised.
+    /// let (hits, factors) = searcher.search_ruled("run a podman container", 3, &settings, None, None, &rules)?;
+    /// assert_eq!((hits.docs[0], factors[0]), (2, 1.5));
+    /// // A question raises the tool that only reads; "docker" raises both of its group.
+    /// let (hits, factors) = searcher.search_ruled("what's running in docker", 3, &settings, None, None, &rules)?;
+    /// assert_eq!((hits.docs[0], factors[0]), (0, 15.0));
+    /// assert_eq!(factors[1], 1.5);
+    /// # Ok::<(), toolsurface_core::Error>(())
+    /// ```
+    pub fn search_ruled(
+        &self,
+        query: &str,
+        k: usize,
+        settings: &Settings,
+        lexicon: Option<&Lexicon>,
+        allowed: Option<&Filter>,
+        rules: &BoostRules,
+    ) -> Result<(SearchResult, Vec<f64>), Error> {
+        settings.validate()?;
+        rules.check(self.index)?;
+        let sat = self.index.sat_table(settings);
+        let req = Request::new(k, settings, &sat, lexicon, allowed);
+        Ok(with_scratch(|sc| {
+            search_ruled_in(self.index, query, &req, rules, sc)
+        }))
+    }
+
+    /// [`Searcher::search_ruled`] for each query, in parallel across the rayon pool;
+    /// results in order.
+    pub fn search_many_ruled(
+        &self,
+        queries: &[String],
+        k: usize,
+        settings: &Settings,
+        lexicon: Option<&Lexicon>,
+        allowed: Option<&Filter>,
+        rules: &BoostRules,
+    ) -> Result<Vec<(SearchResult, Vec<f64>)>, Error> {
+        settings.validate()?;
+        rules.check(self.index)?;
+        let sat = self.index.sat_table(settings);
+        let req = Request::new(k, settings, &sat, lexicon, allowed);
+        Ok(queries
+            .par_iter()
+            .map(|q| with_scratch(|sc| search_ruled_in(self.index, q, &req, rules, sc)))
+            .collect())
     }
 
     /// Per matched term of `doc`: the term, its query weight and each field's contribution

@@ -1,142 +1,86 @@
-"""Score boosts over the lexical ranking: a set of tools whose hits are multiplied up.
+"""A registry's boost rules: what the engine needs to find and apply a search's boosts.
 
 Two rules make boosts: a service mention (``mentions.py``, ``docs/analysis.md`` §8) and a
 question (``questions.py``, §10). A hit's score is its BM25F score times the factor of
-every boost whose set holds it. This module finds a search's boosts and hands them to the
-engine's ``search_boosted`` as filters (one analysis of the query, a scan per ranking; the
-merge is ``retrieval/engine/boost_merge.py`` in the pure engine, ``search/boosted.rs`` in the
-native one, held equal by ``tests/data/mention_vectors.json``).
+every boost whose set holds it. Both are worked out inside the engine, in the same call as
+the search (``search/rules.rs`` natively, ``retrieval/engine/pure_rules.py`` in the pure
+engine): this module only compiles the registry's groups, their members and the read-only
+tools into the engine's ``BoostRules``, once per index, groups version and weights.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
-from toolsurface.models import RetrievalSettings, scoring_args
-from toolsurface.retrieval.analysis.questions import is_question
-from toolsurface.retrieval.engine.boost_merge import Hits
+from toolsurface.models import RetrievalSettings
+from toolsurface.retrieval.analysis.questions import question_words
+from toolsurface.retrieval.boosts.mentions import AliasTable
+from toolsurface.retrieval.engine.backend import Backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
+from toolsurface.retrieval.membership import Membership
 
-__all__ = ["Boost", "Boosts", "boost_factor"]
-
-#: Boost filters kept before the cache starts over.
-_BOOST_FILTERS = 256
+__all__ = ["Boosts"]
 
 
-@dataclass(frozen=True)
-class Boost:
-    """One boost of a search: its tools (admitted ones only) and their score's factor.
+class _Aliases(Protocol):
+    """The groups' compiled names and aliases (``mentions.MentionBoost``)."""
 
-    ``key`` says what made it (``("mention", group, ...)``, ``("question",)``) and
-    ``version`` the groups version read before ``members`` were, for caching the index
-    filter of ``members``: a filter is never kept under a newer version than its members'.
-    """
-
-    key: tuple[str, ...]
-    members: frozenset[str]
-    factor: float
-    version: int = 0
+    def alias_table(self) -> AliasTable: ...
 
 
-def boost_factor(name: str, boosts: Sequence[Boost]) -> float:
-    """What a hit of ``name`` had its BM25F score multiplied by (1.0 outside every boost)."""
-    f = 1.0
-    for boost in boosts:
-        if name in boost.members:
-            f *= boost.factor
-    return f
+class _Members(Protocol):
+    """Which tool is in which group (``membership.GroupMembership``)."""
 
-
-class _Mentions(Protocol):
-    """What boosts need of the mentions (``mentions.MentionBoost``)."""
-
-    def mentions_in(
-        self, query: str, chosen: RetrievalSettings, built: _Built | None = None
-    ) -> tuple[str, ...]: ...
-
-    def members(
-        self, mentioned: Sequence[str], admitted: Collection[str] | None
-    ) -> frozenset[str]: ...
-
-
-class _Versioned(Protocol):
-    """The groups version, read before a boost's members (see :class:`Boost`)."""
-
-    @property
-    def version(self) -> int: ...
+    def membership(self) -> Membership: ...
 
 
 class Boosts:
-    """A registry's boosts: which a search gets, and the search with them applied.
+    """A registry's boost rules for the engine, made per (index, groups version, weights).
 
-    Owns the cache of boost filters. ``mentions`` finds a query's mentioned groups and
-    their tools, ``groups`` gives the groups version, ``lexicon`` is the registry's.
+    ``aliases`` gives the alias table (numbering the groups), ``groups`` the membership,
+    ``backend`` is the registry's engine. Rules are kept on the index they were made for,
+    so a new catalogue generation or learned version starts with none.
     """
 
-    def __init__(self, mentions: _Mentions, groups: _Versioned, lexicon: Any) -> None:
-        self._mentions = mentions
+    def __init__(self, aliases: _Aliases, groups: _Members, backend: Backend) -> None:
+        self._aliases = aliases
         self._groups = groups
-        self._lexicon = lexicon
-        #: Filters of a boost's admitted tools, by (generation, learned, the boost's groups
-        #: version, boost key, admitted set): a run's searches make the same few boosts again.
-        self._filters: dict[tuple[Any, ...], Any] = {}
+        self._backend = backend
 
-    def find(
-        self,
-        built: _Built,
-        query: str,
-        chosen: RetrievalSettings,
-        admitted: Collection[str] | None,
-    ) -> tuple[Boost, ...]:
-        """The boosts of a search: a mention's, a question's; none at weight 0."""
-        found: list[Boost] = []
-        version = self._groups.version  # read before any members (see ``Boost``)
-        if chosen.mention_weight > 0:
-            mentions = self._mentions
-            mentioned = mentions.mentions_in(query, chosen, built)
-            members = mentions.members(mentioned, admitted) if mentioned else frozenset()
-            if members:
-                factor = 1.0 + chosen.mention_weight
-                found.append(Boost(("mention", *mentioned), members, factor, version))
-        if chosen.question_weight > 0 and built.read_only and is_question(query):
-            members = built.read_only
-            if admitted is not None:
-                members = members.intersection(admitted)
-            if members:
-                found.append(Boost(("question",), members, 1.0 + chosen.question_weight, version))
-        return tuple(found)
+    def rules(self, built: _Built, chosen: RetrievalSettings) -> tuple[int, Any]:
+        """The groups version read and the engine's rules over ``built`` for ``chosen``.
 
-    def search(
-        self,
-        built: _Built,
-        query: str,
-        k: int,
-        chosen: RetrievalSettings,
-        admitted: Collection[str] | None,
-        boosts: Sequence[Boost],
-    ) -> Hits:
-        """The best ``k`` admitted hits of ``query`` with ``boosts`` applied, one engine call."""
-        weights, b, k1, ew = scoring_args(chosen)
-        allowed = built.filter_for(admitted) if admitted is not None else None
-        pairs = [(self._filter(built, boost, admitted), boost.factor) for boost in boosts]
-        return built.index.search_boosted(
-            query, k, weights, b, k1, ew, self._lexicon, allowed, pairs
+        ``None`` for the rules when both weights are 0 (every rule off). The version is the
+        alias table's, read before the members: rules are never kept under a newer version
+        than their members'.
+        """
+        table = self._aliases.alias_table()
+        mention = 1.0 + chosen.mention_weight
+        question = 1.0 + chosen.question_weight
+        if mention == 1.0 and question == 1.0:
+            return table.version, None
+        key = (table.version, mention, question)
+        with built.lock:
+            found = built.rules.get(key)
+        if found is not None:
+            return table.version, found
+        members: list[list[int]] = []
+        read_only: list[int] = []
+        if table.names or built.read_only:  # else no name -> id map is made (a plain search)
+            ids = built.ids
+            listed = self._groups.membership().members
+            members = [sorted(ids[n] for n in listed.get(g, ()) if n in ids) for g in table.names]
+            read_only = sorted(ids[n] for n in built.read_only if n in ids)
+        made = self._backend.rules(
+            built.index,
+            table.compiled,
+            members,
+            read_only,
+            sorted(question_words()),
+            mention,
+            question,
         )
-
-    def _filter(self, built: _Built, boost: Boost, admitted: Collection[str] | None) -> Any:
-        """The index filter of a boost's tools, kept per boost (an unhashable admitted: not)."""
-        try:
-            key = (built.generation, built.learned, boost.version, boost.key, admitted)
-            hash(key)
-        except TypeError:
-            return built.filter_for(boost.members)
-        cache = self._filters
-        if len(cache) > _BOOST_FILTERS:
-            # Replaced, not cleared: a concurrent search may be reading the old one.
-            cache = self._filters = {}
-        found = cache.get(key)
-        if found is None:
-            found = cache[key] = built.filter_for(boost.members)
-        return found
+        with built.lock:
+            built.rules.clear()  # a registry uses one version's rules at a time
+            built.rules[key] = made
+        return table.version, made

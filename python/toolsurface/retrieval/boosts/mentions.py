@@ -8,13 +8,14 @@ matched inside the engine (``Index.mentions``). Every hit of a mentioned group's
 its BM25F score multiplied by ``1 + mention_weight``
 (:class:`~toolsurface.models.RetrievalSettings`); nothing else moves.
 
-The boost is worked out over the engine's own searches (``boosts.py``), so both engines
-give it alike. Only admitted tools are searched, so only they are ever affected.
+The boost is found and applied inside the engine's search (``boosts.py`` compiles its
+rules), so both engines give it alike. Only admitted tools are searched, so only they are
+ever affected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toolsurface.groups import MAX_ALIAS_CHARS, MAX_ALIASES, ToolGroup
@@ -52,10 +53,11 @@ class AliasTable:
 
 
 class MentionBoost:
-    """The groups a query mentions, and their tools: what a mention boost weights up.
+    """The groups a query mentions: the alias table the engine matches queries against.
 
     Owns the alias table, compiled once per groups version from ``groups`` (the registry's
-    :class:`~toolsurface.retrieval.membership.GroupMembership`, which also answers the members).
+    :class:`~toolsurface.retrieval.membership.GroupMembership`); the engine's boost rules
+    (``boosts.py``) number the groups as it does.
     ``backend`` and ``lexicon`` are the registry's engine and lexicon; ``current`` gives
     its current index, matched on when a caller names none.
     """
@@ -74,7 +76,8 @@ class MentionBoost:
         # Replaced whole when the groups version moves; a race only compiles it twice.
         self._aliases: AliasTable | None = None
 
-    def _alias_table(self) -> AliasTable:
+    def alias_table(self) -> AliasTable:
+        """The alias table of the current groups version (compiled on first use)."""
         table = self._aliases
         if table is not None and table.version == self._groups.version:
             return table
@@ -91,18 +94,13 @@ class MentionBoost:
         self, query: str, chosen: RetrievalSettings, built: _Built | None = None
     ) -> tuple[str, ...]:
         """The groups ``query`` mentions, matched on ``built`` (default: the current index)."""
-        table = self._alias_table()
+        table = self.alias_table()
         if table.compiled is None:
             return ()
         text = clean_text(query[:_QUERY_MAX_CHARS])
         index = (built or self._current()).index
         found = index.mentions(text, self._lexicon, chosen.expansion_weight, table.compiled)
         return tuple(table.names[i] for i in found)
-
-    def members(self, mentioned: Sequence[str], admitted: Collection[str] | None) -> frozenset[str]:
-        """The tools of the ``mentioned`` groups, only the ``admitted`` ones if given."""
-        found = self._groups.membership().union(tuple(mentioned))
-        return found if admitted is None else found.intersection(admitted)
 
 
 def server_aliases(name: str, info: object = None) -> list[str]:

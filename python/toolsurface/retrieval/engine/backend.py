@@ -18,12 +18,21 @@ from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval.analysis.analyzer import Analyzer, CharTable
 from toolsurface.retrieval.engine import pure
 from toolsurface.retrieval.engine.alias_match import PureAliases
-from toolsurface.retrieval.engine.boost_merge import Hits
+from toolsurface.retrieval.engine.pure_rules import PureBoostRules
+from toolsurface.retrieval.engine.ranking import Hits, boost_factor
 from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
-__all__ = ["Backend", "IndexLike", "NativeBackend", "PureBackend", "Searcher", "backend"]
+__all__ = [
+    "Backend",
+    "IndexLike",
+    "NativeBackend",
+    "PureBackend",
+    "Ranked",
+    "Searcher",
+    "backend",
+]
 
 
 class IndexLike(Protocol):
@@ -85,20 +94,38 @@ class IndexLike(Protocol):
     ) -> list[tuple[str, float, list[float]]]: ...
 
 
+#: A ranking with each hit's boost factor: ids, scores, whether it fell back, factors.
+Ranked = tuple[list[int], list[float], bool, list[float]]
+
+
 class Searcher(Protocol):
-    """A search bound to one index, settings value and lexicon; hits come back built."""
+    """A search bound to one index, settings value, lexicon and boost rules (if any).
+
+    Every method applies the rules (mentions, questions) in the same engine call; hits come
+    back built. ``allowed`` is an index filter (``None``: every document).
+    """
 
     def search(self, query: str, k: int) -> list[SearchHit]: ...
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]: ...
+    def search_in(self, query: str, k: int, allowed: Any = None) -> list[SearchHit]: ...
+    def ranked(self, query: str, k: int, allowed: Any = None) -> Ranked: ...
+    def search_many(
+        self, queries: list[str], k: int, allowed: Any = None
+    ) -> list[list[SearchHit]]: ...
 
 
 class _BoundSearch:
     """The pure engine's ``Searcher``: the native one's contract, in Python."""
 
     def __init__(
-        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+        self,
+        index: IndexLike,
+        names: Sequence[str],
+        args: ScoringArgs,
+        lexicon: Any,
+        rules: PureBoostRules | None = None,
     ) -> None:
         self._index, self._names, self._args, self._lexicon = index, list(names), args, lexicon
+        self._rules = rules
 
     def _hits(self, found: Hits) -> list[SearchHit]:
         ids, scores, fallback = found
@@ -108,18 +135,32 @@ class _BoundSearch:
             for rank, (i, score) in enumerate(zip(ids, scores), 1)
         ]
 
+    def ranked(self, query: str, k: int, allowed: Any = None) -> Ranked:
+        """The ``k`` best of ``query`` among ``allowed``, boosted by the rules, with factors."""
+        weights, b, k1, ew = self._args
+        index, lexicon, rules, q = self._index, self._lexicon, self._rules, clean_text(query)
+        if rules is None:
+            ids, scores, fallback = index.search(q, k, weights, b, k1, ew, lexicon, allowed)
+            return ids, scores, fallback, [1.0] * len(ids)
+        rules.check(index)  # type: ignore[arg-type]
+        boosts = rules.found(index, q, lexicon, ew, allowed)  # type: ignore[arg-type]
+        ids, scores, fallback = index.search_boosted(
+            q, k, weights, b, k1, ew, lexicon, allowed, boosts
+        )
+        members = [(f.ids, factor) for f, factor in boosts]
+        return ids, scores, fallback, [boost_factor(i, members) for i in ids]
+
+    def search_in(self, query: str, k: int, allowed: Any = None) -> list[SearchHit]:
+        """The ``k`` best hits for ``query`` among ``allowed``, best first."""
+        return self._hits(self.ranked(query, k, allowed)[:3])
+
     def search(self, query: str, k: int) -> list[SearchHit]:
         """The ``k`` best hits for ``query``, best first."""
-        weights, b, k1, ew = self._args
-        found = self._index.search(clean_text(query), k, weights, b, k1, ew, self._lexicon)
-        return self._hits(found)
+        return self.search_in(query, k)
 
-    def search_many(self, queries: list[str], k: int) -> list[list[SearchHit]]:
-        """``search`` for each query, in order."""
-        weights, b, k1, ew = self._args
-        cleaned = [clean_text(q) for q in queries]
-        found = self._index.search_many(cleaned, k, weights, b, k1, ew, self._lexicon)
-        return [self._hits(f) for f in found]
+    def search_many(self, queries: list[str], k: int, allowed: Any = None) -> list[list[SearchHit]]:
+        """``search_in`` for each query, in order."""
+        return [self.search_in(q, k, allowed) for q in queries]
 
 
 class Backend(Protocol):
@@ -162,10 +203,32 @@ class Backend(Protocol):
         """
         ...
 
+    def rules(
+        self,
+        index: IndexLike,
+        aliases: Any,
+        members: Sequence[Sequence[int]],
+        read_only: Sequence[int],
+        question_words: Sequence[str],
+        mention_factor: float,
+        question_factor: float,
+    ) -> Any:
+        """The boost rules of a registry over ``index`` (``BoostRules`` of this engine).
+
+        ``aliases`` (compiled by :meth:`aliases`, or ``None``) numbers the groups as
+        ``members`` does; a factor of 1 turns its rule off.
+        """
+        ...
+
     def searcher(
-        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+        self,
+        index: IndexLike,
+        names: Sequence[str],
+        args: ScoringArgs,
+        lexicon: Any,
+        rules: Any = None,
     ) -> Searcher:
-        """``index`` bound to ``args`` and ``lexicon``, returning ``SearchHit`` lists.
+        """``index`` bound to ``args``, ``lexicon`` and ``rules``, returning ``SearchHit`` lists.
 
         Queries must be clean text (see ``clean_text``).
         """
@@ -209,10 +272,35 @@ class PureBackend:
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         return pure.PureIndex(self.analyzer, names, fields)
 
+    def rules(
+        self,
+        index: IndexLike,
+        aliases: Any,
+        members: Sequence[Sequence[int]],
+        read_only: Sequence[int],
+        question_words: Sequence[str],
+        mention_factor: float,
+        question_factor: float,
+    ) -> Any:
+        return PureBoostRules(
+            index,  # type: ignore[arg-type]
+            aliases,
+            members,
+            read_only,
+            question_words,
+            mention_factor,
+            question_factor,
+        )
+
     def searcher(
-        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+        self,
+        index: IndexLike,
+        names: Sequence[str],
+        args: ScoringArgs,
+        lexicon: Any,
+        rules: Any = None,
     ) -> Searcher:
-        return _BoundSearch(index, names, args, lexicon)
+        return _BoundSearch(index, names, args, lexicon, rules)
 
 
 @dataclass(frozen=True)
@@ -273,13 +361,37 @@ class NativeBackend:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
         return idx
 
+    def rules(
+        self,
+        index: IndexLike,
+        aliases: Any,
+        members: Sequence[Sequence[int]],
+        read_only: Sequence[int],
+        question_words: Sequence[str],
+        mention_factor: float,
+        question_factor: float,
+    ) -> Any:
+        return index.boost_rules(  # type: ignore[attr-defined]
+            aliases,
+            [list(m) for m in members],
+            list(read_only),
+            list(question_words),
+            mention_factor,
+            question_factor,
+        )
+
     def searcher(
-        self, index: IndexLike, names: Sequence[str], args: ScoringArgs, lexicon: Any
+        self,
+        index: IndexLike,
+        names: Sequence[str],
+        args: ScoringArgs,
+        lexicon: Any,
+        rules: Any = None,
     ) -> Searcher:
-        """Built in Rust: one call per search, the hits made there."""
+        """Built in Rust: one call per search, the rules applied and the hits made there."""
         weights, b, k1, ew = args
         bound: Searcher = index.searcher(  # type: ignore[attr-defined]
-            list(names), SearchHit, weights, b, k1, ew, lexicon
+            list(names), SearchHit, weights, b, k1, ew, lexicon, rules=rules
         )
         return bound
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from toolsurface.models import RetrievalSettings, TermContribution, scoring_args
 from toolsurface.retrieval.engine.backend import IndexLike, Searcher
-from toolsurface.retrieval.engine.boost_merge import Hits
+from toolsurface.retrieval.engine.ranking import Hits
 from toolsurface.retrieval.fields import FIELD_NAMES
 
 __all__ = ["BuiltIndex"]
@@ -31,8 +31,12 @@ class BuiltIndex:
     #: The tools whose server said they only read (``Tool.read_only``), for questions.
     read_only: frozenset[str] = frozenset()
     filters: OrderedDict[frozenset[str], Any] = field(default_factory=OrderedDict)
-    # Bound searches by settings object (kept alive here, so an id is not reused).
-    searchers: dict[int, tuple[RetrievalSettings, Searcher]] = field(default_factory=dict)
+    # Bound searches by settings object (kept alive here, so an id is not reused), each
+    # with the boost rules it was bound to.
+    searchers: dict[int, tuple[RetrievalSettings, Any, Searcher]] = field(default_factory=dict)
+    # The engine's boost rules over this index, by (groups version, mention factor,
+    # question factor): see ``retrieval/boosts/boosts.py``.
+    rules: dict[tuple[int, float, float], Any] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @functools.cached_property

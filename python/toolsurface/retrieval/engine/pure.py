@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
 from toolsurface.retrieval.engine.alias_match import PureAliases
-from toolsurface.retrieval.engine.boost_merge import Hits, check_factor, merge_boosted
+from toolsurface.retrieval.engine.ranking import Hits, boost_factor, check_factor
 
 __all__ = ["PureFilter", "PureIndex", "PureLexicon", "ScoringKey"]
 
@@ -332,17 +332,7 @@ class PureIndex:
         allowed: PureFilter | None = None,
     ) -> Hits:
         """The ``k`` best documents: ids and scores, best first, and whether the fallback ran."""
-        weights, b = check_settings(weights, b, k1, expansion_weight)
-        if k < 0:
-            raise ValueError(f"k must be >= 0, got {k}")
-        table = self._table((*weights, *b, k1))
-        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
-        scores = self._score(terms, table, allowed)
-        fallback = not scores
-        if fallback:
-            scores = self._score(self._fuzzy_terms(toks), table, allowed)
-        return self._best(scores, k, fallback)
+        return self.search_boosted(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
 
     def _best(self, scores: dict[int, float], k: int, fallback: bool) -> Hits:
         """The best ``k`` of one ranking's scores, best first, ties by name."""
@@ -362,31 +352,25 @@ class PureIndex:
         allowed: PureFilter | None = None,
         boosts: Sequence[tuple[PureFilter, float]] = (),
     ) -> Hits:
-        """``search`` with ``boosts`` (a filter and its factor each) applied (boost_merge.py)."""
+        """``search`` with ``boosts`` (a filter and its factor each) applied (``ranking.py``).
+
+        Every hit's score is multiplied by the factors of the boosts holding it, then the
+        best ``k`` are kept; the fallback runs when nothing scores, as in a plain search.
+        """
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
-        checked = [(f, check_factor(factor)) for f, factor in boosts]
-        if not checked or k == 0:
-            return self.search(query, k, weights, b, k1, expansion_weight, lexicon, allowed)
+        checked = [(f.ids, check_factor(factor)) for f, factor in boosts]
         table = self._table((*weights, *b, k1))
         toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
-        # A boost raises admitted documents only: its ranking is over both sets.
-        filters = [allowed] + [
-            f if allowed is None else PureFilter(f.ids & allowed.ids) for f, _ in checked
-        ]
-        scored = [self._score(terms, table, only) for only in filters]
-        # A ranking that found nothing falls back on its own; the merge keeps a boost's only
-        # when it fell back as the plain one did, so the fallback runs only if the plain does.
-        fuzzy = self._fuzzy_terms(toks) if not scored[0] else None
-        runs = []
-        for scores, only in zip(scored, filters):
-            if not scores and fuzzy is not None:
-                runs.append(self._best(self._score(fuzzy, table, only), k, True))
-            else:
-                runs.append(self._best(scores, k, not scores))
-        return merge_boosted(k, runs, [(f.ids, factor) for f, factor in checked])
+        scores = self._score(terms, table, allowed)
+        fallback = not scores
+        if fallback:
+            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+        if checked:
+            scores = {d: s * boost_factor(d, checked) for d, s in scores.items()}
+        return self._best(scores, k, fallback)
 
     def search_many(
         self,

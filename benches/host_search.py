@@ -1,0 +1,289 @@
+"""The search a host calls, as a host calls it, against the core call alone and the peers.
+
+    python benches/host_search.py [--sizes 1635,10000,100000] [--per-lang 200] [--rounds 5]
+                                  [--peers bm25_turbo,bm25s,tantivy] [--pure-max N] [--json OUT]
+
+The registry is set up as an MCP host leaves it: one group per server declared with its
+aliases (``evaluation.declare_server_groups``, what MCP sync does), the servers' read-only
+hints on, and learned hints taught (one request per tool for a tenth of the catalogue, words
+of its own description reordered: the learned field is indexed and searched, as on a host
+that learns). Per catalogue size (``speed.grow_catalogue`` above the real 1,635 tools) and
+per request (``--per-lang`` English and Russian requests of dev.jsonl, a fixed sample),
+interleaved in shuffled order, the collector paused, median of ``--rounds`` runs:
+
+- ``public``: ``ToolRegistry.search(query)``, the default API;
+- ``core (rules)``: the native call that search makes, the bound searcher with the
+  registry's boost rules (mentions, questions) found and applied inside it;
+- ``core (plain)``: a searcher of the same index without rules (no boost at all), the
+  cheapest call the engine answers;
+- each peer of ``benches/peers.py`` that imports (``bm25_turbo``, ``bm25s``, ``tantivy``),
+  built on its recommended text;
+- ``pure``: the same public search on the pure engine (fewer requests above 1,635 tools).
+
+Each system's build (ours: registering the tools, declaring the groups, teaching the hints
+and building the index; a peer: its tokenising and index, from text made beforehand) is
+timed, and the resident memory it adds is read after the collector and glibc's
+``malloc_trim`` (systems built one after another in this process: a rough figure, but one
+that sees Rust, C++ and Python alike). The pure engine is left out above ``--pure-max``
+tools (its build and search take minutes there).
+
+Printed: build seconds and memory per system, p50 and p99 per system and language, the
+per-request ratio medians (public over core; each peer over public: above 1, ours is
+faster), native over pure, and the batch:
+``search_many`` of all requests on one thread, then the same work split over two threads
+(throughput ratio; the engine lets the interpreter go while it scores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from peers import LEXICAL_PEERS, Peer, peer_text
+from speed import grow_catalogue, malloc_trim, percentile, pick_queries, rss_bytes
+
+from toolsurface import ToolRegistry
+from toolsurface.catalogue import load_catalogue
+from toolsurface.evaluation import declare_server_groups
+from toolsurface.models import SearchHit, Tool, scoring_args
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def host_registry(tools: Sequence[Tool], engine: str, seed: int) -> ToolRegistry:
+    """A registry as an MCP host leaves it: server groups declared, hints learned."""
+    registry = ToolRegistry(tools, engine=engine)  # type: ignore[arg-type]
+    declare_server_groups(registry)
+    rng = random.Random(seed)
+    pairs = []
+    for tool in rng.sample(list(tools), max(1, len(tools) // 10)):
+        words = tool.description.split()[:8]
+        rng.shuffle(words)
+        if words:
+            pairs.append((" ".join(words), tool.name))
+    registry.learn_many(pairs)
+    registry.search("warm up")  # the index and the bound searcher made outside any timer
+    registry.search("warm up")
+    return registry
+
+
+class _Call:
+    """A system to time: ``search(query, k)``."""
+
+    def __init__(self, search: Callable[[str, int], Any]) -> None:
+        self.search = search
+
+
+def plain_core(registry: ToolRegistry) -> _Call:
+    """A searcher of the registry's index with no boost rules: the cheapest engine call."""
+    built = registry._current()
+    index: Any = built.index
+    weights, b, k1, ew = scoring_args(registry.settings)
+    bound = index.searcher(list(built.names), SearchHit, weights, b, k1, ew, registry._lexicon)
+    return _Call(bound.search)
+
+
+def ruled_core(registry: ToolRegistry) -> _Call:
+    """The bound searcher a plain ``search`` calls (its boost rules inside)."""
+    fast = registry._fast
+    if fast is None:
+        raise RuntimeError("the registry has no bound searcher yet")
+    return _Call(fast[4].search)
+
+
+def timed(
+    systems: dict[str, Any], queries: list[str], rounds: int, seed: int
+) -> dict[str, list[float]]:
+    """Per system, per request: the median of ``rounds`` runs, interleaved and shuffled."""
+    for s in systems.values():
+        for q in queries:
+            s.search(q, 10)
+    times: dict[str, list[list[float]]] = {k: [[] for _ in queries] for k in systems}
+    rng = random.Random(seed)
+    order = list(systems)
+    perf = time.perf_counter
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for qi, q in enumerate(queries):
+                rng.shuffle(order)
+                for key in order:
+                    search = systems[key].search
+                    t0 = perf()
+                    search(q, 10)
+                    times[key][qi].append(perf() - t0)
+    finally:
+        gc.enable()
+    return {k: [statistics.median(ts) for ts in v] for k, v in times.items()}
+
+
+def ratio(a: list[float], b: list[float]) -> float:
+    """The median over requests of ``a / b``."""
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
+def batch_scaling(registry: ToolRegistry, queries: list[str], rounds: int) -> dict[str, float]:
+    """``search_many`` throughput on one thread, and the same work split over two."""
+    work = queries * 8
+
+    def one() -> float:
+        t0 = time.perf_counter()
+        registry.search_many(work, k=10)
+        return len(work) / (time.perf_counter() - t0)
+
+    def two() -> float:
+        halves = [work[::2], work[1::2]]
+        threads = [
+            threading.Thread(target=registry.search_many, args=(h,), kwargs={"k": 10})
+            for h in halves
+        ]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return len(work) / (time.perf_counter() - t0)
+
+    one(), two()  # warm
+    singles, doubles = [], []
+    for _ in range(rounds):
+        singles.append(one())
+        doubles.append(two())
+    s, d = statistics.median(singles), statistics.median(doubles)
+    return {"one_thread_qps": s, "two_threads_qps": d, "ratio": d / s}
+
+
+def run_size(
+    tools: list[Tool], queries: dict[str, list[str]], args: argparse.Namespace
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"tools": len(tools), "build": {}}
+
+    def built(key: str, make: Callable[[], Any]) -> Any:
+        gc.collect()
+        malloc_trim()
+        before, t0 = rss_bytes(), time.perf_counter()
+        made = make()
+        seconds = time.perf_counter() - t0
+        gc.collect()
+        malloc_trim()
+        out["build"][key] = {"seconds": seconds, "rss_mb": (rss_bytes() - before) / 2**20}
+        return made
+
+    registry = built("ours", lambda: host_registry(tools, "native", args.seed))
+    systems: dict[str, Any] = {
+        "public": registry,
+        "core (rules)": ruled_core(registry),
+        "core (plain)": plain_core(registry),
+    }
+    names = [t.name for t in tools]
+    texts = [peer_text(t) for t in tools]
+    for key in [p for p in args.peers.split(",") if p]:
+        try:
+            peer: Peer = LEXICAL_PEERS[key]()
+
+            def make(peer: Peer = peer) -> Peer:
+                peer.build(names, texts, tools)
+                return peer
+
+            built(key, make)
+            peer.warm_up()
+        except Exception as exc:  # a peer that is not installed is listed, never silent
+            out.setdefault("skipped", {})[key] = f"{type(exc).__name__}: {exc}"
+            continue
+        systems[key] = peer
+    pure = host_registry(tools, "pure", args.seed) if len(tools) <= args.pure_max else None
+    for lang, qs in queries.items():
+        got = timed(systems, qs, args.rounds, args.seed)
+        pure_t = None
+        if pure is not None:
+            few = qs[: max(20, len(qs) // (1 if len(tools) <= 2000 else 5))]
+            pure_t = timed({"pure": pure, "public": registry}, few, 1, args.seed)
+        row: dict[str, Any] = {
+            k: {"p50_us": percentile(v, 50) * 1e6, "p99_us": percentile(v, 99) * 1e6}
+            for k, v in got.items()
+        }
+        row["ratios"] = {
+            "public/core (rules)": ratio(got["public"], got["core (rules)"]),
+            "public/core (plain)": ratio(got["public"], got["core (plain)"]),
+            **{
+                f"{k}/public": ratio(got[k], got["public"])
+                for k in systems
+                if k not in ("public", "core (rules)", "core (plain)")
+            },
+            **{
+                f"{k}/public p99": percentile(got[k], 99) / percentile(got["public"], 99)
+                for k in systems
+                if k not in ("public", "core (rules)", "core (plain)")
+            },
+        }
+        if pure_t is not None:
+            row["ratios"]["pure/native"] = ratio(pure_t["pure"], pure_t["public"])
+        out[lang] = row
+    out["batch"] = batch_scaling(registry, queries["en"] + queries["ru"], args.rounds)
+    return out
+
+
+def show(result: dict[str, Any]) -> None:
+    print(f"\n== {result['tools']:,} tools (server groups declared, learned hints on)")
+    for key, b in result["build"].items():
+        print(f"  build {key:<12} {b['seconds']:7.2f} s   +{b['rss_mb']:7.1f} MB resident")
+    for lang in ("en", "ru"):
+        row = result[lang]
+        print(f"  {lang}:")
+        for key, v in row.items():
+            if key != "ratios":
+                print(f"    {key:<14} p50 {v['p50_us']:8.1f} µs   p99 {v['p99_us']:8.1f} µs")
+        for key, v in row["ratios"].items():
+            print(f"    {key:<26} {v:6.2f}x")
+    b = result["batch"]
+    print(
+        f"  search_many: one thread {b['one_thread_qps']:,.0f} q/s, two threads "
+        f"{b['two_threads_qps']:,.0f} q/s ({b['ratio']:.2f}x)"
+    )
+    for key, why in result.get("skipped", {}).items():
+        print(f"  skipped {key}: {why}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="1635,10000")
+    parser.add_argument("--per-lang", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--peers", default="bm25_turbo,bm25s,tantivy")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--pure-max", type=int, default=10_000)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    catalogue = SHARED / "catalogue" / "mcp_tools.json"
+    dev = SHARED / "queries" / "dev.jsonl"
+    if not catalogue.exists() or not dev.exists():
+        sys.exit(f"needs the shared data: {catalogue} and {dev}")
+    real = load_catalogue(catalogue)[1]
+    queries = pick_queries(dev, args.per_lang, args.seed)
+    report = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        tools = list(real) if size <= len(real) else grow_catalogue(real, size, 0.3, args.seed)
+        result = run_size(tools[:size], queries, args)
+        show(result)
+        report.append(result)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), "utf-8")
+
+
+if __name__ == "__main__":
+    main()
