@@ -24,6 +24,7 @@ __all__ = [
     "SUBJECT_MARKERS",
     "Aliases",
     "Analyzer",
+    "BoostRules",
     "Filter",
     "Index",
     "Lexicon",
@@ -232,6 +233,8 @@ class Searcher:
         With boost rules bound, the request's mentions and question are found and applied
         in the same call.
         """
+    def has_terms(self, query: str) -> bool:
+        """Whether ``query`` has a term to search for (``Index.query_terms`` not empty)."""
     def search_in(self, query: str, k: int, allowed: Filter | None = None) -> list[Any]:
         """``search`` among the documents ``allowed`` admits (all when ``None``)."""
     def ranked(

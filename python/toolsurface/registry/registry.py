@@ -574,7 +574,8 @@ class ToolRegistry:
             except UnicodeEncodeError:
                 pass
             else:
-                if hits or not k:
+                # Nothing found: a query with terms answers nothing (asked in the engine).
+                if hits or not k or fast[4].has_terms(query):
                     return hits
                 return self._unranked(query, k, settings, admitted, explain)
         hits = self._ranked(query, k, settings, admitted, explain, retrievers, fusion)

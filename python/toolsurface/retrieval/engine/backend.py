@@ -106,6 +106,7 @@ class Searcher(Protocol):
     """
 
     def search(self, query: str, k: int) -> list[SearchHit]: ...
+    def has_terms(self, query: str) -> bool: ...
     def search_in(self, query: str, k: int, allowed: Any = None) -> list[SearchHit]: ...
     def ranked(self, query: str, k: int, allowed: Any = None) -> Ranked: ...
     def search_many(
@@ -149,6 +150,11 @@ class _BoundSearch:
         )
         members = [(f.ids, factor) for f, factor in boosts]
         return ids, scores, fallback, [boost_factor(i, members) for i in ids]
+
+    def has_terms(self, query: str) -> bool:
+        """Whether ``query`` has a term to search for (its terms are not empty)."""
+        ew = self._args[3]
+        return bool(self._index.query_terms(clean_text(query), self._lexicon, ew))
 
     def search_in(self, query: str, k: int, allowed: Any = None) -> list[SearchHit]:
         """The ``k`` best hits for ``query`` among ``allowed``, best first."""
