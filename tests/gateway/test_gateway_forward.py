@@ -53,8 +53,12 @@ def _config(tmp: Path) -> None:
 
 @asynccontextmanager
 async def _session(command: str, args: list[str], handler: Any = None) -> AsyncIterator[Any]:
-    # The gateway child imports the toolsurface this test imported (a checkout or a wheel).
-    env = {**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)}
+    # A child on this interpreter (the gateway) imports the toolsurface this test imported (a
+    # checkout or a wheel); one on another (mcp-server-sqlite's, with mcp 1.x) keeps its own
+    # packages: the wheel's site-packages on its path would give it this test's mcp 2.x.
+    env = dict(os.environ)
+    if command == sys.executable:
+        env["PYTHONPATH"] = str(PACKAGE_PARENT)
     params = StdioServerParameters(command=command, args=args, env=env)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
         async with (
