@@ -24,8 +24,9 @@ Every session is the MCP SDK's own streamable-HTTP client and ``ClientSession`` 
 shared connection pool, no connection limit). The sessions are opened (at most 50
 handshakes at a time; one not open 45 s after the first began is an error), then all make
 their calls at once: ``--calls-total`` calls split evenly over the sessions (at least 4
-each), none started after ``--seconds`` of the call phase, every call timed at the
-client. Reported per target and count: calls made, errors (a session that did not open is
+each), none started after ``--seconds`` of the call phase (a call unanswered 30 s after
+that is given up, an error), every call timed at the client. Reported per target and
+count: calls made, errors (a session that did not open is
 one, a failed or ``isError`` call one), calls per second over the call phase (all
 sessions), p50 and p99 per call, and the resident memory
 of the front process (the gateway, the proxy; the upstream when direct) grown from
@@ -84,6 +85,9 @@ OPENING = 50
 #: A session not open (handshake, and the gateway's load) this long after the first
 #: began is an error: it makes no call.
 OPEN_SECONDS = 45.0
+#: A session whose last call is unanswered this long after the call phase's end is given
+#: up (an error: the target stalled).
+STALL_SECONDS = 30.0
 READY_TIMEOUT = 60.0
 
 
@@ -252,12 +256,16 @@ async def measure(
         started = time.perf_counter()
         tally.deadline = started + seconds
         go.set()
-        while tally.ended < sessions:
+        while tally.ended < sessions and time.perf_counter() < tally.deadline + STALL_SECONDS:
             await asyncio.sleep(0.01)
         wall = time.perf_counter() - started
+        stalled = sessions - tally.ended  # a call still unanswered: an error each
+        tally.errors.extend(["stalled: a call unanswered"] * stalled)
         rss_after = rss_kib(pid)
         done.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks if stalled else ():
+            task.cancel()
+        await asyncio.wait(tasks, timeout=STALL_SECONDS)
     lat = sorted(tally.latencies)
     return {
         "sessions": sessions,
