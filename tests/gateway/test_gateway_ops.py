@@ -81,7 +81,11 @@ def test_health_readiness_and_metrics_count_what_a_client_did(tmp_path: Path) ->
         assert (health.status_code, health.json()) == (200, {"status": "ok"})
         ready = _wait_ready(gw)
         assert ready.status_code == 200, ready.text
-        assert ready.json()["store"] == "ok" and ready.json()["upstreams"]["ops"] == "up"
+        # Without the token: ready, and the store's state, but no upstream named.
+        assert ready.json() == {"ready": True, "store": "ok", "upstreams": {}}
+        auth = {"Authorization": f"Bearer {env['GW_TOKEN']}"}
+        named = httpx2.get(f"{_base(gw)}/readyz", headers=auth, timeout=30).json()
+        assert named["upstreams"]["ops"] == "up"
         refused = httpx2.get(f"{_base(gw)}/healthz", headers={"Host": "evil.example"}, timeout=30)
         assert refused.status_code == 421  # the Host door holds for these paths too
         assert httpx2.get(f"{_base(gw)}/metrics", timeout=30).status_code == 401

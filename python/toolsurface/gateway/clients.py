@@ -15,6 +15,11 @@ first, so a client's can only narrow it. The file is read at start (an error the
 the gateway naming the field) and read again, between requests, whenever its modification
 time, size or inode changes: a client added, removed or changed takes effect without a
 restart. A file that no longer reads keeps the clients read before, with an error in the log.
+
+A client's policy scopes all it meets, not only tools: :func:`admitted` is the one test of
+a gateway name (a tool, a prompt, a resource) for the request being served, and
+:func:`sees` of an upstream as a whole (its listings, its news on the GET stream, its
+labels in ``/metrics``).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from typing import Any
 from toolsurface.gateway.config import GatewayConfigError, Policy, parse_policy
 from toolsurface.groups import GROUP_NAME_PATTERN
 
-__all__ = ["CLIENT", "Client", "ClientTokens", "read_clients"]
+__all__ = ["CLIENT", "Client", "ClientTokens", "admitted", "read_clients", "sees"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -66,6 +71,31 @@ class Client:
             if found is None or found[0] not in self.upstreams:
                 return False
         return self.policy.admits(name, server_name)
+
+    def sees(self, upstream: str) -> bool:
+        """Whether this client may meet anything of upstream ``upstream`` at all."""
+        return self.upstreams is None or upstream in self.upstreams
+
+
+#: Gives the upstream a gateway name belongs to and the upstream's own name for it.
+Owner = Callable[[str], tuple[str, str] | None]
+
+
+def admitted(policy: Policy, name: str, owner: Owner) -> bool:
+    """Whether the gateway's ``policy`` and the current request's client both admit ``name``.
+
+    Outside a client's request (stdio, no tokens file) the gateway's policy alone decides.
+    """
+    if not policy.admits(name, owner):
+        return False
+    client = CLIENT.get()
+    return client is None or client.admits(name, owner)
+
+
+def sees(upstream: str) -> bool:
+    """Whether the current request's client (if any) may meet upstream ``upstream`` at all."""
+    client = CLIENT.get()
+    return client is None or client.sees(upstream)
 
 
 def _digest(token: str) -> bytes:
@@ -174,6 +204,13 @@ class ClientTokens:
         digest = _digest(authorization.removeprefix("Bearer "))
         for known, client in self._clients.items():  # compared in constant time, each
             if hmac.compare_digest(known, digest):
+                return client
+        return None
+
+    def named(self, name: str) -> Client | None:
+        """The client called ``name`` as the file now reads, or ``None`` (removed since)."""
+        for client in self._clients.values():
+            if client.name == name:
                 return client
         return None
 

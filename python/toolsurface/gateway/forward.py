@@ -11,8 +11,10 @@ upstream's own name or URI, and the URIs in its answer are named back.
 The policy is the tools' policy, over the gateway's names: a prompt is matched as a tool
 is (``upstream__prompt``, or the prompt's own name under the upstream's section); a
 resource or template by ``upstream__URI`` (its own URI, or template, under the upstream's
-section). What the policy does not admit is never listed, and reading it answers exactly
-what an unknown one does. Subscriptions are held per gateway session and forwarded once
+section). Over HTTP with a tokens file the request's client narrows it
+(:func:`~toolsurface.gateway.clients.admitted`): an upstream its token does not admit is
+not even asked for a listing. What is not admitted is never listed, and reading it answers
+exactly what an unknown one does. Subscriptions are held per gateway session and forwarded once
 per upstream URI; ``notifications/resources/updated`` goes to each session subscribed.
 """
 
@@ -28,6 +30,7 @@ from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel
 
 from toolsurface.adapters.mcp import MAX_LIST_PAGES
+from toolsurface.gateway.clients import admitted, sees
 from toolsurface.gateway.config import Policy
 from toolsurface.gateway.namespace import (
     SEPARATOR,
@@ -48,6 +51,8 @@ RESOURCE_NOT_FOUND = -32002
 _R = TypeVar("_R", bound=BaseModel)
 #: Awaited with a gateway session id and a gateway URI when that session's resource changed.
 Deliver = Callable[[str, str], Awaitable[None]]
+#: Told of each request forwarded: the upstream, the MCP method, and whether it answered.
+Counted = Callable[[str, str, bool], None]
 
 
 def _not_found(uri: str) -> MCPError:
@@ -107,10 +112,12 @@ class Forwarder:
         policy: Policy,
         *,
         session_of: Callable[[], str],
+        on_forward: Counted | None = None,
     ) -> None:
         self._upstreams = upstreams
         self.policy = policy
         self._session_of = session_of
+        self._on_forward = on_forward
         self.subscriptions = Subscriptions()
         #: Gateway prompt name to the upstream's own, per upstream, from its last listing.
         self._prompts: dict[str, dict[str, str]] = {}
@@ -120,12 +127,12 @@ class Forwarder:
     # -- policy ---------------------------------------------------------------------------
 
     def admits_prompt(self, upstream: str, name: str) -> bool:
-        """Whether the policy admits upstream ``upstream``'s prompt ``name``."""
-        return self.policy.admits(prompt_name(upstream, name), lambda _n: (upstream, name))
+        """Whether the policy (and the request's client) admit ``upstream``'s prompt ``name``."""
+        return admitted(self.policy, prompt_name(upstream, name), lambda _n: (upstream, name))
 
     def admits_uri(self, upstream: str, uri: str) -> bool:
-        """Whether the policy admits upstream ``upstream``'s resource URI (or template)."""
-        return self.policy.admits(f"{upstream}{SEPARATOR}{uri}", lambda _n: (upstream, uri))
+        """Whether the policy (and the request's client) admit ``upstream``'s URI or template."""
+        return admitted(self.policy, f"{upstream}{SEPARATOR}{uri}", lambda _n: (upstream, uri))
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -140,7 +147,7 @@ class Forwarder:
     ) -> list[Any]:
         """``each`` of every live upstream offering ``capability``, in config order."""
         upstreams = self._set()
-        names = upstreams.offering(capability)
+        names = [name for name in upstreams.offering(capability) if sees(name)]
         found: dict[str, list[Any]] = {}
 
         async def one(name: str) -> None:
@@ -159,8 +166,21 @@ class Forwarder:
                 tasks.start_soon(one, name)
         return [item for name in names for item in found.get(name, [])]
 
-    @staticmethod
+    async def _ask(
+        self, upstreams: UpstreamSet, upstream: str, request: BaseModel, result: type[_R]
+    ) -> _R:
+        """One request forwarded to ``upstream``, counted (``on_forward``) as answered or not."""
+        ok = False
+        try:
+            answer = await upstreams.request(upstream, request, result)
+            ok = True
+            return answer
+        finally:
+            if self._on_forward is not None:
+                self._on_forward(upstream, str(getattr(request, "method", "?")), ok)
+
     async def _pages(
+        self,
         upstreams: UpstreamSet,
         name: str,
         request: Callable[[types.PaginatedRequestParams | None], BaseModel],
@@ -173,7 +193,7 @@ class Forwarder:
         seen: set[str] = set()
         for _ in range(MAX_LIST_PAGES):
             params = None if cursor is None else types.PaginatedRequestParams(cursor=cursor)
-            page = await upstreams.request(name, request(params), result)
+            page = await self._ask(upstreams, name, request(params), result)
             items.extend(getattr(page, field))
             cursor = getattr(page, "next_cursor", None)
             if not cursor:
@@ -247,7 +267,7 @@ class Forwarder:
         """``resources/read``: the upstream's contents, their URIs prefixed."""
         upstreams, upstream, own = self._resource(params.uri)
         request = types.ReadResourceRequest(params=params.model_copy(update={"uri": own}))
-        result = await upstreams.request(upstream, request, types.ReadResourceResult)
+        result = await self._ask(upstreams, upstream, request, types.ReadResourceResult)
         contents = [c.model_copy(update={"uri": uri_of(upstream, c.uri)}) for c in result.contents]
         return result.model_copy(update={"contents": contents})
 
@@ -259,7 +279,7 @@ class Forwarder:
         if self.subscriptions.add(self._session_of(), upstream, own):
             request = types.SubscribeRequest(params=params.model_copy(update={"uri": own}))
             try:
-                await upstreams.request(upstream, request, types.EmptyResult)
+                await self._ask(upstreams, upstream, request, types.EmptyResult)
             except BaseException:
                 self.subscriptions.remove(self._session_of(), upstream, own)
                 raise
@@ -275,7 +295,7 @@ class Forwarder:
             upstreams = self._live(upstream, "resources")
             if upstreams is not None:
                 request = types.UnsubscribeRequest(params=params.model_copy(update={"uri": own}))
-                await upstreams.request(upstream, request, types.EmptyResult)
+                await self._ask(upstreams, upstream, request, types.EmptyResult)
         return types.EmptyResult()
 
     async def resource_updated(self, upstream: str, uri: str, deliver: Deliver) -> None:
@@ -311,7 +331,7 @@ class Forwarder:
         for own in self.subscriptions.uris(upstream):
             request = types.SubscribeRequest(params=types.SubscribeRequestParams(uri=own))
             try:
-                await upstreams.request(upstream, request, types.EmptyResult)
+                await self._ask(upstreams, upstream, request, types.EmptyResult)
             except Exception as exc:
                 _log.warning(
                     "toolsurface gateway: upstream %r: subscribing again to %s failed: %s",
@@ -349,7 +369,7 @@ class Forwarder:
             raise _unknown_prompt(name)
         upstream, rest = parts
         upstreams = self._set()
-        if upstream not in upstreams.supervisors:
+        if upstream not in upstreams.supervisors or not sees(upstream):
             raise _unknown_prompt(name)
         own: str | None = rest if prompt_name(upstream, rest) == name else None
         if own is None:  # an altered name: its own name is in a listing
@@ -374,7 +394,7 @@ class Forwarder:
         """``prompts/get``: the upstream's prompt, as it answers it."""
         upstreams, upstream, own = await self._prompt(params.name)
         request = types.GetPromptRequest(params=params.model_copy(update={"name": own}))
-        return await upstreams.request(upstream, request, types.GetPromptResult)
+        return await self._ask(upstreams, upstream, request, types.GetPromptResult)
 
     # -- completions ----------------------------------------------------------------------
 
@@ -390,4 +410,4 @@ class Forwarder:
         if not upstreams.offers(upstream, "completions"):
             return types.CompleteResult(completion=types.Completion(values=[]))
         request = types.CompleteRequest(params=params.model_copy(update={"ref": new_ref}))
-        return await upstreams.request(upstream, request, types.CompleteResult)
+        return await self._ask(upstreams, upstream, request, types.CompleteResult)

@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 
+from toolsurface.gateway.clients import CLIENT
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
 from toolsurface.gateway.streams import EventStreams
@@ -308,7 +309,7 @@ class SessionsMiddleware:
             return
         assert session_id is not None
         await self.streams.serve(
-            session_id, receive, send, [(_SESSION_HEADER, session_id.encode())]
+            session_id, receive, send, [(_SESSION_HEADER, session_id.encode())], CLIENT.get()
         )
 
     async def _continue(self, session_id: str, scope: Scope, receive: Receive, send: Send) -> None:

@@ -9,17 +9,22 @@ metrics library. What is counted:
 - ``toolsurface_gateway_calls_total{upstream,outcome}``: calls forwarded, by upstream and
   ``ok`` / ``error`` (the upstream's ``isError``, or it was down or timed out);
 - ``toolsurface_gateway_call_seconds{upstream}``: their latency, a histogram;
+- ``toolsurface_gateway_forwarded_total{upstream,method,outcome}``: requests beside tool
+  calls forwarded to an upstream (``resources/read``, ``prompts/list``…), ``ok`` or ``error``;
 - ``toolsurface_gateway_upstream_up{upstream}``: 1 while an upstream is connected;
 - ``toolsurface_gateway_http_requests_total{code}``: HTTP answers, by status;
 - ``toolsurface_gateway_errors_total{kind}``: ``store`` (a 503: the store did not answer),
   ``upstream`` (a forwarded call that failed), ``auth`` (a refused token).
+
+Rendered for a client of a tokens file, a row labelled with an upstream the client does
+not see is left out (``render(visible=...)``): the metrics never name it to that client.
 """
 
 from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 __all__ = ["BUCKETS", "GatewayMetrics", "gauge_rows"]
 
@@ -32,6 +37,10 @@ _HELP = {
     "toolsurface_gateway_searches_total": ("counter", "ToolSearch calls answered."),
     "toolsurface_gateway_calls_total": ("counter", "Calls forwarded to an upstream."),
     "toolsurface_gateway_call_seconds": ("histogram", "Latency of forwarded calls."),
+    "toolsurface_gateway_forwarded_total": (
+        "counter",
+        "Requests beside tool calls forwarded to an upstream.",
+    ),
     "toolsurface_gateway_upstream_up": ("gauge", "1 while the upstream is connected."),
     "toolsurface_gateway_http_requests_total": ("counter", "HTTP requests answered."),
     "toolsurface_gateway_errors_total": ("counter", "Errors, by kind."),
@@ -89,16 +98,36 @@ class GatewayMetrics:
         if error:
             self.inc("toolsurface_gateway_errors_total", (("kind", "upstream"),))
 
+    def forwarded(self, upstream: str, method: str, ok: bool) -> None:
+        """A request beside a tool call (``method``) was forwarded to ``upstream``."""
+        labels = (("upstream", upstream), ("method", method), ("outcome", "ok" if ok else "error"))
+        self.inc("toolsurface_gateway_forwarded_total", labels)
+
     def value(self, name: str, labels: Labels = ()) -> float:
         """A counter's value now (0 if never counted)."""
         with self._lock:
             return self._counters.get((name, labels), 0.0)
 
-    def render(self, gauges: Iterable[tuple[str, Labels, float]] = ()) -> str:
-        """Every metric in the text format, with ``gauges`` read by the caller now."""
+    def render(
+        self,
+        gauges: Iterable[tuple[str, Labels, float]] = (),
+        *,
+        visible: Callable[[str], bool] | None = None,
+    ) -> str:
+        """Every metric in the text format, with ``gauges`` read by the caller now.
+
+        With ``visible``, a row whose ``upstream`` label it refuses is left out.
+        """
+
+        def shown(labels: Labels) -> bool:
+            return visible is None or all(k != "upstream" or visible(v) for k, v in labels)
+
         with self._lock:
-            counters = dict(self._counters)
-            histograms = {k: (list(c), s, n) for k, (c, s, n) in self._histograms.items()}
+            counters = {k: v for k, v in self._counters.items() if shown(k[1])}
+            histograms = {
+                k: (list(c), s, n) for k, (c, s, n) in self._histograms.items() if shown(k[1])
+            }
+        gauges = [row for row in gauges if shown(row[1])]
         rows: dict[str, list[str]] = {name: [] for name in _HELP}
         for (name, labels), value in sorted(counters.items()):
             rows.setdefault(name, []).append(f"{name}{_labels(labels)} {_number(value)}")

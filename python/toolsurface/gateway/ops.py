@@ -5,8 +5,11 @@ has its ``Host`` checked first, as there. Then:
 
 - ``GET /healthz``: 200 while the process serves (liveness);
 - ``GET /readyz``: 200 when the session store answers and at least one upstream is
-  connected, else 503; the JSON body says the store's and each upstream's state;
-- ``GET /metrics``: the Prometheus text format (``metrics.py``), behind the token;
+  connected, else 503; the JSON body says the store's and each upstream's state: every
+  upstream to the bearer of the token (or to anyone when there is none), only its own to a
+  client of the tokens file, none to a request without a valid one;
+- ``GET /metrics``: the Prometheus text format (``metrics.py``), behind the token; a
+  client of the tokens file reads no row labelled with an upstream its token does not see;
 - anything else goes on to the MCP endpoint. With a clients file (``clients.py``) the
   bearer token names the client: its policy applies to the request (:data:`CLIENT`), and a
   session is bound to the client that opened it, so another client's token cannot use it.
@@ -179,7 +182,7 @@ class OpsMiddleware:
             return
         path, method = scope.get("path", ""), scope.get("method", "")
         if path in ("/healthz", "/readyz") and method in ("GET", "HEAD"):
-            await (self._health(send) if path == "/healthz" else self._ready(send))
+            await (self._health(send) if path == "/healthz" else self._ready(send, scope))
             return
         if self.clients is not None:
             if self.clients.refresh():  # a client's policy may have changed: read anew
@@ -195,7 +198,7 @@ class OpsMiddleware:
             await _refuse(send, 401, "Unauthorized: a valid bearer token is required", _CHALLENGE)
             return
         if path == "/metrics" and method in ("GET", "HEAD"):
-            await self._metrics(send)
+            await self._metrics(send, client[0])
             return
         if client[0] is None:
             await self.app(scope, receive, self._counting(send, _header(scope, _SESSION_HEADER)))
@@ -223,8 +226,21 @@ class OpsMiddleware:
     async def _health(self, send: Send) -> None:
         await _reply(send, 200, b'{"status": "ok"}', b"application/json")
 
-    async def _ready(self, send: Send) -> None:
-        """Ready: the store answers and an upstream is connected (each one's state told)."""
+    def _viewer(self, scope: Scope) -> Callable[[str], bool]:
+        """Which upstreams a request's credential may have named to it (``/readyz``)."""
+        if self.clients is not None:
+            client = self.clients.client(_header(scope, b"authorization"))
+            return client.sees if client is not None else lambda _upstream: False
+        if self._token_ok(scope):
+            return lambda _upstream: True
+        return lambda _upstream: False
+
+    async def _ready(self, send: Send, scope: Scope) -> None:
+        """Ready: the store answers and an upstream is connected (states told to who may know).
+
+        Readiness is of every upstream; which are named depends on the credential, so a
+        probe without one learns ready or not, never the upstreams behind the gateway.
+        """
         store = "ok"
         try:
             await anyio.to_thread.run_sync(self.gateway.store.load, READY_PROBE)
@@ -234,16 +250,20 @@ class OpsMiddleware:
             store = f"the store cannot be read ({exc.strerror})"
         states = self.gateway.upstream_states()
         ready = store == "ok" and any(states.values())
+        shown = self._viewer(scope)
         body = {
             "ready": ready,
             "store": store,
-            "upstreams": {name: "up" if up else "down" for name, up in sorted(states.items())},
+            "upstreams": {
+                name: "up" if up else "down" for name, up in sorted(states.items()) if shown(name)
+            },
         }
         await _reply(send, 200 if ready else 503, json.dumps(body).encode(), b"application/json")
 
-    async def _metrics(self, send: Send) -> None:
+    async def _metrics(self, send: Send, client: Client | None) -> None:
         gateway = self.gateway
-        text = gateway.metrics.render(gauge_rows(len(gateway.sessions), gateway.upstream_states()))
+        gauges = gauge_rows(len(gateway.sessions), gateway.upstream_states())
+        text = gateway.metrics.render(gauges, visible=client.sees if client is not None else None)
         await _reply(send, 200, text.encode(), b"text/plain; version=0.0.4; charset=utf-8")
 
     async def _bound_client(self, session_id: str) -> str | None:

@@ -14,7 +14,9 @@ Resources, templates, prompts, completions and subscriptions are forwarded as th
 client that made it (:mod:`toolsurface.gateway.callers`). Served over stdio here (one
 session; the transport is :mod:`toolsurface.gateway.stdio`) and over streamable HTTP by
 :mod:`toolsurface.gateway.http`, whose sessions hear of changes on their GET streams
-(:mod:`toolsurface.gateway.streams`).
+(:mod:`toolsurface.gateway.streams`). What a stream is told is told under the client that
+opened it: its session is planned under that client's policy, and news of an upstream the
+client does not see never reaches it.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ from mcp.server.models import InitializationOptions
 from toolsurface.adapters.mcp import McpServerLink
 from toolsurface.admission.admit import ToolCall
 from toolsurface.gateway.callers import CALLER, Caller
-from toolsurface.gateway.clients import CLIENT, ClientTokens
+from toolsurface.gateway.clients import CLIENT, Client, ClientTokens
 from toolsurface.gateway.config import Policy, Upstream
 from toolsurface.gateway.fastpath import FastCalls, Notify
 from toolsurface.gateway.forward import Forwarder
 from toolsurface.gateway.metrics import GatewayMetrics
+from toolsurface.gateway.namespace import split_uri
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.stdio import serve_stdio_streams
 from toolsurface.gateway.store import MemoryStore, SessionStore
@@ -153,15 +156,27 @@ class Gateway:
         #: Counted for ``/metrics`` (ops.py).
         self.metrics = GatewayMetrics()
         #: Resources, templates, prompts, completions and subscriptions (forward.py).
-        self.forward = Forwarder(lambda: self.upstream_set, self.policy, session_of=self._session)
+        self.forward = Forwarder(
+            lambda: self.upstream_set,
+            self.policy,
+            session_of=self._session,
+            on_forward=self.metrics.forwarded,
+        )
+        #: The clients of ``--clients`` (HTTP), read again as the file changes (clients.py).
+        self.clients: ClientTokens | None = None
         #: The upstreams offering resources, and prompts, when the client was last told.
         self._offering: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
 
     def new_surface(self, session_id: str) -> ToolSurface:
-        """A fresh surface of a session: the shared registry, policy and mark key."""
+        """A fresh surface of a session: the shared registry, policy and mark key.
+
+        Its policy is the gateway's narrowed by the client of the request that made it, for
+        good: a session serves one client (ops.py), and a surface decides once per registry
+        generation, so a policy read from whoever happens to plan it could keep another's.
+        """
         return ToolSurface(
             self.registry,
-            policy=self._admits,
+            policy=functools.partial(self._admits, CLIENT.get()),
             session_id=session_id,
             mark_key=self.mark_key,
             learn_from_usage=self.learn is not None,
@@ -199,7 +214,8 @@ class Gateway:
         await anyio.to_thread.run_sync(self.registry.prepare)
         await self.forward.upstreams_changed()
         offering = self._offering_now()
-        resources, prompts = (offering[i] != self._offering[i] for i in (0, 1))
+        # The upstreams that began or ceased to offer resources, and prompts.
+        resources, prompts = (set(offering[i]) ^ set(self._offering[i]) for i in (0, 1))
         self._offering = offering
         for session in self.streams.sessions():
             await self._tell_stream(session, resources=resources, prompts=prompts)
@@ -215,19 +231,45 @@ class Gateway:
         if prompts:
             await client.send_prompt_list_changed()
 
-    async def _tell_stream(self, session: str, *, resources: bool, prompts: bool) -> None:
-        """Push an HTTP session what an upstream's change moved for it, on its GET stream."""
+    def _stream_client(self, session: str) -> tuple[bool, Client | None]:
+        """Whether the session's stream may still be told anything, and under which client.
+
+        The client is the one whose request opened the stream, as the tokens file reads
+        now; one the file no longer has is told nothing more (its stream is closed).
+        """
+        client = self.streams.client_of(session)
+        if client is None or self.clients is None:
+            return True, client
+        now = self.clients.named(client.name)
+        if now is None:
+            self.streams.close(session)
+            return False, None
+        return True, now
+
+    async def _tell_stream(self, session: str, *, resources: set[str], prompts: set[str]) -> None:
+        """Push an HTTP session what an upstream's change moved for it, on its GET stream.
+
+        Planned under the stream's client, so its surface is that client's (a plan made
+        under the gateway's policy alone would hand it another client's tools).
+        """
+        live, client = self._stream_client(session)
+        if not live:
+            return
+        mark = CLIENT.set(client)
         try:
             async with self.sessions.use(session) as surface:
                 moved = self._replanned(surface, surface.last_plan_names())
         except UnknownSessionError:  # ended or expired elsewhere: its stream goes too
             self.streams.close(session)
             return
+        finally:
+            CLIENT.reset(mark)
         if moved:
             self.streams.notify(session, "notifications/tools/list_changed")
-        if resources:
+        # News of an upstream the client does not see is no news of its.
+        if any(client is None or client.sees(u) for u in resources):
             self.streams.notify(session, "notifications/resources/list_changed")
-        if prompts:
+        if any(client is None or client.sees(u) for u in prompts):
             self.streams.notify(session, "notifications/prompts/list_changed")
 
     def _offering_now(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -248,15 +290,31 @@ class Gateway:
         else:
             return
         for session in self.streams.sessions():
-            self.streams.notify(session, method)
+            live, owner = self._stream_client(session)
+            if live and (owner is None or owner.sees(upstream)):
+                self.streams.notify(session, method)
         client = self._client
         if client is not None:
             await client.send_notification(message)
 
     async def _deliver_update(self, session: str, uri: str) -> None:
-        """Tell one session its resource changed: the stdio client, or an HTTP GET stream."""
+        """Tell one session its resource changed: the stdio client, or an HTTP GET stream.
+
+        A stream is told only while its client's policy still admits the resource (the
+        tokens file may have narrowed it since it subscribed).
+        """
         if session in self.streams:
-            self.streams.notify(session, "notifications/resources/updated", {"uri": uri})
+            live, client = self._stream_client(session)
+            parts = split_uri(uri)
+            if not live or parts is None:
+                return
+            mark = CLIENT.set(client)
+            try:
+                still = self.forward.admits_uri(*parts)
+            finally:
+                CLIENT.reset(mark)
+            if still:
+                self.streams.notify(session, "notifications/resources/updated", {"uri": uri})
         elif session == self.session_id and self._client is not None:
             await self._client.send_resource_updated(uri)
 
@@ -274,12 +332,12 @@ class Gateway:
         self._planned[surface] = surface.state_key()
         return names != before
 
-    def _admits(self, name: str) -> bool:
+    def _admits(self, client: Client | None, name: str) -> bool:
+        """Whether ``client`` (None: no client's request) may see and call the tool ``name``."""
         if name == TOOL_SEARCH_NAME:
             return True
         if not self.policy.admits(name, self._owner):
             return False
-        client = CLIENT.get()  # an HTTP request's client narrows the gateway's policy
         return client is None or client.admits(name, self._owner)
 
     def upstream_states(self) -> dict[str, bool]:
@@ -369,7 +427,7 @@ class Gateway:
         answer: dict[str, Any] | None = None
         upstreams = self.upstream_set
         down = None
-        if upstreams is not None and self._admits(name):
+        if upstreams is not None and self._admits(CLIENT.get(), name):
             down = upstreams.unavailable(name)
         async with self.sessions.use(self._session(), create=True) as surface:
             before = surface.last_plan_names()
@@ -474,6 +532,7 @@ class Gateway:
 
         host = str(sock.getsockname()[0])
         hosts = HostCheck(host, allow_hosts)
+        self.clients = clients
         off = TransportSecuritySettings(enable_dns_rebinding_protection=False)
         async with contextlib.AsyncExitStack() as stack:
             await self.connect(stack)

@@ -17,6 +17,9 @@ elicitation, roots), which the stateless POST transport has none of: :meth:`ask`
 request on the session's stream under an id of the gateway's own, and the client's answer,
 a POST of a JSON-RPC response, is handed to :meth:`answer` by the HTTP layer. The answer
 must reach the process that asked (a process holds the streams it serves).
+
+Each stream remembers the client (of a tokens file) whose request opened it, so that what
+is pushed on it is what that client's policy admits (:meth:`client_of`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 from mcp import MCPError
 from mcp_types import INVALID_REQUEST, REQUEST_TIMEOUT
+
+from toolsurface.gateway.clients import Client
 
 __all__ = ["ASK_TIMEOUT", "BUFFER", "KEEPALIVE", "EventStreams"]
 
@@ -76,6 +81,8 @@ class EventStreams:
     def __init__(self, *, keepalive: float = KEEPALIVE) -> None:
         self.keepalive = keepalive
         self._open: dict[str, MemoryObjectSendStream[bytes]] = {}
+        #: The client whose request opened each stream (None: no tokens file).
+        self._clients: dict[str, Client | None] = {}
         #: The requests sent on a stream and not answered yet: id to (session, slot).
         self._asked: dict[str, tuple[str, _Asked]] = {}
         self._ids = itertools.count(1)
@@ -143,6 +150,10 @@ class EventStreams:
         """The sessions with a stream open here."""
         return list(self._open)
 
+    def client_of(self, session_id: str) -> Client | None:
+        """The client whose request opened the session's stream (None: none, or no stream)."""
+        return self._clients.get(session_id)
+
     def __contains__(self, session_id: object) -> bool:
         return session_id in self._open
 
@@ -172,6 +183,7 @@ class EventStreams:
     def _close(self, session_id: str, stream: MemoryObjectSendStream[bytes]) -> None:
         if self._open.get(session_id) is stream:
             del self._open[session_id]
+            self._clients.pop(session_id, None)
         stream.close()
 
     def close(self, session_id: str) -> None:
@@ -186,14 +198,23 @@ class EventStreams:
             self.close(session_id)
 
     async def serve(
-        self, session_id: str, receive: Receive, send: Send, headers: list[Any]
+        self,
+        session_id: str,
+        receive: Receive,
+        send: Send,
+        headers: list[Any],
+        client: Client | None = None,
     ) -> None:
-        """Answer a GET: the session's event stream, until the client leaves or it is closed."""
+        """Answer a GET: the session's event stream, until the client leaves or it is closed.
+
+        ``client`` is the client whose request this is (what it may be told is its policy's).
+        """
         sender, receiver = anyio.create_memory_object_stream[bytes](BUFFER)
         old = self._open.get(session_id)
         if old is not None:  # one stream per session: the newer wins
             self._close(session_id, old)
         self._open[session_id] = sender
+        self._clients[session_id] = client
         head = [
             (b"content-type", b"text/event-stream"),
             (b"cache-control", b"no-cache, no-transform"),
