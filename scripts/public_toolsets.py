@@ -2,7 +2,7 @@
 
     python scripts/public_toolsets.py SET --source DIR [--commit SHA] [--out DIR]
 
-``SET`` is ``toollens``, ``stabletoolbench`` or ``mcptoolbench``. The data is read from
+``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench`` or ``apibank``. The data is read from
 where it was fetched (``--source``: the set's GitHub repository, a work tree or a git
 directory without one as the search tool's ``fetch`` gives, e.g.
 ``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by default the one converted
@@ -45,6 +45,16 @@ catalogue is every tool offered to any request, pooled; ``expected`` is the labe
 and the ones the set marks as equivalent (``similar_tools``, e.g. Puppeteer's click for
 Playwright's). Licence: the repository has no licence file; evaluation only.
 
+``apibank``: API-Bank (Li et al., EMNLP 2023, arXiv 2304.08244), GitHub
+``AlibabaResearch/DAMO-ConvAI``, ``api-bank/``: the 53 API classes of ``apis/*.py`` (each
+one's ``description`` and ``input_parameters``, read from the source as literals, never
+run) and the 214 dialogues of ``lv1-lv2-samples/level-1-given-desc/``. A request per
+dialogue: every user turn before its last call, joined (a user often asks for two things
+in one turn); ``expected`` is every API it calls, any of which is a hit, as for the sets
+above. ``GetUserToken``, called to log in before the asked-for call, is no request's answer
+and is skipped (so are dialogues that call nothing else: 212 requests are left).
+Licence: Apache-2.0 (``api-bank/LICENSE``).
+
 Names are reduced to ``[a-z0-9_]``, the server cut to 48 characters and the name to 72
 (MCP's limit is 128; a repeated ``server__name`` gets ``_2``, ``_3``…);
 parameters become a JSON schema (types mapped to JSON types, descriptions kept); an empty
@@ -55,6 +65,7 @@ stay in the cache for evaluation and are never redistributed.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -107,6 +118,19 @@ SETS = {
         "no licence file in the repository",
     ),
 }
+SETS["apibank"] = PublicSet(
+    "API-Bank level-1 dialogues",
+    "AlibabaResearch/DAMO-ConvAI",
+    "483554eae102996f5ec1f4feab4e78ef29c2a394",
+    "api-bank",
+    "api-bank/apis/*.py (each API class's description and input_parameters, read as "
+    "literals, never run), api-bank/lv1-lv2-samples/level-1-given-desc/*.jsonl",
+    "Apache-2.0 (api-bank/LICENSE)",
+)
+APIBANK_APIS = "api-bank/apis"
+APIBANK_DIALOGUES = "api-bank/lv1-lv2-samples/level-1-given-desc"
+#: Called to log in before the asked-for call: no request asks for it.
+APIBANK_AUXILIARY = frozenset({"GetUserToken"})
 STB_GROUPS = (
     "G1_instruction",
     "G1_category",
@@ -152,23 +176,46 @@ def default_out() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "toolsurface" / "public"
 
 
-def reader(source: Path, commit: str, marker: str) -> Callable[[str], str]:
-    """Read a repository file from a work tree, or from a git directory at ``commit``."""
-    if (source / marker).is_dir():
-        return lambda path: (source / path).read_text(encoding="utf-8")
+class Repo:
+    """A fetched repository's files: from a work tree, or from a git directory at a commit."""
 
-    def from_git(path: str) -> str:
+    def __init__(self, source: Path, commit: str, marker: str) -> None:
+        self.source, self.commit = source, commit
+        self.tree = (source / marker).is_dir()
+
+    def _git(self, *args: str) -> str:
         done = subprocess.run(
-            ["git", "--git-dir", str(source), "show", f"{commit}:{path}"],
-            capture_output=True,
-            check=False,
+            ["git", "--git-dir", str(self.source), *args], capture_output=True, check=False
         )
         if done.returncode != 0:
             err = done.stderr.decode("utf-8", "replace").strip()
-            raise SystemExit(f"{source}: cannot read {path} at {commit}: {err}")
+            raise SystemExit(f"{self.source}: git {' '.join(args)}: {err}")
         return done.stdout.decode("utf-8")
 
-    return from_git
+    def __call__(self, path: str) -> str:
+        """The text of ``path``."""
+        if self.tree:
+            return (self.source / path).read_text(encoding="utf-8")
+        try:
+            return self._git("show", f"{self.commit}:{path}")
+        except SystemExit as exc:
+            raise SystemExit(f"cannot read {path} at {self.commit}: {exc}") from None
+
+    def ls(self, folder: str) -> list[str]:
+        """The paths of the files directly in ``folder``, sorted."""
+        if self.tree:
+            return sorted(
+                str(p.relative_to(self.source))
+                for p in (self.source / folder).iterdir()
+                if p.is_file()
+            )
+        out = self._git("ls-tree", "--name-only", f"{self.commit}:{folder}")
+        return sorted(f"{folder}/{n}" for n in out.splitlines() if n)
+
+
+def reader(source: Path, commit: str, marker: str) -> Repo:
+    """Read a repository file from a work tree, or from a git directory at ``commit``."""
+    return Repo(source, commit, marker)
 
 
 def slug(text: str) -> str:
@@ -226,8 +273,9 @@ class Catalogue:
         )
         return full
 
-    def get(self, server: str, name: str) -> str | None:
-        return self._by_key.get((server, name))
+    def get(self, key: Any) -> str | None:
+        """The name given to ``key`` (by default a (server, name) pair), if any."""
+        return self._by_key.get(key)
 
 
 def convert_toollens(read: Callable[[str], str]) -> tuple[Records, Queries]:
@@ -288,7 +336,7 @@ def convert_stabletoolbench(read: Callable[[str], str]) -> tuple[Records, Querie
                 )
             expected = []
             for tool, api_name in row["relevant APIs"]:
-                name = cat.get(tool, api_name)
+                name = cat.get((tool, api_name))
                 if name is None:
                     raise SystemExit(
                         f"{group} query {row['query_id']}: relevant API "
@@ -333,7 +381,7 @@ def convert_mcptoolbench(read: Callable[[str], str]) -> tuple[Records, Queries]:
             for server, name in [(label["mcp_server"], label["name"])] + [
                 (s["mcp_server"], s["name"]) for s in label.get("similar_tools") or []
             ]:
-                full = cat.get(server, name)
+                full = cat.get((server, name))
                 if full is not None and full not in expected:
                     expected.append(full)
             if not expected:
@@ -350,10 +398,89 @@ def convert_mcptoolbench(read: Callable[[str], str]) -> tuple[Records, Queries]:
     return cat.records, queries
 
 
+def _api_classes(text: str, where: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """(class name, description, input_parameters) of each API class, read as literals."""
+    found = []
+    for node in ast.parse(text, filename=where).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        attrs: dict[str, Any] = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if isinstance(target, ast.Name) and target.id in (
+                    "description",
+                    "input_parameters",
+                ):
+                    attrs[target.id] = ast.literal_eval(stmt.value)
+        if "description" in attrs:
+            found.append((node.name, attrs["description"], attrs.get("input_parameters") or {}))
+    return found
+
+
+def _snake(name: str) -> str:
+    """``AddAlarm`` -> ``add_alarm``: the name as an MCP server would spell it."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def convert_apibank(read: Callable[[str], str]) -> tuple[Records, Queries]:
+    """API-Bank's APIs; a request per dialogue: the user's turns, and the APIs it calls."""
+    assert isinstance(read, Repo)
+    cat = Catalogue()
+    for path in read.ls(APIBANK_APIS):
+        if not path.endswith(".py"):
+            continue
+        for cls, description, params in _api_classes(read(path), path):
+            schema = {
+                "type": "object",
+                "properties": {
+                    k: {
+                        "type": _JSON_TYPES.get(str(v.get("type", "")).lower(), "string"),
+                        "description": str(v.get("description", "")),
+                    }
+                    for k, v in params.items()
+                },
+                "required": list(params),
+            }
+            cat.add("apibank", _snake(cls), description, schema, key=cls)
+    queries: Queries = []
+    for path in read.ls(APIBANK_DIALOGUES):
+        said: list[str] = []
+        asked_text = ""
+        expected: list[str] = []
+        for line in read(path).splitlines():
+            if not line.strip():
+                continue
+            turn = json.loads(line)
+            if turn.get("role") == "User":
+                said.append(str(turn["text"]).strip())
+            elif turn.get("role") == "API" and str(turn["api_name"]) not in APIBANK_AUXILIARY:
+                api = str(turn["api_name"])
+                name = cat.get(api)
+                if name is None:
+                    raise SystemExit(f"{path}: calls {api}, which no API class defines")
+                if name not in expected:
+                    expected.append(name)
+                asked_text = " ".join(said)  # what the user had said by the last such call
+        if expected and asked_text:
+            stem = path.rsplit("/", 1)[-1].removesuffix(".jsonl")
+            queries.append(
+                {
+                    "id": f"apibank-{stem}",
+                    "query": asked_text,
+                    "lang": "en",
+                    "style": "level-1",
+                    "expected": expected,
+                }
+            )
+    return cat.records, queries
+
+
 CONVERTERS: dict[str, Callable[[Callable[[str], str]], tuple[Records, Queries]]] = {
     "toollens": convert_toollens,
     "stabletoolbench": convert_stabletoolbench,
     "mcptoolbench": convert_mcptoolbench,
+    "apibank": convert_apibank,
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +200,43 @@ def test_it_reads_a_git_directory_at_a_commit(conv: ModuleType, tmp_path: Path) 
 def test_it_refuses_to_write_into_the_repository(conv: ModuleType, tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="inside the repository"):
         conv.main(["toollens", "--source", str(tmp_path), "--out", str(ROOT / "benches")])
+
+
+def test_apibank_reads_api_classes_without_running_them(conv: ModuleType, tmp_path: Path) -> None:
+    src, out = tmp_path / "ConvAI", tmp_path / "cache"
+    api_source = (
+        "import os\n"
+        "os.environ['RAN'] = '1'  # a converter that ran this file would set it\n"
+        "class AddAlarm(API):\n"
+        "    description = 'Set an alarm at a time.'\n"
+        "    input_parameters = {'time': {'type': 'str', 'description': 'When.'}}\n"
+        "class GetUserToken(API):\n"
+        "    description = 'Log in.'\n"
+        "    input_parameters = {}\n"
+    )
+    _write(src, "api-bank/apis/alarm.py", api_source)
+    turns = [
+        {"role": "User", "text": "Wake me at 7 tomorrow."},
+        {"role": "AI", "text": "Your username?"},
+        {"role": "User", "text": "It is amy."},
+        {"role": "API", "api_name": "GetUserToken", "param_dict": {}},
+        {"role": "API", "api_name": "AddAlarm", "param_dict": {}},
+    ]
+    dialogue = "\n".join(json.dumps(t) for t in turns)
+    _write(src, "api-bank/lv1-lv2-samples/level-1-given-desc/AddAlarm-level-1-1.jsonl", dialogue)
+    login_only = json.dumps({"role": "API", "api_name": "GetUserToken", "param_dict": {}})
+    _write(src, "api-bank/lv1-lv2-samples/level-1-given-desc/Token-level-1-1.jsonl", login_only)
+    assert conv.main(["apibank", "--source", str(src), "--out", str(out)]) == 0
+    names, rows = _converted(out, "apibank")
+    assert names == ["apibank__add_alarm", "apibank__get_user_token"]
+    # The log-in call is nobody's request; the user's turns before the call are joined.
+    assert rows == [
+        {
+            "id": "apibank-AddAlarm-level-1-1",
+            "query": "Wake me at 7 tomorrow. It is amy.",
+            "lang": "en",
+            "style": "level-1",
+            "expected": ["apibank__add_alarm"],
+        }
+    ]
+    assert "RAN" not in os.environ
