@@ -252,3 +252,14 @@ def test_the_cli_uses_it_and_turns_it_off() -> None:
     flag = run_cli(*request, "--no-semantic", semantic=None)
     env = run_cli(*request, semantic="off")
     assert flag["semantic"] is False and flag["hits"] == env["hits"] == []
+
+
+def test_the_gateway_follows_the_switch(semantic_env: None) -> None:
+    pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
+    from toolsurface.cli import _build_parser
+    from toolsurface.gateway.server import Gateway
+
+    assert Gateway([]).registry.semantic is not None  # installed, not told: on
+    assert Gateway([], semantic=False).registry.semantic is None
+    args = _build_parser().parse_args(["gateway", "--config", "mcp.json", "--no-semantic"])
+    assert args.no_semantic is True
