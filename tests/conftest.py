@@ -9,6 +9,11 @@ from typing import Any
 
 import pytest
 
+# The suite asserts the lexical rankings (figures, doctests, parity to 1e-9), so the
+# semantic extra, which the test extra installs, is off unless a test turns it on
+# (tests/retrieval/test_semantic.py does, through the constructor and the variable).
+os.environ["TOOLSURFACE_SEMANTIC"] = "off"
+
 import toolsurface
 from toolsurface.retrieval.engine.backend import backend
 

