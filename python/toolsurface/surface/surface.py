@@ -151,6 +151,11 @@ class ToolSurface:
         self._decision: Decision | None = None
         self._decision_key: DecisionKey | None = None
         self._catalogue: tuple[Hashable, str] | None = None
+        # The last plan's list: (base, its loads, tools, names, sources).
+        self._assembled: (
+            tuple[BaseList, tuple[str, ...], tuple[Tool, ...], tuple[str, ...], tuple[Source, ...]]
+            | None
+        ) = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
         self.estimator = estimator
@@ -184,10 +189,12 @@ class ToolSurface:
             self._rules.compacted()
         return mark
 
-    def _view_rules(self) -> list[tuple[str, str]]:
+    def _view_rules(self) -> tuple[tuple[str, str], ...]:
         """The view's (group, rules) pairs, read once per view for every run over it."""
         view = self._v
-        found: list[tuple[str, str]] = shared_of(view).get(("rules",), view.rules)
+        found: tuple[tuple[str, str], ...] = shared_of(view).get(
+            ("rules",), lambda: tuple(view.rules())
+        )
         return found
 
     @property
@@ -495,9 +502,19 @@ class ToolSurface:
                     entries=self._run.entries(),
                     limit=limit,
                 )
-            names = base.names + tuple(extra)
-            loaded_sources: tuple[Source, ...] = tuple("loaded" for _ in extra)
-            sources = base.sources + loaded_sources
+            # The list is copied only when the run's loads moved (once, not on every plan).
+            ext = tuple(extra)
+            made = self._assembled
+            if made is None or made[0] is not base or made[1] != ext:
+                loaded_sources: tuple[Source, ...] = tuple("loaded" for _ in ext)
+                made = self._assembled = (
+                    base,
+                    ext,
+                    base.tools + tuple(reg.get(n) for n in ext),
+                    base.names + ext,
+                    base.sources + loaded_sources,
+                )
+            names, sources = made[3], made[4]
             reasons = base.reasons
         loaded_groups = {e.name for e in self._run.loaded.values() if e.kind == "group"}
         if base is None:
@@ -548,26 +565,40 @@ class ToolSurface:
             loaded = native_loads(self._run.entries(), d, reg, base.listed)
         else:
             deferred, loaded, spaces = (), (), ()
-        tools = (
-            base.tools + tuple(reg.get(n) for n in extra)
-            if base is not None
-            else tuple(reg.get(n) for n in names)
-        )
-        plan = RequestPlan(
-            tools=tools,
-            sources=tuple(sources),
-            catalogue=catalogue,
-            held_back=base.held_back if base is not None else tuple(sorted(d.held)),
-            reasons=tuple(reasons),
-            deferred=deferred,
-            loaded=loaded,
-            spaces=spaces if self.provider == "openai-responses" else (),
-            delivery=self.delivery,
-            provider=self.provider,
-            discovery_tool=self.discovery_tool,
-            shared=base,
-        )
-        plan.__dict__["names"] = tuple(names)  # the cached property, known already
+        if self._assembled is not None and base is not None:
+            tools = self._assembled[2]
+        else:
+            tools = tuple(reg.get(n) for n in names)
+        last = self._last_plan
+        held_back = base.held_back if base is not None else tuple(sorted(d.held))
+        if (
+            base is not None
+            and last is not None
+            and last.shared is base
+            and last.tools is tools
+            and last.catalogue == catalogue
+            and last.held_back is held_back
+            and last.loaded == loaded
+        ):
+            # Nothing the request is made of moved (a call moves only the use clock): the
+            # same plan, immutable, with the sets admission made from it.
+            plan = last
+        else:
+            plan = RequestPlan(
+                tools=tools,
+                sources=tuple(sources),
+                catalogue=catalogue,
+                held_back=held_back,
+                reasons=tuple(reasons),
+                deferred=deferred,
+                loaded=loaded,
+                spaces=spaces if self.provider == "openai-responses" else (),
+                delivery=self.delivery,
+                provider=self.provider,
+                discovery_tool=self.discovery_tool,
+                shared=base,
+            )
+            plan.__dict__["names"] = tuple(names)  # the cached property, known already
         self._last_plan = plan
         if self.provider is not None:
             if base is not None:
