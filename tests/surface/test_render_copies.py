@@ -30,7 +30,11 @@ def test_an_edit_of_a_render_reaches_no_other_request() -> None:
     one = ToolSurface(registry, provider="anthropic")
     other = ToolSurface(registry, provider="anthropic")
     before = json.dumps(other.plan().render("anthropic"))
+    for surface in (one, other):  # a loaded tool: the appended part is shared too
+        surface.tool_search({"select": ["gh__list_issues"]})
+    before = json.dumps(other.plan().render("anthropic"))
     rendered = one.plan().render("anthropic")
+    assert rendered[-1]["name"] == "gh__list_issues"
     rendered[0]["input_schema"]["additionalProperties"] = False  # strict mode, by index
     for tool in rendered:  # and by iteration
         tool["description"] = "edited"

@@ -29,7 +29,14 @@ from toolsurface.surface.plan import _aliased as aliased_tools
 from toolsurface.surface.plan import _copy_out as copy_out
 from toolsurface.surface.state import LoadedEntry, entry_tools
 
-__all__ = ["BaseList", "alias_of", "base_list", "native_loads"]
+__all__ = ["Assembled", "BaseList", "alias_of", "base_list", "native_loads"]
+
+#: Load sets whose lists a base keeps (past this many it starts over).
+MAX_LOAD_SETS = 256
+#: A plan's list: its base, the loads appended, and the tools, names and sources in order.
+Assembled = tuple[
+    "BaseList", tuple[str, ...], tuple[Tool, ...], tuple[str, ...], tuple[Source, ...]
+]
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -68,6 +75,7 @@ class BaseList:
         self._decision = d
         self._lock = threading.Lock()
         self._made: dict[tuple[str, str], Any] = {}
+        self._lists: dict[tuple[str, ...], Assembled] = {}
 
     def _once(self, key: tuple[str, str], make: Any) -> Any:
         found = self._made.get(key)
@@ -76,6 +84,28 @@ class BaseList:
                 found = self._made.get(key)
                 if found is None:
                     found = self._made[key] = make()
+        return found
+
+    def assembled(self, extra: tuple[str, ...]) -> Assembled:
+        """The list with the loads ``extra`` appended: (self, extra, tools, names, sources).
+
+        Kept for the last few load sets: a stateless host restores a session for each of its
+        requests, and its loads seldom move between two of them.
+        """
+        found = self._lists.get(extra)
+        if found is None:
+            loaded: tuple[Source, ...] = tuple("loaded" for _ in extra)
+            found = (
+                self,
+                extra,
+                self.tools + tuple(self._view.get(n) for n in extra),
+                self.names + extra,
+                self.sources + loaded,
+            )
+            with self._lock:
+                if len(self._lists) >= MAX_LOAD_SETS:
+                    self._lists.clear()
+                self._lists[extra] = found
         return found
 
     def native(self) -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
@@ -123,11 +153,17 @@ class BaseList:
                 ("append", provider),
                 lambda: render_tools(aliased_tools(self.tools, provider), provider),
             )
-            extra = aliased_tools(plan.tools[count:], provider)
-            tail = copy_out(render_tools(extra, provider, deferred=True)) if extra else []
+            # The loads' definitions too are rendered once per tool and shared, copied on read.
+            each: dict[str, Any] = self._once(("each", provider), dict)
+            extra = plan.tools[count:]
+            missing = [t for t in extra if t.name not in each]
+            if missing:
+                rendered = render_tools(aliased_tools(missing, provider), provider, deferred=True)
+                each.update(zip((t.name for t in missing), rendered))
+            tail = [each[t.name] for t in extra]
         except ValueError:
             return None
-        return CopyOnRead([*prefix, *tail], len(prefix), copy_out)
+        return CopyOnRead([*prefix, *tail], len(prefix) + len(tail), copy_out)
 
     def _render_native(self, plan: RequestPlan) -> list[dict[str, Any]]:
         """The whole native array: the same bytes for every plan of this base."""

@@ -25,7 +25,13 @@ from toolsurface.providers import provider_spec
 from toolsurface.providers.names import alias_for
 from toolsurface.registry import ToolRegistry
 from toolsurface.registry.view import RegistryView, ViewPin, one_view
-from toolsurface.surface.base_list import BaseList, alias_of, base_list, native_loads
+from toolsurface.surface.base_list import (
+    Assembled,
+    BaseList,
+    alias_of,
+    base_list,
+    native_loads,
+)
 from toolsurface.surface.costs import TokenCosts
 from toolsurface.surface.deferral import Decision, DecisionKey, decide, same_decision
 from toolsurface.surface.delivery import (
@@ -152,10 +158,7 @@ class ToolSurface:
         self._decision_key: DecisionKey | None = None
         self._catalogue: tuple[Hashable, str] | None = None
         # The last plan's list: (base, its loads, tools, names, sources).
-        self._assembled: (
-            tuple[BaseList, tuple[str, ...], tuple[Tool, ...], tuple[str, ...], tuple[Source, ...]]
-            | None
-        ) = None
+        self._assembled: Assembled | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
         self.estimator = estimator
@@ -506,14 +509,7 @@ class ToolSurface:
             ext = tuple(extra)
             made = self._assembled
             if made is None or made[0] is not base or made[1] != ext:
-                loaded_sources: tuple[Source, ...] = tuple("loaded" for _ in ext)
-                made = self._assembled = (
-                    base,
-                    ext,
-                    base.tools + tuple(reg.get(n) for n in ext),
-                    base.names + ext,
-                    base.sources + loaded_sources,
-                )
+                made = self._assembled = base.assembled(ext)
             names, sources = made[3], made[4]
             reasons = base.reasons
         loaded_groups = {e.name for e in self._run.loaded.values() if e.kind == "group"}
