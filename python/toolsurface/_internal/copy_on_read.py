@@ -5,8 +5,8 @@ and shared; handing each request a deep copy of it cost more than the plan. A
 :class:`CopyOnRead` list holds the shared items as they are and gives Python code a private
 copy of each the first time it reads it (index, slice, iteration, ``pop``, pickling...),
 kept in place of the shared one, so a host that edits its request never edits another's.
-A C-level reader that only reads (``json.dumps``, ``orjson``, ``==``, ``repr``) sees the
-items as they are, copied or not, and so pays for no copy at all.
+A reader that takes the items in C without iterating (``orjson``, ``==``, ``repr``) reads
+them as they are and pays for no copy; ``json.dumps`` iterates, so it gets the copies.
 """
 
 from __future__ import annotations
