@@ -153,3 +153,22 @@ def test_an_incremental_plan_is_a_plan_from_scratch(steps: list[tuple[str, Any]]
             assert BLOCKED not in json.dumps(blocked), kind
             if world.policy[kind] != "all":
                 assert BLOCKED not in json.dumps(got), kind
+
+
+def test_what_runs_share_goes_with_the_catalogue_version() -> None:
+    """Artefacts of a past catalogue version are freed: the shared state does not grow."""
+    import gc
+
+    from toolsurface.surface import shared
+
+    registry = ToolRegistry([tool_search_tool(), *map(_tool, NAMES)])
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    surface = ToolSurface(registry, provider="anthropic", delivery="native")
+    gc.collect()
+    before = len(shared._VIEWS)
+    for i in range(20):
+        registry.register(_tool(f"host_{i}"))
+        surface.tool_search({"select": ["gh__make_page"]})
+        surface.plan().render()
+    gc.collect()
+    assert len(shared._VIEWS) <= before + 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -71,7 +72,9 @@ class BaseList:
         groups = {g for n in names if (g := view.group_of(n)) is not None}
         #: The base's groups that have rules (the only ones a catalogue's rules come from).
         self.ruled_groups = frozenset(g for g in groups if view.group(g).rules)
-        self._view = view
+        # Weakly: the shared artefacts live beside the view (a weak key), and one that held
+        # its view would keep it, and them, alive after the registry moved on.
+        self._view = weakref.ref(view)
         self._decision = d
         self._lock = threading.Lock()
         self._made: dict[tuple[str, str], Any] = {}
@@ -98,7 +101,7 @@ class BaseList:
             found = (
                 self,
                 extra,
-                self.tools + tuple(self._view.get(n) for n in extra),
+                self.tools + tuple(self._alive().get(n) for n in extra),
                 self.names + extra,
                 self.sources + loaded,
             )
@@ -108,11 +111,20 @@ class BaseList:
                 self._lists[extra] = found
         return found
 
+    def _alive(self) -> RegistryView:
+        """The view (a plan asks only while it holds the view, so it is alive then)."""
+        view = self._view()
+        if view is None:
+            raise RuntimeError("the registry view of this base list is gone")
+        return view
+
     def native(self) -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
         """Native delivery: the held-back tools sent deferred, and the namespaces of them."""
 
         def make() -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
-            deferred, _, spaces = native_parts("native", self._decision, self.names, (), self._view)
+            deferred, _, spaces = native_parts(
+                "native", self._decision, self.names, (), self._alive()
+            )
             return deferred, spaces
 
         found: tuple[tuple[Tool, ...], tuple[Space, ...]] = self._once(("native", ""), make)
