@@ -14,6 +14,7 @@ model repeats in one session is worth nothing in another. docs/tools.md weighs t
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -86,7 +87,17 @@ def run_mark(
     scope: MarkScope, session_id: str, rules: Iterable[tuple[str, str]], key: bytes | None
 ) -> str:
     """A run's mark under ``scope``: :func:`catalogue_mark` of ``rules``, or the session's."""
-    return mark_for(session_id, key) if scope == "session" else catalogue_mark(rules, key)
+    if scope == "session":
+        return mark_for(session_id, key)
+    if isinstance(rules, tuple):
+        return _catalogue_mark_of(rules, key)
+    return catalogue_mark(rules, key)
+
+
+@functools.lru_cache(maxsize=64)
+def _catalogue_mark_of(rules: tuple[tuple[str, str], ...], key: bytes | None) -> str:
+    """:func:`catalogue_mark` of rules given as a tuple, remembered (runs share a registry)."""
+    return catalogue_mark(rules, key)
 
 
 def check_mark_settings(key: bytes | None, scope: str) -> bytes | None:

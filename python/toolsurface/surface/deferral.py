@@ -20,7 +20,7 @@ from toolsurface.providers.names import alias_map
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
-__all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode"]
+__all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode", "same_decision"]
 
 #: What a decision was made for: catalogue generation, groups version, policy version, 0.
 DecisionKey = tuple[int, int, int, int]
@@ -53,6 +53,17 @@ class Decision:
     def case_index(self) -> CaseIndex:
         """``admitted`` by case-folded name, made on the first name in another case."""
         return CaseIndex(self.admitted)
+
+
+def same_decision(a: Decision, b: Decision) -> bool:
+    """Whether two decisions hold back the same for the same tools (reasons aside)."""
+    return (a.admitted, a.held, a.discovery, a.groups, a.members) == (
+        b.admitted,
+        b.held,
+        b.discovery,
+        b.groups,
+        b.members,
+    )
 
 
 def held_members(d: Decision) -> set[str]:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal, overload
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, overload
 
 from toolsurface.models import Tool, copy_data
 from toolsurface.providers import render_tools
@@ -28,9 +28,16 @@ from toolsurface.surface.delivery import Delivery, Space, render_native
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadedEntry, entry_tools
 
-__all__ = ["RequestPlan", "Source", "list_tools"]
+__all__ = ["RenderCache", "RequestPlan", "Source", "list_tools", "loads_after"]
 
 Source = Literal["base", "pinned", "loaded", "clip", "discovery"]
+
+
+class RenderCache(Protocol):
+    """Renders of a plan's shared part, made once for every plan that shares it."""
+
+    def render(self, plan: RequestPlan, provider: str) -> Any | None:
+        """``plan`` rendered for ``provider`` from the shared part, or ``None``: render anew."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +58,8 @@ class RequestPlan:
     delivery: Delivery = "append"
     provider: str | None = None
     discovery_tool: str | None = None
+    #: The renders of the part of the list this plan shares with others (see surface/shared.py).
+    shared: RenderCache | None = field(default=None, compare=False, repr=False)
 
     @functools.cached_property
     def names(self) -> tuple[str, ...]:
@@ -111,6 +120,10 @@ class RequestPlan:
         provider = provider or self.provider
         if provider is None:
             raise ValueError("render() needs a provider: this run was made without one")
+        if self.shared is not None:
+            cached = self.shared.render(self, provider)
+            if cached is not None:
+                return cached
         tools = _aliased(self.tools, provider)
         if self.delivery == "native":
             if provider != self.provider:
@@ -215,19 +228,42 @@ def list_tools(
     if show_discovery and discovery_tool:
         names.append(discovery_tool)
         sources.append("discovery")
-    listed = set(names)
-    loaded_names: list[tuple[str, LoadedEntry]] = []
-    for entry in entries if append_loads else ():
-        for n in entry_tools(entry, d, reg):
-            if n not in listed:
-                listed.add(n)
-                loaded_names.append((n, entry))
-    if limit is not None and len(names) + len(loaded_names) > limit:
-        loaded_names = _fit_loads(loaded_names, limit - len(names))
-    for n, _ in loaded_names:
-        names.append(n)
-        sources.append("loaded")
+    appended = loads_after(
+        set(names),
+        len(names),
+        d,
+        registry=reg,
+        entries=entries if append_loads else (),
+        limit=limit,
+    )
+    names.extend(appended)
+    sources.extend("loaded" for _ in appended)
     return names, sources, reasons
+
+
+def loads_after(
+    listed: Collection[str],
+    count: int,
+    d: Decision,
+    *,
+    registry: RegistryView,
+    entries: Sequence[LoadedEntry],
+    limit: int | None,
+) -> list[str]:
+    """The loads' tools appended after ``count`` listed ones (``listed``), in discovery order.
+
+    Under the provider's count ``limit`` the least recently used loads are left off.
+    """
+    seen = set()
+    loaded_names: list[tuple[str, LoadedEntry]] = []
+    for entry in entries:
+        for n in entry_tools(entry, d, registry):
+            if n not in listed and n not in seen:
+                seen.add(n)
+                loaded_names.append((n, entry))
+    if limit is not None and count + len(loaded_names) > limit:
+        loaded_names = _fit_loads(loaded_names, limit - count)
+    return [n for n, _ in loaded_names]
 
 
 def _drop_over_limit(

@@ -125,11 +125,12 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
     given under the old mark no longer pass as genuine, so the ledger starts over and the
     rules are given again under the new one.
     """
-    groups = {registry.group_of(n) for n in registry.names()}
     loaded: dict[str, LoadedEntry] = {}
     dropped: list[str] = []
     for r in snap.loaded:
-        exists = r.name in registry if r.kind == "tool" else r.name in groups
+        # A group exists while a tool of the view is in it (time in the session, not the
+        # catalogue: its members come from the view's map).
+        exists = r.name in registry if r.kind == "tool" else bool(registry.group_members(r.name))
         if not exists:
             dropped.append(r.name)
             _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", r.name)

@@ -11,6 +11,7 @@ load changes only the end of the request and a provider's prompt cache keeps the
 from __future__ import annotations
 
 import logging
+import math
 import uuid
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import Any, Literal
@@ -24,8 +25,15 @@ from toolsurface.providers import provider_spec
 from toolsurface.providers.names import alias_for
 from toolsurface.registry import ToolRegistry
 from toolsurface.registry.view import RegistryView, ViewPin, one_view
+from toolsurface.surface.base_list import (
+    Assembled,
+    BaseList,
+    alias_of,
+    base_list,
+    native_loads,
+)
 from toolsurface.surface.costs import TokenCosts
-from toolsurface.surface.deferral import Decision, DecisionKey, decide
+from toolsurface.surface.deferral import Decision, DecisionKey, decide, same_decision
 from toolsurface.surface.delivery import (
     Delivery,
     check_delivery,
@@ -37,10 +45,11 @@ from toolsurface.surface.held_back import catalogue_block
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
 from toolsurface.surface.listing import RunListing
 from toolsurface.surface.moves import ModelMoves, Moment
-from toolsurface.surface.plan import RequestPlan, list_tools
+from toolsurface.surface.plan import RequestPlan, Source, list_tools, loads_after
 from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_none, admits
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
+from toolsurface.surface.shared import Ident, shared_of
 from toolsurface.surface.snapshot import SurfaceSnapshot, parse_snapshot
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
@@ -146,7 +155,10 @@ class ToolSurface:
         self._allowlist = _names_or_none(allowlist, "allowlist")
         self._policy_version = 0
         self._decision: Decision | None = None
-        self._catalogue: tuple[tuple[DecisionKey, tuple[str, ...], str], str] | None = None
+        self._decision_key: DecisionKey | None = None
+        self._catalogue: tuple[Hashable, str] | None = None
+        # The last plan's list: (base, its loads, tools, names, sources).
+        self._assembled: Assembled | None = None
         self._held_floor: frozenset[str] = frozenset()
         self._run = RunState()
         self.estimator = estimator
@@ -175,10 +187,18 @@ class ToolSurface:
         id and fixed for the run.
         """
         view = self._v
-        mark, moved = self._marks.current(view.groups_version, self.session_id, view.rules)
+        mark, moved = self._marks.current(view.groups_version, self.session_id, self._view_rules)
         if moved:
             self._rules.compacted()
         return mark
+
+    def _view_rules(self) -> tuple[tuple[str, str], ...]:
+        """The view's (group, rules) pairs, read once per view for every run over it."""
+        view = self._v
+        found: tuple[tuple[str, str], ...] = shared_of(view).get(
+            ("rules",), lambda: tuple(view.rules())
+        )
+        return found
 
     @property
     def mark_scope(self) -> MarkScope:
@@ -332,7 +352,7 @@ class ToolSurface:
         snap = parse_snapshot(snapshot)
         view = self._v
         check_restorable(snap, self._marks.key, self.session_id if self._session_given else None)
-        mark = self._marks.fresh(snap.session_id, view.rules())
+        mark = self._marks.fresh(snap.session_id, self._view_rules())
         state = resumed(snap, view, same_mark=mark == snap.mark)
         self.session_id = snap.session_id
         self._marks.take(mark, view.groups_version)
@@ -369,25 +389,51 @@ class ToolSurface:
     def _decide(self) -> Decision:
         reg = self._v
         key = (reg.generation, reg.groups_version, self._policy_version, 0)
-        if self._decision is not None and self._decision.key == key:
+        if self._decision is not None and self._decision_key == key:
             return self._decision
-        decision = decide(
-            reg,
-            tuple(n for n in reg.names() if self.admits(n)),
-            key=key,
-            limits=self.limits,
-            deferral_mode=self.deferral_mode,
-            discovery_tool=self.discovery_tool,
-            pinned=self.pinned,
-            load_modes=self.load_modes,
-            floor=self._held_floor,
-            last=self._decision,
-            tokens=self._costs.of_tool,
-            rules_tokens=self._rules_tokens,
+        shared = shared_of(reg)
+        admitted = shared.admitted(
+            self._policy,
+            self._allowlist,
+            lambda: tuple(n for n in reg.names() if admits(self._policy, self._allowlist, n)),
         )
-        self._held_floor = decision.held
-        self._decision = decision
-        return decision
+        limits = self.limits
+        # Rules are priced only when a limit needs group sizes: the mark keys it then.
+        sized = not math.isinf(limits.token_budget) or limits.max_advertised_tools is not None
+        made = shared.get(
+            (
+                "decision",
+                Ident(admitted),
+                limits,
+                self.deferral_mode,
+                self.discovery_tool,
+                self.pinned,
+                tuple(sorted(self.load_modes.items())),
+                self._held_floor,
+                self._costs.estimator,
+                self.mark if sized else None,
+            ),
+            lambda: decide(
+                reg,
+                admitted.names,
+                key=key,
+                limits=limits,
+                deferral_mode=self.deferral_mode,
+                discovery_tool=self.discovery_tool,
+                pinned=self.pinned,
+                load_modes=self.load_modes,
+                floor=self._held_floor,
+                last=None,
+                tokens=self._costs.of_tool,
+                rules_tokens=self._rules_tokens,
+            ),
+        )
+        last = self._decision
+        if last is not None and last is not made and same_decision(last, made):
+            made = last  # a change this run cannot see: the decision stands, reasons and all
+        self._held_floor = made.held
+        self._decision, self._decision_key = made, key
+        return made
 
     # -- the request -----------------------------------------------------------------------
 
@@ -417,68 +463,151 @@ class ToolSurface:
             # surface goes on with its run and keeps the snapshot's next request.
             self._started = True
             self._evict("start")
-        names, sources, reasons = list_tools(
-            d,
-            registry=reg,
-            limits=self.limits,
-            discovery_tool=self.discovery_tool,
-            pinned=self.pinned,
-            entries=self._run.entries(),
-            user_message=user_message,
-            emit=self.emit,
-            append_loads=self.delivery == "append",
-        )
-        settled = self._rules.settle(
-            (d.admitted, d.held),
-            shown=lambda: (
-                {reg.group_of(n) for n in names}
-                | {e.name for e in self._run.loaded.values() if e.kind == "group"}
-            ),
-            on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
-            rules_of=self.rules_of,
-        )
+        base: BaseList | None = None
+        extra: list[str] = []
+        names: Sequence[str]
+        sources: Sequence[Source]
+        reasons: Sequence[str]
+        if self.limits.retrieval_top_k and user_message is not None:
+            # The per-message clip: this message's own list, laid out whole.
+            names, sources, reasons = list_tools(
+                d,
+                registry=reg,
+                limits=self.limits,
+                discovery_tool=self.discovery_tool,
+                pinned=self.pinned,
+                entries=self._run.entries(),
+                user_message=user_message,
+                emit=self.emit,
+                append_loads=self.delivery == "append",
+            )
+        else:
+            # The base list is the decision's, shared; only the run's loads are laid out here.
+            limit = self.limits.max_advertised_tools
+            base = shared_of(reg).get(
+                ("base", Ident(d), limit, self.discovery_tool, self.pinned),
+                lambda: base_list(
+                    d,
+                    view=reg,
+                    limits=self.limits,
+                    discovery_tool=self.discovery_tool,
+                    pinned=self.pinned,
+                ),
+            )
+            if base.dropped:
+                self.emit("tools_dropped", {"names": list(base.dropped), "limit": limit})
+            if self.delivery == "append":
+                extra = loads_after(
+                    base.listed,
+                    len(base.names),
+                    d,
+                    registry=reg,
+                    entries=self._run.entries(),
+                    limit=limit,
+                )
+            # The list is copied only when the run's loads moved (once, not on every plan).
+            ext = tuple(extra)
+            made = self._assembled
+            if made is None or made[0] is not base or made[1] != ext:
+                made = self._assembled = base.assembled(ext)
+            names, sources = made[3], made[4]
+            reasons = base.reasons
+        loaded_groups = {e.name for e in self._run.loaded.values() if e.kind == "group"}
+        if base is None:
+            settled = self._rules.settle(
+                (d.admitted, d.held),
+                shown=lambda: {reg.group_of(n) for n in names} | loaded_groups,
+                on_base=lambda: {reg.group_of(n) for n, s in zip(names, sources) if s != "loaded"},
+                rules_of=self.rules_of,
+            )
+        else:
+            # Only groups with rules count: the base's are known, the loads' are few.
+            ruled = base.ruled_groups
+            settled = self._rules.settle(
+                (d.admitted, d.held),
+                shown=lambda: set(ruled) | {reg.group_of(n) for n in extra} | loaded_groups,
+                on_base=lambda: set(ruled),
+                rules_of=self.rules_of,
+            )
         # Rebuilt from the live policy on every plan: a group the run may no longer call
         # (blocked since, or named by a restored snapshot) has no rules in the block.
         allowed = d.groups
-        with_rules = [g for g in settled if g in allowed]
-        # The block depends on nothing else (groups, rules and descriptions move the key).
-        key = (d.key, tuple(with_rules), self.mark)
-        if self._catalogue is None or self._catalogue[0] != key:
-            block = catalogue_block(
-                d,
-                registry=reg,
-                discovery_tool=discovery_label(self.delivery, self.provider, self.discovery_tool),
-                with_rules=with_rules,
-                rules_of=self.rules_of,
-                mark=self.mark,
-                groups=allowed,
-                shown=self.shown,
+        with_rules = tuple(g for g in settled if g in allowed)
+        label = discovery_label(self.delivery, self.provider, self.discovery_tool)
+        # The block depends on nothing else (groups, rules and descriptions move the view).
+        key = ("catalogue", Ident(d), with_rules, self.mark, label, self.provider)
+        if self._catalogue is None or self._catalogue[0] != (reg.key, key):
+            block = shared_of(reg).get(
+                key,
+                lambda: catalogue_block(
+                    d,
+                    registry=reg,
+                    discovery_tool=label,
+                    with_rules=with_rules,
+                    rules_of=self.rules_of,
+                    mark=self.mark,
+                    groups=allowed,
+                    shown=self.shown,
+                ),
             )
-            self._catalogue = (key, block)
+            self._catalogue = ((reg.key, key), block)
         catalogue = self._catalogue[1]
-        deferred, loaded, spaces = native_parts(self.delivery, d, names, self._run.entries(), reg)
-        plan = RequestPlan(
-            tools=tuple(reg.get(n) for n in names),
-            sources=tuple(sources),
-            catalogue=catalogue,
-            held_back=tuple(sorted(d.held)),
-            reasons=tuple(reasons),
-            deferred=deferred,
-            loaded=loaded,
-            spaces=spaces if self.provider == "openai-responses" else (),
-            delivery=self.delivery,
-            provider=self.provider,
-            discovery_tool=self.discovery_tool,
-        )
+        if base is None:
+            deferred, loaded, spaces = native_parts(
+                self.delivery, d, names, self._run.entries(), reg
+            )
+        elif self.delivery == "native":
+            deferred, spaces = base.native()
+            loaded = native_loads(self._run.entries(), d, reg, base.listed)
+        else:
+            deferred, loaded, spaces = (), (), ()
+        if self._assembled is not None and base is not None:
+            tools = self._assembled[2]
+        else:
+            tools = tuple(reg.get(n) for n in names)
+        last = self._last_plan
+        held_back = base.held_back if base is not None else tuple(sorted(d.held))
+        if (
+            base is not None
+            and last is not None
+            and last.shared is base
+            and last.tools is tools
+            and last.catalogue == catalogue
+            and last.held_back is held_back
+            and last.loaded == loaded
+        ):
+            # Nothing the request is made of moved (a call moves only the use clock): the
+            # same plan, immutable, with the sets admission made from it.
+            plan = last
+        else:
+            plan = RequestPlan(
+                tools=tools,
+                sources=tuple(sources),
+                catalogue=catalogue,
+                held_back=held_back,
+                reasons=tuple(reasons),
+                deferred=deferred,
+                loaded=loaded,
+                spaces=spaces if self.provider == "openai-responses" else (),
+                delivery=self.delivery,
+                provider=self.provider,
+                discovery_tool=self.discovery_tool,
+                shared=base,
+            )
+            plan.__dict__["names"] = tuple(names)  # the cached property, known already
         self._last_plan = plan
         if self.provider is not None:
-            aliased = {n: a for n in plan.names if (a := self.shown(n)) != n}
+            if base is not None:
+                aliased = dict(base.aliases(self.provider))
+                aliased.update((n, a) for n in extra if (a := alias_of(n, self.provider)) != n)
+            else:
+                aliased = {n: a for n in plan.names if (a := self.shown(n)) != n}
             if aliased:
                 self.emit("tool_names_aliased", {"provider": self.provider, "aliases": aliased})
         if self.on_event is not None or _log.isEnabledFor(logging.INFO):
-            tools = [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)]
-            held, reasons = list(plan.held_back), list(plan.reasons)
-            data = {"tools": tools, "held_back": held, "reasons": reasons}
+            tools_data = [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)]
+            held, why = list(plan.held_back), list(plan.reasons)
+            data = {"tools": tools_data, "held_back": held, "reasons": why}
             self.emit("tool_surface_advertised", data)
         return plan
 
