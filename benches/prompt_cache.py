@@ -180,6 +180,42 @@ def common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
+def visible_prompt(
+    defs: list[dict[str, Any]], messages: list[dict[str, Any]], provider: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What the model's prompt holds of a native request: deferred tools out, references in.
+
+    Anthropic keeps deferred definitions out of the prompt and expands each
+    ``tool_reference`` inline where it stands; Responses shows a namespace's name and
+    description until a ``tool_search_output`` (already in the messages) carries a function.
+    """
+    if provider == "anthropic":
+        full = {d["name"]: {k: v for k, v in d.items() if k != "defer_loading"} for d in defs}
+        shown = [d for d in defs if not d.get("defer_loading")]
+
+        def expand(block: Any) -> Any:
+            if isinstance(block, dict) and block.get("type") == "tool_reference":
+                return full[block["tool_name"]]
+            if isinstance(block, dict) and isinstance(block.get("content"), list):
+                return {**block, "content": [expand(b) for b in block["content"]]}
+            return block
+
+        said = [
+            {**m, "content": [expand(b) for b in m["content"]]}
+            if isinstance(m.get("content"), list)
+            else m
+            for m in messages
+        ]
+        return shown, said
+    shown = [
+        {"type": "namespace", "name": d["name"], "description": d["description"]}
+        if d.get("type") == "namespace"
+        else d
+        for d in defs
+    ]
+    return shown, messages
+
+
 def build(tools: list[Tool]) -> ToolRegistry:
     """The registry: the catalogue, a dynamic group per server, the host's group, ToolSearch."""
     reg = ToolRegistry(tools)
@@ -216,6 +252,7 @@ class _Loop:
         responses_array: str = "namespaces",
     ) -> None:
         self.part = part
+        self.visible = True
         self.responses_array = responses_array
         self.order = order
         self.native = delivery == "native"
@@ -241,9 +278,17 @@ class _Loop:
         self.calls = 0
         self.series: dict[str, list[_Request]] = {"surface": [], "everything": [], "clip12": []}
 
-    def _record(self, host: str, defs: list[dict[str, Any]], system: str, tokens: int) -> None:
+    def _record(
+        self,
+        host: str,
+        defs: list[dict[str, Any]],
+        system: str,
+        tokens: int,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
         """Serialise one host's request and keep what the figures need of it."""
-        pieces = units(defs, system, self.messages, self.part)
+        said = self.messages if messages is None else messages
+        pieces = units(defs, system, said, self.part)
         rows = self.series[host]
         fresh = new_bytes(pieces, rows[-1].units) if rows else 0
         data = serialise(pieces, self.part, self.order)
@@ -280,7 +325,11 @@ class _Loop:
         if self.native and self.provider == "openai-responses":
             defs, seen = self._responses_array(defs, plan)
             tokens += seen
-        self._record("surface", defs, plan.system_text(SYSTEM), tokens)
+        if self.native and self.visible:
+            defs, messages = visible_prompt(defs, self.messages, self.provider)
+            self._record("surface", defs, plan.system_text(SYSTEM), tokens, messages)
+        else:
+            self._record("surface", defs, plan.system_text(SYSTEM), tokens)
         self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
         clipped = self.clip.plan(user_message=self.user_message or "continue")
         tokens = sum(estimate_tokens(t) for t in clipped.tools)

@@ -43,6 +43,7 @@ __all__ = [
     "anthropic_content",
     "check_delivery",
     "discovery_label",
+    "namespace_description",
     "native_answer",
     "native_parts",
     "render_native",
@@ -151,9 +152,17 @@ def native_parts(
     for group in sorted(d.held):
         members = tuple(n for n in d.members.get(group, ()) if n not in listed)
         if members and _namespace_name(group):
-            about = view.group(group).description or f"Tools of the {group} group."
-            spaces.append((group, about, members))
+            spaces.append((group, namespace_description(view, group), members))
     return tuple(view.get(n) for n in held), tuple(loaded), tuple(spaces)
+
+
+def namespace_description(view: RegistryView, group: str) -> str:
+    """The description of ``group``'s Responses namespace: its own, or a line saying what it is.
+
+    The array's namespace and a search output's use this one text, so a loaded function
+    comes back in the very namespace that deferred it.
+    """
+    return view.group(group).description or f"Tools of the {group} group."
 
 
 def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:
@@ -171,9 +180,10 @@ def responses_output(
 ) -> dict[str, Any]:
     """The ``tool_search_output`` item answering a ``tool_search_call``: the loaded tools.
 
-    A loaded tool whose group has a description comes inside a namespace of that group (the
-    model reads what the group is for once; the function keeps its own name); others come
-    as plain functions, in the order they were loaded.
+    A loaded tool of a group comes inside that group's namespace, with the description the
+    array's namespace has (the one that deferred it: the model reads what the group is for
+    once; the function keeps its own name); others come as plain functions, in the order
+    they were loaded.
     """
     functions = render_tools(loaded, "openai-responses")
     out: list[dict[str, Any]] = []
@@ -213,7 +223,7 @@ def native_answer(
 
         def describe(group: str) -> str | None:
             try:
-                return view.group(group).description
+                return namespace_description(view, group)
             except KeyError:
                 return None
 
