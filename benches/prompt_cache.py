@@ -172,11 +172,14 @@ def new_bytes(
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the common prefix of two byte strings."""
-    n = min(len(a), len(b))
-    lo = 0
-    while lo < n and a[lo] == b[lo]:
-        lo += 1
+    """Length of the common prefix of two byte strings (a binary search over slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
     return lo
 
 
@@ -236,6 +239,8 @@ class _Request:
     new: int
     tool_tokens: int
     tools: int
+    marks: tuple[int, ...] = ()
+    history_definitions: int = 0
 
 
 class _Loop:
@@ -250,9 +255,15 @@ class _Loop:
         delivery: str = "append",
         provider: str | None = None,
         responses_array: str = "namespaces",
+        *,
+        trim: bool = True,
+        cache: bool = True,
+        surface_only: bool = False,
     ) -> None:
         self.part = part
-        self.visible = True
+        self.trim = trim
+        self.cache = cache
+        self.surface_only = surface_only
         self.responses_array = responses_array
         self.order = order
         self.native = delivery == "native"
@@ -276,7 +287,12 @@ class _Loop:
         self.messages: list[dict[str, Any]] = []
         self.user_message = ""
         self.calls = 0
-        self.series: dict[str, list[_Request]] = {"surface": [], "everything": [], "clip12": []}
+        self.series: dict[str, list[_Request]] = {"surface": []}
+        if self.native:
+            self.series["prompt"] = []
+        if not surface_only:
+            self.series.update({"everything": [], "clip12": []})
+        self.turn_marks: list[int] = []
 
     def _record(
         self,
@@ -292,7 +308,15 @@ class _Loop:
         rows = self.series[host]
         fresh = new_bytes(pieces, rows[-1].units) if rows else 0
         data = serialise(pieces, self.part, self.order)
-        rows.append(_Request(data, pieces, fresh, tokens, len(defs)))
+        # The host's breakpoints: after the tools, after the system text, after the last
+        # message (Anthropic reads a prefix from the cache only up to one of them).
+        tools_end = len(("[" + ",".join(pieces[0]) + "]").encode("utf-8"))
+        system_end = tools_end + 1 + len(pieces[1].encode("utf-8"))
+        # (The last one before the messages' closing bracket, which the next request's
+        # next message replaces.)
+        marks = (tools_end, system_end, len(data) - 1) if self.order == "tools-first" else ()
+        definitions = sum(len(_json(b).encode("utf-8")) for b in _definitions_in(said))
+        rows.append(_Request(data, pieces, fresh, tokens, len(defs), marks, definitions))
 
     def _responses_array(
         self, defs: list[dict[str, Any]], plan: Any
@@ -319,21 +343,24 @@ class _Loop:
     def request(self) -> None:
         """One provider request of each host, on the conversation as it stands."""
         plan = self.surface.plan()
+        if self.native and self.trim:
+            # The host's recipe: the history sent is the history kept (trimmed at unloads).
+            self.messages = plan.trim_history(self.messages)
         read = [*plan.tools, *(self.surface.registry.get(n) for n in plan.loaded)]
         tokens = sum(estimate_tokens(t) for t in read)
-        defs = plan.render() if self.native else plan.definitions()
+        defs = plan.render(cache=self.cache) if self.native else plan.definitions()
         if self.native and self.provider == "openai-responses":
             defs, seen = self._responses_array(defs, plan)
             tokens += seen
-        if self.native and self.visible:
-            defs, messages = visible_prompt(defs, self.messages, self.provider)
-            self._record("surface", defs, plan.system_text(SYSTEM), tokens, messages)
-        else:
-            self._record("surface", defs, plan.system_text(SYSTEM), tokens)
-        self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
-        clipped = self.clip.plan(user_message=self.user_message or "continue")
-        tokens = sum(estimate_tokens(t) for t in clipped.tools)
-        self._record("clip12", clipped.definitions(), SYSTEM, tokens)
+        self._record("surface", defs, plan.system_text(SYSTEM), tokens)
+        if self.native:
+            shown, said = visible_prompt(defs, self.messages, self.provider)
+            self._record("prompt", shown, plan.system_text(SYSTEM), tokens, said)
+        if not self.surface_only:
+            self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
+            clipped = self.clip.plan(user_message=self.user_message or "continue")
+            tokens = sum(estimate_tokens(t) for t in clipped.tools)
+            self._record("clip12", clipped.definitions(), SYSTEM, tokens)
 
     def call(self, name: str, arguments: dict[str, Any], result: Any) -> None:
         """The model calls a tool; its result joins the conversation; the next request."""
@@ -366,6 +393,7 @@ class _Loop:
         if action.get("compact"):
             self.surface.compaction()
             self.messages = [{"role": "user", "content": SUMMARY}]
+            self.turn_marks.append(len(self.series["surface"]))
             return
         self.user_message = message
         self.messages.append({"role": "user", "content": message})
@@ -380,6 +408,68 @@ class _Loop:
             self.call(action["use"], {}, STAND_IN_RESULT)
         self.messages.append({"role": "assistant", "content": STAND_IN_REPLY})
         self.surface.end_turn()
+        self.turn_marks.append(len(self.series["surface"]))
+
+
+def _definitions_in(messages: list[Any]) -> list[Any]:
+    """The tool definitions a history holds: expanded references, search outputs' functions."""
+    out: list[Any] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        if m.get("type") == "tool_search_output":
+            for t in m.get("tools", []):
+                out += t.get("tools", []) if t.get("type") == "namespace" else [t]
+            continue
+        for block in m.get("content") if isinstance(m.get("content"), list) else []:
+            inner = block.get("content") if isinstance(block, dict) else None
+            if isinstance(inner, list):
+                out += [b for b in inner if isinstance(b, dict) and "input_schema" in b]
+    return out
+
+
+def cached_bytes(before: _Request, now: _Request, provider: str | None) -> int:
+    """Bytes of ``now`` a provider's cache serves after ``before``, with the host's breakpoints.
+
+    Anthropic: the longest prefix ending at one of ``before``'s breakpoints that ``now``
+    repeats. OpenAI caches by itself in blocks of 128 tokens once 1,024 repeat: the common
+    prefix rounded down to 512 bytes (about 128 tokens), nothing under 4,096 bytes.
+    """
+    same = common_prefix(before.data, now.data)
+    if provider == "openai-responses":
+        return 0 if same < 4096 else same - same % 512
+    return max((m for m in before.marks if m <= same), default=0)
+
+
+def figures(rows: list[_Request], provider: str | None) -> dict[str, float]:
+    """The reuse, ceiling, cache and size figures of one host's requests."""
+    pairs = list(itertools.pairwise(rows))
+    reuse = [common_prefix(a.data, b.data) / len(b.data) for a, b in pairs]
+    ceiling = [1 - b.new / len(b.data) for _, b in pairs]
+    kept = [common_prefix(a.data, b.data) / len(a.data) for a, b in pairs]
+    cached = [cached_bytes(a, b, provider) for a, b in pairs]
+    reused = sum(common_prefix(a.data, b.data) for a, b in pairs)
+    later = sum(len(b.data) for _, b in pairs)
+    return {
+        "requests": len(rows),
+        "prefix_reuse_mean": round(statistics.fmean(reuse), 4),
+        "prefix_reuse_min": round(min(reuse), 4),
+        "prefix_reuse_median": round(statistics.median(reuse), 4),
+        "prefix_reuse_bytes": round(reused / later, 4),
+        "ceiling_mean": round(statistics.fmean(ceiling), 4),
+        "kept_mean": round(statistics.fmean(kept), 4),
+        "kept_min": round(min(kept), 4),
+        "cached_mean": round(
+            statistics.fmean(c / len(b.data) for c, (_, b) in zip(cached, pairs)), 4
+        ),
+        "cached_bytes": round(sum(cached) / later, 4),
+        "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
+        "tools_max": max(r.tools for r in rows),
+        "tools_arrays": len({"[" + ",".join(r.units[0]) + "]" for r in rows}),
+        "request_bytes_mean": round(statistics.fmean(len(r.data) for r in rows)),
+        "request_bytes_max": max(len(r.data) for r in rows),
+        "history_definitions_max": max(r.history_definitions for r in rows),
+    }
 
 
 def run(
@@ -390,32 +480,58 @@ def run(
     delivery: str = "append",
     provider: str | None = None,
     responses_array: str = "namespaces",
+    *,
+    turns: int = len(SCRIPT),
+    compact: bool = True,
+    trim: bool = True,
+    surface_only: bool = False,
 ) -> dict[str, dict[str, float]]:
-    """Play the script for the three hosts and measure every request."""
-    loop = _Loop(build(tools), part, max_loaded, order, delivery, provider, responses_array)
-    for message, action in SCRIPT:
-        loop.turn(message, action)
-    out: dict[str, dict[str, float]] = {}
-    for host, rows in loop.series.items():
-        pairs = list(itertools.pairwise(rows))
-        reuse = [common_prefix(a.data, b.data) / len(b.data) for a, b in pairs]
-        ceiling = [1 - b.new / len(b.data) for _, b in pairs]
-        reused = sum(common_prefix(a.data, b.data) for a, b in pairs)
-        out[host] = {
-            "requests": len(rows),
-            "prefix_reuse_mean": round(statistics.fmean(reuse), 4),
-            "prefix_reuse_min": round(min(reuse), 4),
-            "prefix_reuse_median": round(statistics.median(reuse), 4),
-            "prefix_reuse_bytes": round(reused / sum(len(b.data) for _, b in pairs), 4),
-            "ceiling_mean": round(statistics.fmean(ceiling), 4),
-            "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
-            "tools_max": max(r.tools for r in rows),
-            "tools_arrays": len({"[" + ",".join(r.units[0]) + "]" for r in rows}),
-            "request_bytes_mean": round(statistics.fmean(len(r.data) for r in rows)),
-        }
-    out["surface"]["tokens_vs_everything"] = round(
-        out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
+    """Play the script (cycled to ``turns`` turns) for the hosts and measure every request."""
+    loop = _Loop(
+        build(tools),
+        part,
+        max_loaded,
+        order,
+        delivery,
+        provider,
+        responses_array,
+        trim=trim,
+        surface_only=surface_only,
     )
+    for message, action in itertools.islice(itertools.cycle(SCRIPT), turns):
+        if action.get("compact") and not compact:
+            continue
+        loop.turn(message, action)
+    cache_provider = provider if delivery == "native" else "anthropic"
+    out = {host: figures(rows, cache_provider) for host, rows in loop.series.items()}
+    sizes = [len(r.data) for r in loop.series["surface"]]
+    marks = [0, *loop.turn_marks]
+    per_turn = [sum(sizes[a:b]) for a, b in itertools.pairwise(marks) if b > a]
+    out["surface"]["turns"] = len(per_turn)
+    out["surface"]["turn_bytes_mean"] = round(statistics.fmean(per_turn))
+    out["surface"]["turn_bytes_max"] = max(per_turn)
+    if "everything" in out:
+        out["surface"]["tokens_vs_everything"] = round(
+            out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
+        )
+    return out
+
+
+def grown(tools: list[Tool], size: int) -> list[Tool]:
+    """The real tools, then synthetic ones up to ``size`` on the same servers.
+
+    ``benches/speed.py``'s generator (words of the real catalogue in the real tools' shapes);
+    each synthetic tool keeps its template's server prefix, so the 34 servers grow.
+    """
+    if size <= len(tools):
+        return tools[:size]
+    from speed import grow_catalogue  # only this option needs it
+
+    out = list(tools)
+    for i, tool in enumerate(grow_catalogue(tools, size, 0.3, 7)[len(tools) :]):
+        server, _, rest = tool.name.partition("__")
+        name = f"{server.rsplit('-', 1)[0]}__{rest}_{i}"[:128]
+        out.append(tool.model_copy(update={"name": name}))
     return out
 
 
@@ -461,8 +577,15 @@ def main() -> None:
         "library's form), loose and deferred, or not in the array at all (the alternatives "
         "measured for docs/tools.md)",
     )
+    parser.add_argument("--turns", type=int, default=len(SCRIPT), help="the script, cycled")
+    parser.add_argument("--size", type=int, help="grow the catalogue to this many tools")
+    parser.add_argument("--no-compact", action="store_true", help="skip the compactions")
+    parser.add_argument("--no-trim", action="store_true", help="native: send the history untrimmed")
+    parser.add_argument("--surface-only", action="store_true", help="measure only the surface host")
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
+    if args.size:
+        tools = grown(tools, args.size)
     result = run(
         tools,
         args.part,
@@ -471,24 +594,37 @@ def main() -> None:
         args.delivery,
         args.provider,
         args.responses_array,
+        turns=args.turns,
+        compact=not args.no_compact,
+        trim=not args.no_trim,
+        surface_only=args.surface_only,
     )
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(
         "| host | requests | prefix reuse (mean) | (min) | (median) | (all bytes) "
-        "| ceiling (mean) | tool tokens / request | most tools | tools arrays | bytes / request |"
+        "| ceiling (mean) | kept (mean) | cached (mean) | tool tokens / request | most tools "
+        "| tools arrays | bytes / request | (max) | loaded definitions in the history (max) |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- |" + " ---: |" * 14)
     for host, r in result.items():
         print(
             f"| {host} | {r['requests']} | {r['prefix_reuse_mean']:.1%} "
             f"| {r['prefix_reuse_min']:.1%} | {r['prefix_reuse_median']:.1%} "
             f"| {r['prefix_reuse_bytes']:.1%} | {r['ceiling_mean']:.1%} "
+            f"| {r['kept_mean']:.1%} | {r['cached_mean']:.1%} "
             f"| {r['tool_tokens_mean']:,} | {r['tools_max']} | {r['tools_arrays']} "
-            f"| {r['request_bytes_mean']:,} |"
+            f"| {r['request_bytes_mean']:,} | {r['request_bytes_max']:,} "
+            f"| {r['history_definitions_max']:,} |"
         )
-    print(f"\nsurface tool tokens / everything's: {result['surface']['tokens_vs_everything']:.1%}")
+    surface = result["surface"]
+    print(
+        f"\nsurface: {surface['turns']} turns, bytes sent per turn {surface['turn_bytes_mean']:,} "
+        f"(max {surface['turn_bytes_max']:,})"
+    )
+    if "tokens_vs_everything" in surface:
+        print(f"surface tool tokens / everything's: {surface['tokens_vs_everything']:.1%}")
 
 
 if __name__ == "__main__":

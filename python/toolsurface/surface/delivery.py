@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool
 from toolsurface.providers import render_tools
+from toolsurface.providers.namespaces import split_namespace
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.search import ToolSearchResult
@@ -141,7 +142,9 @@ def native_parts(
     """The held-back tools to send deferred, the loads the model sees, and the namespaces.
 
     Native only (append delivery has none of them). A namespace is a held-back group whose
-    name the Responses API takes, with its description (or a line saying what it is).
+    name the Responses API takes, with its description (or a line saying what it is); a
+    group of more functions than OpenAI advises is split into namespaces of related tools
+    (:func:`toolsurface.providers.namespaces.split_namespace`).
     """
     if delivery == "append":
         return (), (), ()
@@ -152,7 +155,7 @@ def native_parts(
     for group in sorted(d.held):
         members = tuple(n for n in d.members.get(group, ()) if n not in listed)
         if members and _namespace_name(group):
-            spaces.append((group, namespace_description(view, group), members))
+            spaces += split_namespace(group, namespace_description(view, group), members)
     return tuple(view.get(n) for n in held), tuple(loaded), tuple(spaces)
 
 
@@ -175,29 +178,28 @@ def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:
 def responses_output(
     call_id: str,
     loaded: Sequence[Tool],
-    group_of: Callable[[str], str | None],
-    describe: Callable[[str], str | None],
+    space_of: Callable[[str], tuple[str, str] | None],
 ) -> dict[str, Any]:
     """The ``tool_search_output`` item answering a ``tool_search_call``: the loaded tools.
 
-    A loaded tool of a group comes inside that group's namespace, with the description the
-    array's namespace has (the one that deferred it: the model reads what the group is for
-    once; the function keeps its own name); others come as plain functions, in the order
-    they were loaded.
+    A loaded tool comes inside the namespace that deferred it (``space_of`` gives its name
+    and description, as the array has them: the model reads what the namespace is for
+    once; the function keeps its own name); a tool no namespace deferred comes as a plain
+    function, in the order they were loaded.
     """
     functions = render_tools(loaded, "openai-responses")
     out: list[dict[str, Any]] = []
     spaces: dict[str, dict[str, Any]] = {}
     for tool, function in zip(loaded, functions):
-        group = group_of(tool.name)
-        about = describe(group) if group is not None else None
-        if group is None or not about or not _namespace_name(group):
+        space = space_of(tool.name)
+        if space is None:
             out.append(function)
             continue
-        if group not in spaces:
-            spaces[group] = {"type": "namespace", "name": group, "description": about, "tools": []}
-            out.append(spaces[group])
-        spaces[group]["tools"].append(function)
+        name, about = space
+        if name not in spaces:
+            spaces[name] = {"type": "namespace", "name": name, "description": about, "tools": []}
+            out.append(spaces[name])
+        spaces[name]["tools"].append(function)
     item: dict[str, Any] = {
         "type": "tool_search_output",
         "execution": "client",
@@ -210,25 +212,24 @@ def responses_output(
 
 
 def native_answer(
-    result: ToolSearchResult, provider: str, call_id: str, view: RegistryView
+    result: ToolSearchResult,
+    provider: str,
+    call_id: str,
+    view: RegistryView,
+    spaces: Sequence[Space] = (),
 ) -> ToolSearchResult:
     """``result`` with ``native`` set: what the provider's native delivery sends back.
 
     Anthropic: the ``tool_result`` content (text and references); Responses: the
-    ``tool_search_output`` item. Only the tools the answer loaded are named.
+    ``tool_search_output`` item, each tool in the one of ``spaces`` (the request's
+    namespaces) that defers it. Only the tools the answer loaded are named.
     """
     if provider == "anthropic":
         native: Any = anthropic_content(result.text, result.loaded)
     else:
-
-        def describe(group: str) -> str | None:
-            try:
-                return namespace_description(view, group)
-            except KeyError:
-                return None
-
+        where = {n: (name, about) for name, about, members in spaces for n in members}
         tools = [view.get(n) for n in result.loaded]
-        native = responses_output(call_id, tools, view.group_of, describe)
+        native = responses_output(call_id, tools, where.get)
     return dataclasses.replace(result, native=native)
 
 
