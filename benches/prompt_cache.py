@@ -1,6 +1,7 @@
 """Prompt-cache benchmark: a simulated 40-turn run over the real catalogue.
 
     python benches/prompt_cache.py [--catalogue FILE] [--json]
+        [--delivery native --provider anthropic|openai-responses] [--turns N] [--size N]
 
 Every MCP server of the catalogue is a dynamic group, the host has a group of its own tools,
 and ToolSearch is registered. A scripted model searches (English and Russian), selects exact
@@ -42,6 +43,28 @@ conversation as the provider takes it (a ``tool_result`` with ``tool_reference``
 then what the model reads of the tools: the listed and the loaded definitions (referenced
 or carried by a search output), and the namespaces' names and descriptions, not the
 deferred definitions it never sees; the request bytes count everything sent.
+
+Under native delivery a second row, ``prompt``, measures what the model's prompt holds
+rather than what is sent: the deferred definitions left out (the providers keep them out
+of the prompt), each ``tool_reference`` expanded into its definition where it stands
+(Anthropic expands references inline), a Responses namespace as its name and description
+(its functions wait for a search output, which the messages carry). For every row:
+
+- ``kept``: the share of the previous request that this one repeats from its start (100%
+  when nothing before the new bytes changed; a compaction or a trimmed history lowers it);
+- ``cached``: the share of the request a provider's cache serves with the host's
+  breakpoints in place: Anthropic reads the longest prefix ending at one of the previous
+  request's breakpoints (after the tools, ``plan.render(cache=True)``; after the system
+  text, ``plan.system_blocks(cache=True)``; after the last message, the host's own);
+  OpenAI caches by itself from 1,024 tokens in steps of 128 (taken as 4,096 bytes and
+  steps of 512 bytes);
+- the bytes of the loaded definitions the history holds, at most: with native delivery the
+  host sends ``plan.trim_history(messages)`` (``--no-trim`` sends the history whole).
+
+``--turns N`` cycles the script to N turns (``--no-compact`` leaves the compactions out, so
+only unloads bound the loads); ``--size N`` grows the catalogue to N tools with
+``benches/speed.py``'s generator, each synthetic tool on its template's server;
+``--surface-only`` measures only the surface host (the others cost time at 10,000 tools).
 """
 
 from __future__ import annotations
@@ -259,6 +282,7 @@ class _Loop:
         trim: bool = True,
         cache: bool = True,
         surface_only: bool = False,
+        namespace_size: int | None = 9,
     ) -> None:
         self.part = part
         self.trim = trim
@@ -276,6 +300,7 @@ class _Loop:
             limits=limits,
             provider=provider if self.native else None,
             delivery="native" if self.native else "append",
+            namespace_size=namespace_size,
         )
         self.clip = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(retrieval_top_k=12))
         self.everything = list(reg.tools())
@@ -485,6 +510,7 @@ def run(
     compact: bool = True,
     trim: bool = True,
     surface_only: bool = False,
+    namespace_size: int | None = 9,
 ) -> dict[str, dict[str, float]]:
     """Play the script (cycled to ``turns`` turns) for the hosts and measure every request."""
     loop = _Loop(
@@ -497,6 +523,7 @@ def run(
         responses_array,
         trim=trim,
         surface_only=surface_only,
+        namespace_size=namespace_size,
     )
     for message, action in itertools.islice(itertools.cycle(SCRIPT), turns):
         if action.get("compact") and not compact:
@@ -582,6 +609,12 @@ def main() -> None:
     parser.add_argument("--no-compact", action="store_true", help="skip the compactions")
     parser.add_argument("--no-trim", action="store_true", help="native: send the history untrimmed")
     parser.add_argument("--surface-only", action="store_true", help="measure only the surface host")
+    parser.add_argument(
+        "--namespace-size",
+        type=int,
+        default=9,
+        help="Responses, native: the most functions a namespace holds (0: one per group)",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
     if args.size:
@@ -598,6 +631,7 @@ def main() -> None:
         compact=not args.no_compact,
         trim=not args.no_trim,
         surface_only=args.surface_only,
+        namespace_size=args.namespace_size or None,
     )
     if args.json:
         print(json.dumps(result, indent=2))

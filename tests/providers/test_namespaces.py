@@ -135,3 +135,16 @@ def test_responses_array_splits_a_large_group_and_loads_come_back_in_their_part(
     assert (space["name"], space["description"]) == (home["name"], home["description"])
     assert [f["name"] for f in space["tools"]] == ["gh__update_milestone"]
     assert surface.plan().render() == tools  # the array stands
+
+
+def test_a_host_chooses_the_size_or_one_namespace_a_group(engine_name: str) -> None:
+    reg = _big_registry(engine_name)
+    whole = ToolSurface(reg, provider="openai-responses", delivery="native", namespace_size=None)
+    tools = whole.plan().render()
+    (space,) = [t for t in tools if t["type"] == "namespace"]
+    assert (space["name"], len(space["tools"])) == ("gh", 15)
+    small = ToolSurface(reg, provider="openai-responses", delivery="native", namespace_size=5)
+    sizes = [len(t["tools"]) for t in small.plan().render() if t["type"] == "namespace"]
+    assert sizes == [5, 5, 5]  # issue, label, milestone: five verbs each
+    with pytest.raises(ValueError, match="namespace_size must be at least 1"):
+        ToolSurface(reg, provider="openai-responses", delivery="native", namespace_size=0)

@@ -75,22 +75,25 @@ def _key(name: str, deep: bool) -> str:
 
 
 def split_namespace(
-    group: str, description: str, members: Sequence[str]
+    group: str, description: str, members: Sequence[str], most: int | None = MAX_FUNCTIONS
 ) -> list[tuple[str, str, tuple[str, ...]]]:
     """``group``'s members as namespaces of related tools: (name, description, members).
 
-    A group of at most :data:`MAX_FUNCTIONS` is one namespace, ``group`` itself. Past that,
+    A group of at most ``most`` (:data:`MAX_FUNCTIONS`; ``None``: no split) is one
+    namespace, ``group`` itself. Past that,
     each namespace is named ``GROUP__RESOURCE`` after its first resource (``_2``, ``_3``
     for the further parts of one resource) and described by the group's description and
     the resources it holds; members keep their order within a resource.
     """
-    if len(members) <= MAX_FUNCTIONS:
+    if most is None or len(members) <= most:
         return [(group, description, tuple(members))]
+    if most < 1:
+        raise ValueError(f"a namespace holds at least one function, not {most}")
     by_resource: dict[str, list[str]] = {}
     for name in members:
         by_resource.setdefault(_key(name, deep=False), []).append(name)
     for resource, tools in list(by_resource.items()):
-        if len(tools) > MAX_FUNCTIONS:
+        if len(tools) > most:
             # A resource past the size (a product's tools: ``jira_...``) is split by the
             # noun after it (``jira issue``, ``jira sprint``).
             del by_resource[resource]
@@ -99,12 +102,12 @@ def split_namespace(
     parts: list[tuple[str, list[str]]] = []  # (resource, members), each at most the max
     for resource in sorted(by_resource):
         tools = by_resource[resource]
-        for start in range(0, len(tools), MAX_FUNCTIONS):
-            parts.append((resource, tools[start : start + MAX_FUNCTIONS]))
+        for start in range(0, len(tools), most):
+            parts.append((resource, tools[start : start + most]))
     spaces: list[tuple[list[str], list[str]]] = []  # (resources, members)
     for resource, tools in parts:
         last = spaces[-1] if spaces else None
-        if last is not None and len(last[1]) + len(tools) <= MAX_FUNCTIONS:
+        if last is not None and len(last[1]) + len(tools) <= most:
             if resource not in last[0]:
                 last[0].append(resource)
             last[1].extend(tools)

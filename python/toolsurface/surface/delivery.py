@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool
 from toolsurface.providers import render_tools
-from toolsurface.providers.namespaces import split_namespace
+from toolsurface.providers.namespaces import MAX_FUNCTIONS, split_namespace
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.search import ToolSearchResult
@@ -138,13 +138,15 @@ def native_parts(
     names: Sequence[str],
     entries: Sequence[LoadedEntry],
     view: RegistryView,
+    namespace_size: int | None = MAX_FUNCTIONS,
 ) -> tuple[tuple[Tool, ...], tuple[str, ...], tuple[Space, ...]]:
     """The held-back tools to send deferred, the loads the model sees, and the namespaces.
 
     Native only (append delivery has none of them). A namespace is a held-back group whose
     name the Responses API takes, with its description (or a line saying what it is); a
     group of more functions than OpenAI advises is split into namespaces of related tools
-    (:func:`toolsurface.providers.namespaces.split_namespace`).
+    (:func:`toolsurface.providers.namespaces.split_namespace`) of at most
+    ``namespace_size`` (``None``: one namespace a group).
     """
     if delivery == "append":
         return (), (), ()
@@ -155,7 +157,8 @@ def native_parts(
     for group in sorted(d.held):
         members = tuple(n for n in d.members.get(group, ()) if n not in listed)
         if members and _namespace_name(group):
-            spaces += split_namespace(group, namespace_description(view, group), members)
+            about = namespace_description(view, group)
+            spaces += split_namespace(group, about, members, namespace_size)
     return tuple(view.get(n) for n in held), tuple(loaded), tuple(spaces)
 
 
