@@ -335,8 +335,10 @@ class _Loop:
         data = serialise(pieces, self.part, self.order)
         # The host's breakpoints: after the tools, after the system text, after the last
         # message (Anthropic reads a prefix from the cache only up to one of them).
-        tools_end = len(("[" + ",".join(pieces[0]) + "]").encode("utf-8"))
-        system_end = tools_end + 1 + len(pieces[1].encode("utf-8"))
+        # (Each one at the end of its block: the tools' after the last tool, before the
+        # array's closing bracket, which a load appended under append delivery replaces.)
+        tools_end = len(("[" + ",".join(pieces[0])).encode("utf-8"))
+        system_end = tools_end + 2 + len(pieces[1].encode("utf-8"))
         # (The last one before the messages' closing bracket, which the next request's
         # next message replaces.)
         marks = (tools_end, system_end, len(data) - 1) if self.order == "tools-first" else ()
