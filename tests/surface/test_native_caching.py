@@ -350,3 +350,37 @@ def test_a_load_comes_back_in_the_namespace_that_defers_it(engine_name: str) -> 
         deferring = spaces[space["name"]]
         assert name in [f["name"] for f in deferring["tools"]]
         assert space["description"] == deferring["description"]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-responses"])
+def test_a_load_names_the_tool_as_the_array_does(engine_name: str, provider: str) -> None:
+    """A name the provider refuses goes as its alias in the array, and so in every load."""
+    reg = ToolRegistry(engine=engine_name)  # type: ignore[arg-type]
+    reg.register_many(
+        [
+            _tool("read_file", "Read a file from the workspace."),
+            _tool("docs__find.page", "Find a page of the docs."),
+            tool_search_tool(),
+        ]
+    )
+    reg.declare_group("docs", prefix="docs__", dynamic=True)
+    surface = _surface(reg, provider)
+    array = json.dumps(surface.plan().render())
+    native = surface.tool_search({"select": ["docs__find.page"]}).native
+    if provider == "anthropic":
+        (ref,) = [b["tool_name"] for b in native if b["type"] == "tool_reference"]
+        named = [ref]
+        history: list[Any] = [
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t", "content": native}],
+            }
+        ]
+        _validate(list[anthropic_types.MessageParam], history)
+    else:
+        named = [f["name"] for t in native["tools"] for f in t.get("tools", [t])]
+        history = [native]
+    assert named != ["docs__find.page"] and all(f'"name": "{n}"' in array for n in named)
+    assert surface.plan().trim_history(history) == history  # loaded: nothing to take out
+    (v,) = surface.admit([ToolCall(named[0], {}, id="c1")])
+    assert v.runs and v.call.name == "docs__find.page"

@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool
 from toolsurface.providers import render_tools
+from toolsurface.providers.names import alias_for
 from toolsurface.providers.namespaces import MAX_FUNCTIONS, split_namespace
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
@@ -227,11 +228,14 @@ def native_answer(
     ``tool_search_output`` item, each tool in the one of ``spaces`` (the request's
     namespaces) that defers it. Only the tools the answer loaded are named.
     """
+    # Each tool as the array names it: a name the provider refuses goes as its alias there,
+    # so a reference or a loaded function must use the alias too, or it names no tool.
+    shown = {n: alias_for(n, provider) for n in result.loaded}
     if provider == "anthropic":
-        native: Any = anthropic_content(result.text, result.loaded)
+        native: Any = anthropic_content(result.text, [shown[n] for n in result.loaded])
     else:
-        where = {n: (name, about) for name, about, members in spaces for n in members}
-        tools = [view.get(n) for n in result.loaded]
+        where = {shown.get(n, n): (name, about) for name, about, members in spaces for n in members}
+        tools = [_named(view.get(n), shown[n]) for n in result.loaded]
         native = responses_output(call_id, tools, where.get)
     return dataclasses.replace(result, native=native)
 
@@ -248,6 +252,10 @@ def tool_search_call(item: Any) -> tuple[Any, str] | None:
     if getattr(item, "type", None) == "tool_search_call":
         return getattr(item, "arguments", None), str(getattr(item, "call_id", "") or "")
     return None
+
+
+def _named(tool: Tool, name: str) -> Tool:
+    return tool if tool.name == name else tool.model_copy(update={"name": name})
 
 
 def _namespace_name(group: str) -> bool:
