@@ -1,6 +1,7 @@
 """Prompt-cache benchmark: a simulated 40-turn run over the real catalogue.
 
     python benches/prompt_cache.py [--catalogue FILE] [--json]
+        [--delivery native --provider anthropic|openai-responses] [--turns N] [--size N]
 
 Every MCP server of the catalogue is a dynamic group, the host has a group of its own tools,
 and ToolSearch is registered. A scripted model searches (English and Russian), selects exact
@@ -42,6 +43,28 @@ conversation as the provider takes it (a ``tool_result`` with ``tool_reference``
 then what the model reads of the tools: the listed and the loaded definitions (referenced
 or carried by a search output), and the namespaces' names and descriptions, not the
 deferred definitions it never sees; the request bytes count everything sent.
+
+Under native delivery a second row, ``prompt``, measures what the model's prompt holds
+rather than what is sent: the deferred definitions left out (the providers keep them out
+of the prompt), each ``tool_reference`` expanded into its definition where it stands
+(Anthropic expands references inline), a Responses namespace as its name and description
+(its functions wait for a search output, which the messages carry). For every row:
+
+- ``kept``: the share of the previous request that this one repeats from its start (100%
+  when nothing before the new bytes changed; a compaction or a trimmed history lowers it);
+- ``cached``: the share of the request a provider's cache serves with the host's
+  breakpoints in place: Anthropic reads the longest prefix ending at one of the previous
+  request's breakpoints (after the tools, ``plan.render(cache=True)``; after the system
+  text, ``plan.system_blocks(cache=True)``; after the last message, the host's own);
+  OpenAI caches by itself from 1,024 tokens in steps of 128 (taken as 4,096 bytes and
+  steps of 512 bytes);
+- the bytes of the loaded definitions the history holds, at most: with native delivery the
+  host sends ``plan.trim_history(messages)`` (``--no-trim`` sends the history whole).
+
+``--turns N`` cycles the script to N turns (``--no-compact`` leaves the compactions out, so
+only unloads bound the loads); ``--size N`` grows the catalogue to N tools with
+``benches/speed.py``'s generator, each synthetic tool on its template's server;
+``--surface-only`` measures only the surface host (the others cost time at 10,000 tools).
 """
 
 from __future__ import annotations
@@ -172,12 +195,51 @@ def new_bytes(
 
 
 def common_prefix(a: bytes, b: bytes) -> int:
-    """Length of the common prefix of two byte strings."""
-    n = min(len(a), len(b))
-    lo = 0
-    while lo < n and a[lo] == b[lo]:
-        lo += 1
+    """Length of the common prefix of two byte strings (a binary search over slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
     return lo
+
+
+def visible_prompt(
+    defs: list[dict[str, Any]], messages: list[dict[str, Any]], provider: str | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What the model's prompt holds of a native request: deferred tools out, references in.
+
+    Anthropic keeps deferred definitions out of the prompt and expands each
+    ``tool_reference`` inline where it stands; Responses shows a namespace's name and
+    description until a ``tool_search_output`` (already in the messages) carries a function.
+    """
+    if provider == "anthropic":
+        full = {d["name"]: {k: v for k, v in d.items() if k != "defer_loading"} for d in defs}
+        shown = [d for d in defs if not d.get("defer_loading")]
+
+        def expand(block: Any) -> Any:
+            if isinstance(block, dict) and block.get("type") == "tool_reference":
+                return full[block["tool_name"]]
+            if isinstance(block, dict) and isinstance(block.get("content"), list):
+                return {**block, "content": [expand(b) for b in block["content"]]}
+            return block
+
+        said = [
+            {**m, "content": [expand(b) for b in m["content"]]}
+            if isinstance(m.get("content"), list)
+            else m
+            for m in messages
+        ]
+        return shown, said
+    shown = [
+        {"type": "namespace", "name": d["name"], "description": d["description"]}
+        if d.get("type") == "namespace"
+        else d
+        for d in defs
+    ]
+    return shown, messages
 
 
 def build(tools: list[Tool]) -> ToolRegistry:
@@ -200,6 +262,8 @@ class _Request:
     new: int
     tool_tokens: int
     tools: int
+    marks: tuple[int, ...] = ()
+    history_definitions: int = 0
 
 
 class _Loop:
@@ -214,8 +278,16 @@ class _Loop:
         delivery: str = "append",
         provider: str | None = None,
         responses_array: str = "namespaces",
+        *,
+        trim: bool = True,
+        cache: bool = True,
+        surface_only: bool = False,
+        namespace_size: int | None = 9,
     ) -> None:
         self.part = part
+        self.trim = trim
+        self.cache = cache
+        self.surface_only = surface_only
         self.responses_array = responses_array
         self.order = order
         self.native = delivery == "native"
@@ -228,6 +300,7 @@ class _Loop:
             limits=limits,
             provider=provider if self.native else None,
             delivery="native" if self.native else "append",
+            namespace_size=namespace_size,
         )
         self.clip = ToolSurface(reg, deferral_mode="off", limits=SurfaceLimits(retrieval_top_k=12))
         self.everything = list(reg.tools())
@@ -239,15 +312,38 @@ class _Loop:
         self.messages: list[dict[str, Any]] = []
         self.user_message = ""
         self.calls = 0
-        self.series: dict[str, list[_Request]] = {"surface": [], "everything": [], "clip12": []}
+        self.series: dict[str, list[_Request]] = {"surface": []}
+        if self.native:
+            self.series["prompt"] = []
+        if not surface_only:
+            self.series.update({"everything": [], "clip12": []})
+        self.turn_marks: list[int] = []
 
-    def _record(self, host: str, defs: list[dict[str, Any]], system: str, tokens: int) -> None:
+    def _record(
+        self,
+        host: str,
+        defs: list[dict[str, Any]],
+        system: str,
+        tokens: int,
+        messages: list[dict[str, Any]] | None = None,
+    ) -> None:
         """Serialise one host's request and keep what the figures need of it."""
-        pieces = units(defs, system, self.messages, self.part)
+        said = self.messages if messages is None else messages
+        pieces = units(defs, system, said, self.part)
         rows = self.series[host]
         fresh = new_bytes(pieces, rows[-1].units) if rows else 0
         data = serialise(pieces, self.part, self.order)
-        rows.append(_Request(data, pieces, fresh, tokens, len(defs)))
+        # The host's breakpoints: after the tools, after the system text, after the last
+        # message (Anthropic reads a prefix from the cache only up to one of them).
+        # (Each one at the end of its block: the tools' after the last tool, before the
+        # array's closing bracket, which a load appended under append delivery replaces.)
+        tools_end = len(("[" + ",".join(pieces[0])).encode("utf-8"))
+        system_end = tools_end + 2 + len(pieces[1].encode("utf-8"))
+        # (The last one before the messages' closing bracket, which the next request's
+        # next message replaces.)
+        marks = (tools_end, system_end, len(data) - 1) if self.order == "tools-first" else ()
+        definitions = sum(len(_json(b).encode("utf-8")) for b in _definitions_in(said))
+        rows.append(_Request(data, pieces, fresh, tokens, len(defs), marks, definitions))
 
     def _responses_array(
         self, defs: list[dict[str, Any]], plan: Any
@@ -274,17 +370,24 @@ class _Loop:
     def request(self) -> None:
         """One provider request of each host, on the conversation as it stands."""
         plan = self.surface.plan()
+        if self.native and self.trim:
+            # The host's recipe: the history sent is the history kept (trimmed at unloads).
+            self.messages = plan.trim_history(self.messages)
         read = [*plan.tools, *(self.surface.registry.get(n) for n in plan.loaded)]
         tokens = sum(estimate_tokens(t) for t in read)
-        defs = plan.render() if self.native else plan.definitions()
+        defs = plan.render(cache=self.cache) if self.native else plan.definitions()
         if self.native and self.provider == "openai-responses":
             defs, seen = self._responses_array(defs, plan)
             tokens += seen
         self._record("surface", defs, plan.system_text(SYSTEM), tokens)
-        self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
-        clipped = self.clip.plan(user_message=self.user_message or "continue")
-        tokens = sum(estimate_tokens(t) for t in clipped.tools)
-        self._record("clip12", clipped.definitions(), SYSTEM, tokens)
+        if self.native:
+            shown, said = visible_prompt(defs, self.messages, self.provider)
+            self._record("prompt", shown, plan.system_text(SYSTEM), tokens, said)
+        if not self.surface_only:
+            self._record("everything", self.all_defs, SYSTEM, self.all_tokens)
+            clipped = self.clip.plan(user_message=self.user_message or "continue")
+            tokens = sum(estimate_tokens(t) for t in clipped.tools)
+            self._record("clip12", clipped.definitions(), SYSTEM, tokens)
 
     def call(self, name: str, arguments: dict[str, Any], result: Any) -> None:
         """The model calls a tool; its result joins the conversation; the next request."""
@@ -317,6 +420,7 @@ class _Loop:
         if action.get("compact"):
             self.surface.compaction()
             self.messages = [{"role": "user", "content": SUMMARY}]
+            self.turn_marks.append(len(self.series["surface"]))
             return
         self.user_message = message
         self.messages.append({"role": "user", "content": message})
@@ -331,6 +435,68 @@ class _Loop:
             self.call(action["use"], {}, STAND_IN_RESULT)
         self.messages.append({"role": "assistant", "content": STAND_IN_REPLY})
         self.surface.end_turn()
+        self.turn_marks.append(len(self.series["surface"]))
+
+
+def _definitions_in(messages: list[Any]) -> list[Any]:
+    """The tool definitions a history holds: expanded references, search outputs' functions."""
+    out: list[Any] = []
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        if m.get("type") == "tool_search_output":
+            for t in m.get("tools", []):
+                out += t.get("tools", []) if t.get("type") == "namespace" else [t]
+            continue
+        for block in m.get("content") if isinstance(m.get("content"), list) else []:
+            inner = block.get("content") if isinstance(block, dict) else None
+            if isinstance(inner, list):
+                out += [b for b in inner if isinstance(b, dict) and "input_schema" in b]
+    return out
+
+
+def cached_bytes(before: _Request, now: _Request, provider: str | None) -> int:
+    """Bytes of ``now`` a provider's cache serves after ``before``, with the host's breakpoints.
+
+    Anthropic: the longest prefix ending at one of ``before``'s breakpoints that ``now``
+    repeats. OpenAI caches by itself in blocks of 128 tokens once 1,024 repeat: the common
+    prefix rounded down to 512 bytes (about 128 tokens), nothing under 4,096 bytes.
+    """
+    same = common_prefix(before.data, now.data)
+    if provider == "openai-responses":
+        return 0 if same < 4096 else same - same % 512
+    return max((m for m in before.marks if m <= same), default=0)
+
+
+def figures(rows: list[_Request], provider: str | None) -> dict[str, float]:
+    """The reuse, ceiling, cache and size figures of one host's requests."""
+    pairs = list(itertools.pairwise(rows))
+    reuse = [common_prefix(a.data, b.data) / len(b.data) for a, b in pairs]
+    ceiling = [1 - b.new / len(b.data) for _, b in pairs]
+    kept = [common_prefix(a.data, b.data) / len(a.data) for a, b in pairs]
+    cached = [cached_bytes(a, b, provider) for a, b in pairs]
+    reused = sum(common_prefix(a.data, b.data) for a, b in pairs)
+    later = sum(len(b.data) for _, b in pairs)
+    return {
+        "requests": len(rows),
+        "prefix_reuse_mean": round(statistics.fmean(reuse), 4),
+        "prefix_reuse_min": round(min(reuse), 4),
+        "prefix_reuse_median": round(statistics.median(reuse), 4),
+        "prefix_reuse_bytes": round(reused / later, 4),
+        "ceiling_mean": round(statistics.fmean(ceiling), 4),
+        "kept_mean": round(statistics.fmean(kept), 4),
+        "kept_min": round(min(kept), 4),
+        "cached_mean": round(
+            statistics.fmean(c / len(b.data) for c, (_, b) in zip(cached, pairs)), 4
+        ),
+        "cached_bytes": round(sum(cached) / later, 4),
+        "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
+        "tools_max": max(r.tools for r in rows),
+        "tools_arrays": len({"[" + ",".join(r.units[0]) + "]" for r in rows}),
+        "request_bytes_mean": round(statistics.fmean(len(r.data) for r in rows)),
+        "request_bytes_max": max(len(r.data) for r in rows),
+        "history_definitions_max": max(r.history_definitions for r in rows),
+    }
 
 
 def run(
@@ -341,32 +507,60 @@ def run(
     delivery: str = "append",
     provider: str | None = None,
     responses_array: str = "namespaces",
+    *,
+    turns: int = len(SCRIPT),
+    compact: bool = True,
+    trim: bool = True,
+    surface_only: bool = False,
+    namespace_size: int | None = 9,
 ) -> dict[str, dict[str, float]]:
-    """Play the script for the three hosts and measure every request."""
-    loop = _Loop(build(tools), part, max_loaded, order, delivery, provider, responses_array)
-    for message, action in SCRIPT:
-        loop.turn(message, action)
-    out: dict[str, dict[str, float]] = {}
-    for host, rows in loop.series.items():
-        pairs = list(itertools.pairwise(rows))
-        reuse = [common_prefix(a.data, b.data) / len(b.data) for a, b in pairs]
-        ceiling = [1 - b.new / len(b.data) for _, b in pairs]
-        reused = sum(common_prefix(a.data, b.data) for a, b in pairs)
-        out[host] = {
-            "requests": len(rows),
-            "prefix_reuse_mean": round(statistics.fmean(reuse), 4),
-            "prefix_reuse_min": round(min(reuse), 4),
-            "prefix_reuse_median": round(statistics.median(reuse), 4),
-            "prefix_reuse_bytes": round(reused / sum(len(b.data) for _, b in pairs), 4),
-            "ceiling_mean": round(statistics.fmean(ceiling), 4),
-            "tool_tokens_mean": round(statistics.fmean(r.tool_tokens for r in rows)),
-            "tools_max": max(r.tools for r in rows),
-            "tools_arrays": len({"[" + ",".join(r.units[0]) + "]" for r in rows}),
-            "request_bytes_mean": round(statistics.fmean(len(r.data) for r in rows)),
-        }
-    out["surface"]["tokens_vs_everything"] = round(
-        out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
+    """Play the script (cycled to ``turns`` turns) for the hosts and measure every request."""
+    loop = _Loop(
+        build(tools),
+        part,
+        max_loaded,
+        order,
+        delivery,
+        provider,
+        responses_array,
+        trim=trim,
+        surface_only=surface_only,
+        namespace_size=namespace_size,
     )
+    for message, action in itertools.islice(itertools.cycle(SCRIPT), turns):
+        if action.get("compact") and not compact:
+            continue
+        loop.turn(message, action)
+    cache_provider = provider if delivery == "native" else "anthropic"
+    out = {host: figures(rows, cache_provider) for host, rows in loop.series.items()}
+    sizes = [len(r.data) for r in loop.series["surface"]]
+    marks = [0, *loop.turn_marks]
+    per_turn = [sum(sizes[a:b]) for a, b in itertools.pairwise(marks) if b > a]
+    out["surface"]["turns"] = len(per_turn)
+    out["surface"]["turn_bytes_mean"] = round(statistics.fmean(per_turn))
+    out["surface"]["turn_bytes_max"] = max(per_turn)
+    if "everything" in out:
+        out["surface"]["tokens_vs_everything"] = round(
+            out["surface"]["tool_tokens_mean"] / out["everything"]["tool_tokens_mean"], 4
+        )
+    return out
+
+
+def grown(tools: list[Tool], size: int) -> list[Tool]:
+    """The real tools, then synthetic ones up to ``size`` on the same servers.
+
+    ``benches/speed.py``'s generator (words of the real catalogue in the real tools' shapes);
+    each synthetic tool keeps its template's server prefix, so the 34 servers grow.
+    """
+    if size <= len(tools):
+        return tools[:size]
+    from speed import grow_catalogue  # only this option needs it
+
+    out = list(tools)
+    for i, tool in enumerate(grow_catalogue(tools, size, 0.3, 7)[len(tools) :]):
+        server, _, rest = tool.name.partition("__")
+        name = f"{server.rsplit('-', 1)[0]}__{rest}_{i}"[:128]
+        out.append(tool.model_copy(update={"name": name}))
     return out
 
 
@@ -412,8 +606,21 @@ def main() -> None:
         "library's form), loose and deferred, or not in the array at all (the alternatives "
         "measured for docs/tools.md)",
     )
+    parser.add_argument("--turns", type=int, default=len(SCRIPT), help="the script, cycled")
+    parser.add_argument("--size", type=int, help="grow the catalogue to this many tools")
+    parser.add_argument("--no-compact", action="store_true", help="skip the compactions")
+    parser.add_argument("--no-trim", action="store_true", help="native: send the history untrimmed")
+    parser.add_argument("--surface-only", action="store_true", help="measure only the surface host")
+    parser.add_argument(
+        "--namespace-size",
+        type=int,
+        default=9,
+        help="Responses, native: the most functions a namespace holds (0: one per group)",
+    )
     args = parser.parse_args()
     _, tools = load_catalogue(args.catalogue)
+    if args.size:
+        tools = grown(tools, args.size)
     result = run(
         tools,
         args.part,
@@ -422,24 +629,38 @@ def main() -> None:
         args.delivery,
         args.provider,
         args.responses_array,
+        turns=args.turns,
+        compact=not args.no_compact,
+        trim=not args.no_trim,
+        surface_only=args.surface_only,
+        namespace_size=args.namespace_size or None,
     )
     if args.json:
         print(json.dumps(result, indent=2))
         return
     print(
         "| host | requests | prefix reuse (mean) | (min) | (median) | (all bytes) "
-        "| ceiling (mean) | tool tokens / request | most tools | tools arrays | bytes / request |"
+        "| ceiling (mean) | kept (mean) | cached (mean) | tool tokens / request | most tools "
+        "| tools arrays | bytes / request | (max) | loaded definitions in the history (max) |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- |" + " ---: |" * 14)
     for host, r in result.items():
         print(
             f"| {host} | {r['requests']} | {r['prefix_reuse_mean']:.1%} "
             f"| {r['prefix_reuse_min']:.1%} | {r['prefix_reuse_median']:.1%} "
             f"| {r['prefix_reuse_bytes']:.1%} | {r['ceiling_mean']:.1%} "
+            f"| {r['kept_mean']:.1%} | {r['cached_mean']:.1%} "
             f"| {r['tool_tokens_mean']:,} | {r['tools_max']} | {r['tools_arrays']} "
-            f"| {r['request_bytes_mean']:,} |"
+            f"| {r['request_bytes_mean']:,} | {r['request_bytes_max']:,} "
+            f"| {r['history_definitions_max']:,} |"
         )
-    print(f"\nsurface tool tokens / everything's: {result['surface']['tokens_vs_everything']:.1%}")
+    surface = result["surface"]
+    print(
+        f"\nsurface: {surface['turns']} turns, bytes sent per turn {surface['turn_bytes_mean']:,} "
+        f"(max {surface['turn_bytes_max']:,})"
+    )
+    if "tokens_vs_everything" in surface:
+        print(f"surface tool tokens / everything's: {surface['tokens_vs_everything']:.1%}")
 
 
 if __name__ == "__main__":

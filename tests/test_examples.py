@@ -286,7 +286,10 @@ def test_openai_responses_sdk_runs_in_native_delivery() -> None:
     assert set(kinds[1:-1]) == {"namespace"}  # every held-back server, its functions deferred
     assert all(body["tools"] == first for body in done.bodies)  # one array for the whole run
     sent = next(i for i in done.bodies[1]["input"] if i.get("type") == "tool_search_output")
-    loaded = [t["name"] for t in sent["tools"]]
+    (space,) = sent["tools"]  # back in the namespace that deferred it
+    assert space["type"] == "namespace" and space["name"].startswith("github__")
+    assert space["name"] in {t["name"] for t in first if t["type"] == "namespace"}
+    loaded = [t["name"] for t in space["tools"]]
     assert sent["call_id"] == "search_1" and "github__list_pull_requests" in loaded
     (verdict,) = done.verdicts
     assert verdict.call.name == "github__list_pull_requests" and verdict.runs

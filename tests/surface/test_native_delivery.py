@@ -172,7 +172,10 @@ def test_responses_array_has_the_client_tool_search_and_no_held_tool(engine_name
     item = result.native
     _validate(responses_types.ResponseInputItemParam, item)
     assert item["type"] == "tool_search_output" and item["call_id"] == "ts_1"
-    assert [t["name"] for t in item["tools"]] == ["slack__send_message"]
+    (space,) = item["tools"]  # back in the namespace that deferred it
+    assert space["type"] == "namespace" and space["name"] == "slack"
+    assert space["description"] == slack["description"]
+    assert [t["name"] for t in space["tools"]] == ["slack__send_message"]
     assert surface.plan().render() == tools
 
 
@@ -354,7 +357,8 @@ def test_a_responses_loop_through_the_sdk_answers_tool_search_calls(engine_name:
     sent = fake.requests[1]["input"]
     output = next(i for i in sent if i.get("type") == "tool_search_output")
     assert output["call_id"] == "ts_1"
-    assert [t["name"] for t in output["tools"]] == ["slack__send_message"]
+    assert [t["name"] for t in output["tools"]] == ["slack"]
+    assert [t["name"] for t in output["tools"][0]["tools"]] == ["slack__send_message"]
     last = fake.requests[2]["input"][-1]
     assert last == {"type": "function_call_output", "call_id": "c1", "output": "sent"}
     assert BLOCKED not in json.dumps(fake.requests)

@@ -118,16 +118,21 @@ class BaseList:
             raise RuntimeError("the registry view of this base list is gone")
         return view
 
-    def native(self) -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
-        """Native delivery: the held-back tools sent deferred, and the namespaces of them."""
+    def native(self, namespace_size: int | None) -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
+        """Native delivery: the held-back tools sent deferred, and the namespaces of them.
+
+        ``namespace_size`` is the surface's (``native_parts``): it keys what is kept.
+        """
 
         def make() -> tuple[tuple[Tool, ...], tuple[Space, ...]]:
             deferred, _, spaces = native_parts(
-                "native", self._decision, self.names, (), self._alive()
+                "native", self._decision, self.names, (), self._alive(), namespace_size
             )
             return deferred, spaces
 
-        found: tuple[tuple[Tool, ...], tuple[Space, ...]] = self._once(("native", ""), make)
+        found: tuple[tuple[Tool, ...], tuple[Space, ...]] = self._once(
+            ("native", str(namespace_size)), make
+        )
         return found
 
     def aliases(self, provider: str) -> dict[str, str]:
@@ -152,9 +157,12 @@ class BaseList:
             if plan.delivery == "native":
                 if provider != plan.provider or len(plan.tools) != count:
                     return None
-                if plan.deferred is not self.native()[0]:
+                size = self._native_size(plan)
+                if size is None:
                     return None
-                whole = self._once(("native", provider), lambda: self._render_native(plan))
+                whole = self._once(
+                    ("native-" + provider, size), lambda: self._render_native(plan, size)
+                )
                 return CopyOnRead(whole, len(whole), copy_out)
             spec = provider_spec(provider)
             if provider == "gemini" or (
@@ -177,10 +185,17 @@ class BaseList:
             return None
         return CopyOnRead([*prefix, *tail], len(prefix) + len(tail), copy_out)
 
-    def _render_native(self, plan: RequestPlan) -> list[dict[str, Any]]:
-        """The whole native array: the same bytes for every plan of this base."""
+    def _native_size(self, plan: RequestPlan) -> str | None:
+        """The key of the kept native parts ``plan`` was made from, or ``None`` if none is."""
+        for (kind, size), found in list(self._made.items()):
+            if kind == "native" and found[0] is plan.deferred:
+                return str(size)
+        return None
+
+    def _render_native(self, plan: RequestPlan, size: str) -> list[dict[str, Any]]:
+        """The whole native array: the same bytes for every plan of this base and size."""
         provider = plan.provider or ""
-        deferred, spaces = self.native()
+        deferred, spaces = self._made[("native", size)]
         tools = aliased_tools(self.tools, provider)
         shown = aliased_tools(deferred, provider)
         names = {t.name: a.name for t, a in zip(deferred, shown)}

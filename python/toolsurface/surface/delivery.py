@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 from toolsurface.models import Tool
 from toolsurface.providers import render_tools
+from toolsurface.providers.names import alias_for
+from toolsurface.providers.namespaces import MAX_FUNCTIONS, split_namespace
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.search import ToolSearchResult
@@ -43,6 +45,7 @@ __all__ = [
     "anthropic_content",
     "check_delivery",
     "discovery_label",
+    "namespace_description",
     "native_answer",
     "native_parts",
     "render_native",
@@ -136,11 +139,15 @@ def native_parts(
     names: Sequence[str],
     entries: Sequence[LoadedEntry],
     view: RegistryView,
+    namespace_size: int | None = MAX_FUNCTIONS,
 ) -> tuple[tuple[Tool, ...], tuple[str, ...], tuple[Space, ...]]:
     """The held-back tools to send deferred, the loads the model sees, and the namespaces.
 
     Native only (append delivery has none of them). A namespace is a held-back group whose
-    name the Responses API takes, with its description (or a line saying what it is).
+    name the Responses API takes, with its description (or a line saying what it is); a
+    group of more functions than OpenAI advises is split into namespaces of related tools
+    (:func:`toolsurface.providers.namespaces.split_namespace`) of at most
+    ``namespace_size`` (``None``: one namespace a group).
     """
     if delivery == "append":
         return (), (), ()
@@ -151,9 +158,18 @@ def native_parts(
     for group in sorted(d.held):
         members = tuple(n for n in d.members.get(group, ()) if n not in listed)
         if members and _namespace_name(group):
-            about = view.group(group).description or f"Tools of the {group} group."
-            spaces.append((group, about, members))
+            about = namespace_description(view, group)
+            spaces += split_namespace(group, about, members, namespace_size)
     return tuple(view.get(n) for n in held), tuple(loaded), tuple(spaces)
+
+
+def namespace_description(view: RegistryView, group: str) -> str:
+    """The description of ``group``'s Responses namespace: its own, or a line saying what it is.
+
+    The array's namespace and a search output's use this one text, so a loaded function
+    comes back in the very namespace that deferred it.
+    """
+    return view.group(group).description or f"Tools of the {group} group."
 
 
 def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:
@@ -166,28 +182,28 @@ def anthropic_content(text: str, loaded: Sequence[str]) -> list[dict[str, Any]]:
 def responses_output(
     call_id: str,
     loaded: Sequence[Tool],
-    group_of: Callable[[str], str | None],
-    describe: Callable[[str], str | None],
+    space_of: Callable[[str], tuple[str, str] | None],
 ) -> dict[str, Any]:
     """The ``tool_search_output`` item answering a ``tool_search_call``: the loaded tools.
 
-    A loaded tool whose group has a description comes inside a namespace of that group (the
-    model reads what the group is for once; the function keeps its own name); others come
-    as plain functions, in the order they were loaded.
+    A loaded tool comes inside the namespace that deferred it (``space_of`` gives its name
+    and description, as the array has them: the model reads what the namespace is for
+    once; the function keeps its own name); a tool no namespace deferred comes as a plain
+    function, in the order they were loaded.
     """
     functions = render_tools(loaded, "openai-responses")
     out: list[dict[str, Any]] = []
     spaces: dict[str, dict[str, Any]] = {}
     for tool, function in zip(loaded, functions):
-        group = group_of(tool.name)
-        about = describe(group) if group is not None else None
-        if group is None or not about or not _namespace_name(group):
+        space = space_of(tool.name)
+        if space is None:
             out.append(function)
             continue
-        if group not in spaces:
-            spaces[group] = {"type": "namespace", "name": group, "description": about, "tools": []}
-            out.append(spaces[group])
-        spaces[group]["tools"].append(function)
+        name, about = space
+        if name not in spaces:
+            spaces[name] = {"type": "namespace", "name": name, "description": about, "tools": []}
+            out.append(spaces[name])
+        spaces[name]["tools"].append(function)
     item: dict[str, Any] = {
         "type": "tool_search_output",
         "execution": "client",
@@ -200,25 +216,27 @@ def responses_output(
 
 
 def native_answer(
-    result: ToolSearchResult, provider: str, call_id: str, view: RegistryView
+    result: ToolSearchResult,
+    provider: str,
+    call_id: str,
+    view: RegistryView,
+    spaces: Sequence[Space] = (),
 ) -> ToolSearchResult:
     """``result`` with ``native`` set: what the provider's native delivery sends back.
 
     Anthropic: the ``tool_result`` content (text and references); Responses: the
-    ``tool_search_output`` item. Only the tools the answer loaded are named.
+    ``tool_search_output`` item, each tool in the one of ``spaces`` (the request's
+    namespaces) that defers it. Only the tools the answer loaded are named.
     """
+    # Each tool as the array names it: a name the provider refuses goes as its alias there,
+    # so a reference or a loaded function must use the alias too, or it names no tool.
+    shown = {n: alias_for(n, provider) for n in result.loaded}
     if provider == "anthropic":
-        native: Any = anthropic_content(result.text, result.loaded)
+        native: Any = anthropic_content(result.text, [shown[n] for n in result.loaded])
     else:
-
-        def describe(group: str) -> str | None:
-            try:
-                return view.group(group).description
-            except KeyError:
-                return None
-
-        tools = [view.get(n) for n in result.loaded]
-        native = responses_output(call_id, tools, view.group_of, describe)
+        where = {shown.get(n, n): (name, about) for name, about, members in spaces for n in members}
+        tools = [_named(view.get(n), shown[n]) for n in result.loaded]
+        native = responses_output(call_id, tools, where.get)
     return dataclasses.replace(result, native=native)
 
 
@@ -234,6 +252,10 @@ def tool_search_call(item: Any) -> tuple[Any, str] | None:
     if getattr(item, "type", None) == "tool_search_call":
         return getattr(item, "arguments", None), str(getattr(item, "call_id", "") or "")
     return None
+
+
+def _named(tool: Tool, name: str) -> Tool:
+    return tool if tool.name == name else tool.model_copy(update={"name": name})
 
 
 def _namespace_name(group: str) -> bool:

@@ -184,7 +184,9 @@ class ModelMoves:
                 self._usage.searched(request.query, found)
         if surface.delivery == "append" or surface.provider is None:
             return result
-        return native_answer(result, surface.provider, "" if call is None else call[1], now.view)
+        call_id = "" if call is None else call[1]
+        spaces = now.planned().spaces
+        return native_answer(result, surface.provider, call_id, now.view, spaces)
 
     def _room_for_loads(self, now: Moment) -> int | None:
         """How many loaded tools the provider's count limit leaves room for (None: no limit)."""

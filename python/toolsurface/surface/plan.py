@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol, overload
 
 from toolsurface.models import Tool, copy_data
 from toolsurface.providers import render_tools
+from toolsurface.providers.cache_points import cache_key, mark_last_shown, system_blocks
 from toolsurface.providers.names import alias_for
 from toolsurface.providers.payloads import (
     AnthropicTools,
@@ -25,6 +26,7 @@ from toolsurface.providers.payloads import (
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.delivery import Delivery, Space, render_native
+from toolsurface.surface.history_trim import trim_history
 from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.state import LoadedEntry, entry_tools
 
@@ -90,17 +92,19 @@ class RequestPlan:
         ]
 
     @overload
-    def render(self, provider: Literal["anthropic"]) -> AnthropicTools: ...
+    def render(self, provider: Literal["anthropic"], *, cache: bool = False) -> AnthropicTools: ...
     @overload
-    def render(self, provider: Literal["openai"]) -> OpenAIChatTools: ...
+    def render(self, provider: Literal["openai"], *, cache: bool = False) -> OpenAIChatTools: ...
     @overload
-    def render(self, provider: Literal["openai-responses"]) -> OpenAIResponsesTools: ...
+    def render(
+        self, provider: Literal["openai-responses"], *, cache: bool = False
+    ) -> OpenAIResponsesTools: ...
     @overload
-    def render(self, provider: Literal["gemini"]) -> GeminiTool: ...
+    def render(self, provider: Literal["gemini"], *, cache: bool = False) -> GeminiTool: ...
     @overload
-    def render(self, provider: str | None = None) -> Any: ...
+    def render(self, provider: str | None = None, *, cache: bool = False) -> Any: ...
 
-    def render(self, provider: str | None = None) -> Any:
+    def render(self, provider: str | None = None, *, cache: bool = False) -> Any:
         """The tools in a provider's request shape (copies).
 
         Typed by the provider named (:mod:`toolsurface.providers.payloads`):
@@ -116,6 +120,12 @@ class RequestPlan:
         ``provider`` defaults to the run's. Under native delivery the array is the run's
         provider's own form (see toolsurface.surface.delivery), the same bytes on every
         request while the decision stands.
+
+        With ``cache=True`` an Anthropic array carries a prompt-cache breakpoint
+        (``cache_control``) on its last tool that is not deferred, never on a deferred one
+        (the API refuses that); other providers' arrays are unchanged (OpenAI caches by
+        itself: send :attr:`cache_key` as ``prompt_cache_key``). Off by default, so a host
+        placing its own breakpoints gets the array as before.
         """
         provider = provider or self.provider
         if provider is None:
@@ -123,7 +133,8 @@ class RequestPlan:
         if self.shared is not None:
             cached = self.shared.render(self, provider)
             if cached is not None:
-                return cached
+                # A fresh copy-on-read list per call: marking it changes no other request's.
+                return mark_last_shown(cached) if cache and provider == "anthropic" else cached
         tools = _aliased(self.tools, provider)
         if self.delivery == "native":
             if provider != self.provider:
@@ -133,8 +144,46 @@ class RequestPlan:
             deferred = _aliased(self.deferred, provider)
             names = {t.name: a.name for t, a in zip(self.deferred, deferred)}
             spaces = [(g, about, tuple(names[n] for n in m)) for g, about, m in self.spaces]
-            return _copy_out(render_native(tools, deferred, provider, self.discovery_tool, spaces))
-        return _copy_out(render_tools(tools, provider))
+            out = _copy_out(render_native(tools, deferred, provider, self.discovery_tool, spaces))
+        else:
+            out = _copy_out(render_tools(tools, provider))
+        return mark_last_shown(out) if cache and provider == "anthropic" else out
+
+    def system_blocks(self, base: str = "", *, cache: bool = False) -> list[dict[str, Any]]:
+        """Anthropic's ``system``: :meth:`system_text` as one text block (none if empty).
+
+        With ``cache=True`` the block carries a breakpoint, so the tools and the system
+        text (the catalogue block with them) are read from the cache while they stand.
+        """
+        return system_blocks(self.system_text(base), cache=cache)
+
+    @functools.cached_property
+    def cache_key(self) -> str:
+        """OpenAI's ``prompt_cache_key``: the same for every request over this catalogue.
+
+        Made from the provider, the tools listed from the start and the held-back ones,
+        never from loads or the conversation, so a run's requests (and other sessions'
+        over the same catalogue and policy) share the provider's cache routing.
+        """
+        shown = [n for n, s in zip(self.names, self.sources) if s != "loaded"]
+        held = [*self.held_back, *(t.name for t in self.deferred)]
+        return cache_key(self.provider, shown, held)
+
+    def trim_history(self, messages: Sequence[Any]) -> list[Any]:
+        """The host's messages with the loads of tools this plan no longer has taken out.
+
+        Native delivery only (append delivery's loads are in the tools list, and the
+        messages come back as they were): a tool unloaded at a safe point (a turn's end
+        over ``max_loaded_entries`` or the token budget) keeps its ``tool_reference`` or
+        ``tool_search_output`` function in the history until the host drops it; sending
+        ``plan.trim_history(messages)`` keeps what the model reads of loaded definitions
+        to the loaded set. Messages with nothing to take out are the same objects, so
+        between unloads the history, and its cached prefix, is unchanged.
+        """
+        if self.delivery != "native" or self.provider is None:
+            return list(messages)
+        keep = {*self.loaded, *(alias_for(n, self.provider) for n in self.loaded)}
+        return trim_history(messages, keep)
 
     def system_text(self, base: str = "") -> str:
         """``base`` system text with the catalogue block after it (unchanged if none)."""

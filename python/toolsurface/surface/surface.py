@@ -23,6 +23,7 @@ from toolsurface.groups import LoadMode
 from toolsurface.models import Tool
 from toolsurface.providers import provider_spec
 from toolsurface.providers.names import alias_for
+from toolsurface.providers.namespaces import MAX_FUNCTIONS
 from toolsurface.registry import ToolRegistry
 from toolsurface.registry.view import RegistryView, ViewPin, one_view
 from toolsurface.surface.base_list import (
@@ -135,12 +136,18 @@ class ToolSurface:
         mark_scope: MarkScope = "catalogue",
         delivery: Delivery = "append",
         learn_from_usage: bool = False,
+        namespace_size: int | None = MAX_FUNCTIONS,
     ) -> None:
         if deferral_mode not in ("auto", "off"):
             raise ValueError(f"deferral_mode must be 'auto' or 'off', got {deferral_mode!r}")
         self.registry = registry
         self.provider = provider_spec(provider).name if provider is not None else None
         self.delivery = check_delivery(delivery, self.provider)
+        if namespace_size is not None and namespace_size < 1:
+            raise ValueError(f"namespace_size must be at least 1 or None, got {namespace_size}")
+        #: Responses, native: the most functions a namespace of the array holds (OpenAI
+        #: advises under ten); ``None`` sends each held-back group as one namespace.
+        self.namespace_size = namespace_size
         limits = limits or SurfaceLimits()
         if provider is not None and limits.max_advertised_tools is None:
             cap = provider_spec(provider).max_tools
@@ -554,10 +561,10 @@ class ToolSurface:
         catalogue = self._catalogue[1]
         if base is None:
             deferred, loaded, spaces = native_parts(
-                self.delivery, d, names, self._run.entries(), reg
+                self.delivery, d, names, self._run.entries(), reg, self.namespace_size
             )
         elif self.delivery == "native":
-            deferred, spaces = base.native()
+            deferred, spaces = base.native(self.namespace_size)
             loaded = native_loads(self._run.entries(), d, reg, base.listed)
         else:
             deferred, loaded, spaces = (), (), ()
