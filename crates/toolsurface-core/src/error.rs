@@ -119,6 +119,8 @@ pub enum CharTableProblem {
 pub enum LexiconProblem {
     /// A source written as a shape (`<...>`) that is not a known one.
     UnknownShape(String),
+    /// A source tagged with a language (`<xx>`) that is not one of the known ones.
+    UnknownLanguage(String),
     /// A source with no index terms.
     NoSourceTerms,
     /// A target (given as written) with no index terms.
@@ -160,6 +162,11 @@ impl fmt::Display for LexiconProblem {
                 f,
                 "unknown shape {shape} (the known one is {})",
                 crate::consts::ISSUE_KEY_SHAPE
+            ),
+            LexiconProblem::UnknownLanguage(tag) => write!(
+                f,
+                "unknown language {tag} (the known ones are {})",
+                crate::analysis::language::LANGUAGES.join(" ")
             ),
             LexiconProblem::NoSourceTerms => f.write_str("source has no index terms"),
             LexiconProblem::NoTargetTerms(target) => {

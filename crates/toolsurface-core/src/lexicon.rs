@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 
 use crate::analysis::analyzer::Analyzer;
+use crate::analysis::language::Lang;
 pub use crate::consts::ISSUE_KEY_SHAPE;
 use crate::error::{Error, LexiconProblem};
 use crate::strtab::{str_hash, Arena, StrTable};
@@ -63,6 +64,26 @@ fn shape_of(source: &str) -> Result<Option<&'static str>, LexiconProblem> {
     }
 }
 
+/// The language a source is tagged with (`<de> datei`: two ASCII lower-case letters in
+/// angle brackets, then ASCII white space, then the source's words), and those words;
+/// `Ok(None)` for an untagged source; an unknown language is an error (docs/analysis.md §4a).
+fn language_of(source: &str) -> Result<Option<(Lang, &str)>, LexiconProblem> {
+    let s = source.trim_matches(|c: char| c.is_ascii_whitespace());
+    let b = s.as_bytes();
+    if b.len() < 5
+        || b[0] != b'<'
+        || b[3] != b'>'
+        || !b[1..3].iter().all(u8::is_ascii_lowercase)
+        || !b[4].is_ascii_whitespace()
+    {
+        return Ok(None);
+    }
+    match Lang::from_code(&s[1..3]) {
+        Some(lang) => Ok(Some((lang, &s[4..]))),
+        None => Err(LexiconProblem::UnknownLanguage(s[..4].to_string())),
+    }
+}
+
 /// Keys of at most this many words are kept inline.
 const SHORT_KEY: usize = 4;
 
@@ -92,9 +113,10 @@ impl Lexicon {
             };
             let shape = shape_of(source).map_err(fault)?;
             // A shape's key is its own name, a word no analysed text has (`<` separates).
-            let key = match shape {
-                Some(name) => vec![name.to_string()],
-                None => analyzer.tokens(source),
+            let key = match (shape, language_of(source).map_err(fault)?) {
+                (Some(name), _) => vec![name.to_string()],
+                (None, Some((lang, words))) => analyzer.lexicon_key(words, lang),
+                (None, None) => analyzer.tokens(source),
             };
             if key.is_empty() {
                 return Err(fault(LexiconProblem::NoSourceTerms));

@@ -31,15 +31,25 @@ def char_table_text() -> str:
     return read_data_text("chars.tsv")
 
 
+#: The languages with bundled stopwords and lexicon entries of their own (docs/analysis.md
+#: §4a); English and Russian are the index's and share ``lexicon.tsv``.
+LANGUAGE_FILES = ("en", "ru", "de", "es", "fr", "uk", "zh")
+_OWN_LEXICONS = ("de", "es", "fr", "uk", "zh")
+
+
 @functools.cache
 def stopwords() -> tuple[str, ...]:
-    """English and Russian stopwords and fillers, comments and blanks dropped."""
+    """Every language's stopwords and fillers, each tagged ``<xx> word``.
+
+    English and Russian ones are stopwords of every text; the others only of a request in
+    their language; all are the votes of language detection (docs/analysis.md §4a).
+    """
     words: list[str] = []
-    for name in ("stopwords_en.txt", "stopwords_ru.txt"):
-        for line in read_data_text(name).splitlines():
+    for lang in LANGUAGE_FILES:
+        for line in read_data_text(f"stopwords_{lang}.txt").splitlines():
             word = line.strip()
             if word and not word.startswith("#"):
-                words.append(word)
+                words.append(f"<{lang}> {word}")
     return tuple(dict.fromkeys(words))
 
 
@@ -59,8 +69,16 @@ def parse_lexicon(text: str, source: str = "lexicon") -> list[tuple[str, str]]:
 
 @functools.cache
 def default_lexicon_entries() -> tuple[tuple[str, str], ...]:
-    """The bundled lexicon (``data/lexicon.tsv``)."""
-    return tuple(parse_lexicon(read_data_text("lexicon.tsv"), "data/lexicon.tsv"))
+    """The bundled lexicon: ``data/lexicon.tsv``, then one ``data/lexicon_xx.tsv`` a language.
+
+    Each language file's sources are tagged ``<xx>`` (docs/analysis.md §4a).
+    """
+    entries = parse_lexicon(read_data_text("lexicon.tsv"), "data/lexicon.tsv")
+    for lang in _OWN_LEXICONS:
+        name = f"lexicon_{lang}.tsv"
+        for source, targets in parse_lexicon(read_data_text(name), f"data/{name}"):
+            entries.append((f"<{lang}> {source}", targets))
+    return tuple(entries)
 
 
 def lexicon_from_file(path: str | Path) -> list[tuple[str, str]]:

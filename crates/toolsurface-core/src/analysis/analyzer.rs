@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::analysis::language::{
+    is_cyrillic, is_han, letter_language, Lang, LangStemmers, Signals,
+};
 use crate::chars::{CharTable, Class};
 use crate::pystr::py_strip;
 
@@ -91,7 +94,7 @@ fn is_connector(c: char) -> bool {
     matches!(c, '_' | '-' | '.')
 }
 
-/// 1 for a Latin letter, 2 for a Cyrillic one, 0 otherwise.
+/// 1 for a Latin letter, 2 for a Cyrillic one, 3 for a Han ideograph, 0 otherwise.
 #[inline]
 fn script(c: char) -> u8 {
     let cp = c as u32;
@@ -99,9 +102,21 @@ fn script(c: char) -> u8 {
         1
     } else if (0x400..=0x4FF).contains(&cp) {
         2
+    } else if is_han(c) {
+        3
     } else {
         0
     }
+}
+
+/// The language a stopword line is tagged with (`<de> der`: German) and its word, or
+/// `None` for an untagged line or an unknown tag (docs/analysis.md §4a).
+fn tagged(line: &str) -> Option<(Lang, &str)> {
+    let rest = line.strip_prefix('<')?;
+    let (code, word) = rest.split_once('>')?;
+    let lang = Lang::from_code(code)?;
+    let word = py_strip(word);
+    (!word.is_empty()).then_some((lang, word))
 }
 
 /// `^[a-z0-9]*[a-z][a-z0-9]*$`
@@ -175,8 +190,13 @@ pub struct Analyzer {
     /// (classified through the table), from the table's classes.
     ascii: [u8; 128],
     stopwords: FxHashSet<Box<str>>,
+    /// Folded function word -> the [`Lang::bit`]s of the languages whose stopword list has
+    /// it: the votes of language detection, and the words a request in one of the
+    /// languages other than English and Russian drops.
+    lang_words: FxHashMap<Box<str>, u8>,
     english: Stemmer,
     russian: Stemmer,
+    langs: LangStemmers,
 }
 
 impl std::fmt::Debug for Analyzer {
@@ -189,16 +209,26 @@ impl std::fmt::Debug for Analyzer {
 
 impl Analyzer {
     /// An analyzer over `table`. Stopwords are lines: stripped, skipped when empty or when
-    /// the line starts with `#`, folded through the table.
+    /// the line starts with `#`, folded through the table. A line tagged with a language
+    /// (`<de> der`, docs/analysis.md §4a) is that language's function word: a stopword of
+    /// every text when the language is English or Russian, else only of a request in that
+    /// language; either way a vote for it.
     pub fn new<'a>(table: CharTable, stopwords: impl IntoIterator<Item = &'a str>) -> Analyzer {
+        let mut lang_words: FxHashMap<Box<str>, u8> = FxHashMap::default();
         let stopwords = stopwords
             .into_iter()
             .filter_map(|w| {
                 let s = py_strip(w);
                 if s.is_empty() || w.starts_with('#') {
-                    None
-                } else {
-                    Some(table.fold_str(s).into_boxed_str())
+                    return None;
+                }
+                match tagged(s) {
+                    Some((lang, word)) => {
+                        let word = table.fold_str(word).into_boxed_str();
+                        *lang_words.entry(word.clone()).or_default() |= lang.bit();
+                        lang.is_base().then_some(word)
+                    }
+                    None => Some(table.fold_str(s).into_boxed_str()),
                 }
             })
             .collect();
@@ -217,9 +247,100 @@ impl Analyzer {
             id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
             table,
             stopwords,
+            lang_words,
             english: Stemmer::create(Algorithm::English),
             russian: Stemmer::create(Algorithm::Russian),
+            langs: LangStemmers::default(),
         }
+    }
+
+    /// Whether `word` (folded) is a function word of `lang` (a stopword line tagged with
+    /// it).
+    pub fn is_language_stopword(&self, word: &str, lang: Lang) -> bool {
+        self.lang_words
+            .get(word)
+            .is_some_and(|&m| m & lang.bit() != 0)
+    }
+
+    /// The [`Lang::bit`]s of the languages other than English and Russian whose function
+    /// word `word` (folded) is: a request in one of them drops it.
+    pub(crate) fn language_stop_mask(&self, word: &str) -> u8 {
+        self.lang_words
+            .get(word)
+            .map_or(0, |&m| m & !(Lang::En.bit() | Lang::Ru.bit()))
+    }
+
+    /// The lexicon word of a folded token in `lang` (`de:erstell`), or `None` when `lang`
+    /// is English or Russian or the token is not of its script (docs/analysis.md §4a).
+    pub fn lexicon_word(&self, lang: Lang, token: &str) -> Option<String> {
+        self.langs.lexicon_word(lang, token)
+    }
+
+    /// The key words of a lexicon source tagged with `lang` (docs/analysis.md §4a): the
+    /// words of `text` as a request in `lang` reads them, its function words dropped, each
+    /// its lexicon word in `lang` or, when not of `lang`'s script or when `lang` is English
+    /// or Russian, its index stem.
+    pub fn lexicon_key(&self, text: &str, lang: Lang) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut scratch = TokenScratch::default();
+        self.for_each_identifier(text, |id| {
+            self.identifier_words(id, &mut scratch, &mut |w| {
+                if self.language_stop_mask(w) & lang.bit() != 0 {
+                    return;
+                }
+                match self.lexicon_word(lang, w) {
+                    Some(lw) => out.push(lw),
+                    None => out.push(self.stem(w).into_owned()),
+                }
+            });
+        });
+        out
+    }
+
+    /// What one identifier says about its request's language ([`Signals`]): a vote per part
+    /// that is a language's function word, a vote for the language of a letter only it
+    /// writes, and whether it holds a Han or Cyrillic letter.
+    pub fn identifier_signals(&self, ident: &str, scratch: &mut TokenScratch) -> Signals {
+        let mut out = Signals::default();
+        let TokenScratch {
+            ident: chars,
+            pieces,
+            bases,
+            word,
+            ..
+        } = scratch;
+        chars.clear();
+        let mut letters = 0u8;
+        for c in ident.chars() {
+            let cl = self.table.class(c);
+            if cl == Class::Ignore {
+                continue;
+            }
+            chars.push((c, cl));
+            out.han |= is_han(c);
+            out.cyrillic |= cl.is_letter() && is_cyrillic(c);
+            if let Some(l) = letter_language(self.table.fold(c)) {
+                letters |= l.bit();
+            }
+        }
+        for l in Lang::ALL {
+            if letters & l.bit() != 0 {
+                out.votes[l as usize] += 1;
+            }
+        }
+        self.split_parts(chars, pieces, bases);
+        for &(a, b) in pieces.iter() {
+            word.clear();
+            word.extend(chars[a..b].iter().map(|&(c, _)| self.table.fold(c)));
+            if let Some(&mask) = self.lang_words.get(word.as_str()) {
+                for l in Lang::ALL {
+                    if mask & l.bit() != 0 {
+                        out.votes[l as usize] += 1;
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// A number no other analyzer of the process has.
@@ -595,14 +716,35 @@ impl Analyzer {
             }
         }
         self.split_parts(chars, pieces, bases);
-        for &(a, b) in pieces.iter() {
-            self.finish_word(chars[a..b].iter().map(|&(c, _)| c), word, on_word);
-        }
-        if pieces.len() >= 2 {
-            let joined = pieces
-                .iter()
-                .flat_map(|&(a, b)| chars[a..b].iter().map(|&(c, _)| c));
-            self.finish_word(joined, word, on_word);
+        let is_han_piece = |&(a, b): &(usize, usize)| chars[a..b].iter().all(|&(c, _)| is_han(c));
+        let mut k = 0;
+        while k < pieces.len() {
+            let (a, b) = pieces[k];
+            if is_han_piece(&pieces[k]) {
+                // A run of Han ideographs is read as its overlapping pairs (a lone one is
+                // too short): Chinese writes no spaces, and a pair is the commonest length
+                // of a word (docs/analysis.md §3).
+                for j in a..b.saturating_sub(1).max(a + 1) {
+                    let end = (j + 2).min(b);
+                    self.finish_word(chars[j..end].iter().map(|&(c, _)| c), word, on_word);
+                }
+                k += 1;
+                continue;
+            }
+            // The parts between two Han runs (all of them in an identifier without Han),
+            // then their joined form when there are two or more.
+            let first = k;
+            while k < pieces.len() && !is_han_piece(&pieces[k]) {
+                let (a, b) = pieces[k];
+                self.finish_word(chars[a..b].iter().map(|&(c, _)| c), word, on_word);
+                k += 1;
+            }
+            if k - first >= 2 {
+                let joined = pieces[first..k]
+                    .iter()
+                    .flat_map(|&(a, b)| chars[a..b].iter().map(|&(c, _)| c));
+                self.finish_word(joined, word, on_word);
+            }
         }
     }
 
@@ -649,7 +791,7 @@ impl Analyzer {
     }
 
     /// Stem a word that passed the filters, through the per-thread memo of stems.
-    fn stem_memo(&self, word: &str, emit: &mut impl FnMut(&str)) {
+    pub(crate) fn stem_memo(&self, word: &str, emit: &mut impl FnMut(&str)) {
         if !is_english_token(word) && !is_russian_token(word) {
             emit(word);
             return;

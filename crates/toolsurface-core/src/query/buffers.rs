@@ -7,6 +7,7 @@
 //! tokens (`qtoks`, as positions in `memo`) and their weights, then the terms.
 
 use crate::analysis::analyzer::TokenScratch;
+use crate::analysis::language::Lang;
 use crate::query::memo::QueryMemo;
 use crate::query::targets::TargetIds;
 use crate::query::term_list::TermList;
@@ -30,6 +31,8 @@ pub(crate) struct QueryBuffers {
     /// came before it, its ask-marker word code, and whether it is a subject marker
     /// (`query/ask.rs`).
     pub(crate) idents: Vec<(usize, usize, u8, bool)>,
+    /// The request's language (docs/analysis.md §4a), detected by its analysis.
+    pub(crate) lang: Lang,
     /// The query tokens' lexicon word ids.
     pub(crate) lex_ids: Vec<u32>,
     /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.

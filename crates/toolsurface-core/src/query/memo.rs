@@ -3,7 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::lexicon::Lexicon;
+use crate::analysis::language::{Lang, Signals};
+use crate::lexicon::{Lexicon, NO_WORD};
 use crate::strtab::StrTable;
 
 /// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
@@ -18,14 +19,18 @@ pub(crate) const QUERY_MEMO_BYTES: usize = 1 << 18;
 pub(crate) struct QueryMemo {
     /// The analyzer the tokens come from ([`Analyzer::id`]); 0 for none.
     pub(crate) owner: u64,
-    /// Identifier -> range of `toks`.
-    pub(crate) map: FxHashMap<Box<str>, (usize, usize)>,
+    /// Identifier -> range of `toks`, and what it says about its request's language.
+    pub(crate) map: FxHashMap<Box<str>, (usize, usize, Signals)>,
     /// Token text, back to back.
     pub(crate) text: String,
     /// The tokens, in `text`.
     pub(crate) toks: Vec<MemoTok>,
     /// Bytes of the identifiers held as keys.
     pub(crate) key_bytes: usize,
+    /// (token, language) -> the token's lexicon word in that language (`de:erstell`), in
+    /// `text`, with its hash; `None` when the word is not of the language's script. Made
+    /// for the languages a request's tokens look up ([`Lang::lookups`]), once each.
+    pub(crate) lang_words: FxHashMap<(u32, u8), Option<LangWord>>,
 }
 
 impl QueryMemo {
@@ -35,6 +40,7 @@ impl QueryMemo {
         self.text.clear();
         self.toks.clear();
         self.key_bytes = 0;
+        self.lang_words.clear();
     }
 
     #[inline]
@@ -56,20 +62,38 @@ impl QueryMemo {
         id
     }
 
-    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]): looked up once per token and
-    /// lexicon.
+    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]) for a request in `lang`: of the
+    /// words [`Lang::lookups`] lists (its index stem, its lexicon words in other languages,
+    /// from `lang_words`, which the query's analysis fills), the first that is a key word
+    /// (docs/analysis.md §4a). Looked up once per token, lexicon and language.
     #[inline]
-    pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon) -> u32 {
+    pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon, lang: Lang) -> u32 {
         let t = self.toks[i];
-        if t.lex_of == lex.uid() {
+        if t.lex_of == lex.uid() && t.lex_lang == lang as u8 {
             return t.lex_id;
         }
-        let id = lex.word_id(self.token(&t), t.hash);
+        let mut id = NO_WORD;
+        for step in lang.lookups() {
+            id = match step {
+                None => lex.word_id(self.token(&t), t.hash),
+                Some(l) => match self.lang_words.get(&(i as u32, *l as u8)) {
+                    Some(&Some((a, b, h))) => lex.word_id(&self.text[a..b], h),
+                    _ => NO_WORD,
+                },
+            };
+            if id != NO_WORD {
+                break;
+            }
+        }
         self.toks[i].lex_of = lex.uid();
+        self.toks[i].lex_lang = lang as u8;
         self.toks[i].lex_id = id;
         id
     }
 }
+
+/// A token's lexicon word in one language: its range in the memo's text, and its hash.
+pub(crate) type LangWord = (usize, usize, u64);
 
 /// No index or lexicon has this uid (they count up from 0 and 1).
 pub(crate) const NOT_LOOKED_UP: u64 = u64::MAX;
@@ -86,6 +110,12 @@ pub(crate) struct MemoTok {
     pub(crate) vocab_id: Option<u32>,
     pub(crate) lex_of: u64,
     pub(crate) lex_id: u32,
+    /// The language `lex_id` was looked up for.
+    pub(crate) lex_lang: u8,
+    /// The folded word the token is the stem of, in `text`.
+    pub(crate) word: (usize, usize),
+    /// The [`Lang::bit`]s of the languages whose requests drop the word.
+    pub(crate) stop: u8,
 }
 
 #[cfg(test)]

@@ -146,6 +146,7 @@ fn build_terms(
         targets,
         terms,
         issue_keys,
+        lang,
         ..
     } = bufs;
     terms.clear();
@@ -159,7 +160,7 @@ fn build_terms(
     };
     if expansion_weight > 0.0 {
         lex_ids.clear();
-        lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex)));
+        lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex, *lang)));
         lex.expand_ids(lex_ids, |slots, key| {
             let weight = expansion_weight * key_weight(&qweights[key]);
             space.targets(lex, targets, slots, |id| terms.add(id, weight));

@@ -1,6 +1,7 @@
 //! Query tokenising: a query's tokens and the weight of each.
 
 use crate::analysis::analyzer::{in_payload, Analyzer};
+use crate::analysis::language::{Lang, Signals};
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
 use crate::query::buffers::QueryBuffers;
@@ -43,8 +44,11 @@ fn cap_at_payload<'w>(ws: impl Iterator<Item = &'w mut f64>) {
 /// part ([`Analyzer::is_path_part`]), else 1; the weight of each issue-key identifier
 /// ([`Analyzer::is_issue_key`]) into `bufs.issue_keys`; then the identifiers before the
 /// request's ask ([`ask::ask_start`]) and those of its subject ([`ask::subject_start`])
-/// weigh [`PAYLOAD_WEIGHT`] at most. Every path to a query's terms (search, explain,
-/// `Searcher::query_terms`, mentions) tokenises here.
+/// weigh [`PAYLOAD_WEIGHT`] at most. The request's language ([`Signals::language`] of its
+/// identifiers outside the payload) goes into `bufs.lang`; when it is neither English nor
+/// Russian, the tokens that are its function words are dropped and each token left gets
+/// its lexicon word in it (docs/analysis.md §4a). Every path to a query's terms (search,
+/// explain, `Searcher::query_terms`, mentions) tokenises here.
 pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBuffers) {
     let QueryBuffers {
         tok,
@@ -54,8 +58,10 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         spans,
         issue_keys,
         idents,
+        lang,
         ..
     } = bufs;
+    let mut signals = Signals::default();
     let owner = analyzer.id();
     if memo.owner != owner
         || memo.map.len() >= QUERY_MEMO_IDENTS
@@ -85,30 +91,42 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         if analyzer.is_issue_key(ident) {
             issue_keys.push(w);
         }
-        let (a, b) = match memo.map.get(ident) {
+        let (a, b, sig) = match memo.map.get(ident) {
             Some(&range) => range,
             None => {
                 let a = memo.toks.len();
                 let QueryMemo { text, toks, .. } = &mut *memo;
-                analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
-                    let start = text.len();
-                    text.push_str(t);
-                    toks.push(MemoTok {
-                        start,
-                        end: text.len(),
-                        hash: str_hash(t),
-                        vocab_of: NOT_LOOKED_UP,
-                        vocab_id: None,
-                        lex_of: NOT_LOOKED_UP,
-                        lex_id: 0,
+                analyzer.identifier_words(ident, tok, &mut |w: &str| {
+                    let word = (text.len(), text.len() + w.len());
+                    text.push_str(w);
+                    let stop = analyzer.language_stop_mask(w);
+                    analyzer.stem_memo(w, &mut |t: &str| {
+                        let start = text.len();
+                        text.push_str(t);
+                        toks.push(MemoTok {
+                            start,
+                            end: text.len(),
+                            hash: str_hash(t),
+                            vocab_of: NOT_LOOKED_UP,
+                            vocab_id: None,
+                            lex_of: NOT_LOOKED_UP,
+                            lex_id: 0,
+                            lex_lang: 0,
+                            word,
+                            stop,
+                        });
                     });
                 });
-                let range = (a, memo.toks.len());
+                let sig = analyzer.identifier_signals(ident, tok);
+                let range = (a, memo.toks.len(), sig);
                 memo.key_bytes += ident.len();
                 memo.map.insert(ident.into(), range);
                 range
             }
         };
+        if !in_payload(spans, start) {
+            signals.add(&sig);
+        }
         qtoks.extend(a..b);
         qweights.extend(std::iter::repeat_n(w, b - a));
     });
@@ -122,4 +140,48 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         let (toks, keys, _, _) = idents[i];
         cap_at_payload(qweights[toks..].iter_mut().chain(&mut issue_keys[keys..]));
     }
+    *lang = signals.language();
+    if *lang != Lang::En {
+        language_words(analyzer, *lang, memo, qtoks, qweights);
+    }
+}
+
+/// For a request in `lang`: drop the tokens that are its function words when it drops
+/// them ([`Lang::drops_function_words`]), and make each token's lexicon words in the
+/// languages it looks up ([`Lang::lookups`], [`Analyzer::lexicon_word`]), once per token
+/// and language.
+fn language_words(
+    analyzer: &Analyzer,
+    lang: Lang,
+    memo: &mut QueryMemo,
+    qtoks: &mut Vec<usize>,
+    qweights: &mut Vec<f64>,
+) {
+    let drop = lang.drops_function_words();
+    let mut kept = 0;
+    for j in 0..qtoks.len() {
+        let i = qtoks[j];
+        let t = memo.toks[i];
+        if drop && t.stop & lang.bit() != 0 {
+            continue;
+        }
+        qtoks[kept] = i;
+        qweights[kept] = qweights[j];
+        kept += 1;
+        for l in lang.lookups().iter().flatten() {
+            let key = (i as u32, *l as u8);
+            if memo.lang_words.contains_key(&key) {
+                continue;
+            }
+            let word = analyzer.lexicon_word(*l, &memo.text[t.word.0..t.word.1]);
+            let made = word.map(|w| {
+                let a = memo.text.len();
+                memo.text.push_str(&w);
+                (a, memo.text.len(), str_hash(&w))
+            });
+            memo.lang_words.insert(key, made);
+        }
+    }
+    qtoks.truncate(kept);
+    qweights.truncate(kept);
 }

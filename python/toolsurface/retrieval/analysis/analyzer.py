@@ -16,6 +16,17 @@ from dataclasses import dataclass, field
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
+from toolsurface.retrieval.analysis.language import (
+    BASE_LANGUAGES,
+    DROPS_FUNCTION_WORDS,
+    LANGUAGES,
+    LOOKUPS,
+    LanguageStemmers,
+    Signals,
+    is_han,
+    letter_language,
+)
+
 __all__ = [
     "ASK_MARKERS",
     "CONNECTORS",
@@ -188,12 +199,23 @@ _URL_END = re.compile("[ \t\n\x0b\x0c\r]")
 
 
 def _script(cp: int) -> int:
-    """Return 1 for a Latin letter, 2 for a Cyrillic one, 0 otherwise (letters only)."""
+    """Return 1 for a Latin letter, 2 for a Cyrillic one, 3 for Han, 0 otherwise."""
     if cp < 0x80 or 0xC0 <= cp <= 0x24F:
         return 1
     if 0x400 <= cp <= 0x4FF:
         return 2
+    if is_han(chr(cp)):
+        return 3
     return 0
+
+
+def _tagged(line: str) -> tuple[str, str] | None:
+    """The language and word of a stopword line tagged ``<de> der``; None otherwise."""
+    if not line.startswith("<") or ">" not in line:
+        return None
+    code, word = line[1:].split(">", 1)
+    word = word.strip()
+    return (code, word) if code in LANGUAGES and word else None
 
 
 def _class_set(ranges: list[tuple[int, int]]) -> str:
@@ -380,12 +402,28 @@ class Analyzer:
         seg = f"[{base}][{base}{marks}]*"
         self._identifier = re.compile(f"{seg}(?:[{re.escape(CONNECTORS)}]+{seg})*")
         self._connector = re.compile(f"[{re.escape(CONNECTORS)}]+")
-        self.stopwords = frozenset(
-            self.fold(w.strip()) for w in stopwords if w.strip() and not w.startswith("#")
-        )
+        stops: set[str] = set()
+        #: Folded function word -> the languages whose stopword list has it (§4a).
+        self.language_words: dict[str, frozenset[str]] = {}
+        for w in stopwords:
+            line = w.strip()
+            if not line or w.startswith("#"):
+                continue
+            tag = _tagged(line)
+            if tag is None:
+                stops.add(self.fold(line))
+                continue
+            lang, word = tag
+            folded = self.fold(word)
+            self.language_words[folded] = self.language_words.get(folded, frozenset()) | {lang}
+            if lang in BASE_LANGUAGES:
+                stops.add(folded)
+        self.stopwords = frozenset(stops)
         self._english = EnglishStemmer()
         self._russian = RussianStemmer()
-        self._memo: dict[str, tuple[str, ...]] = {}
+        self._languages = LanguageStemmers()
+        self._memo: dict[str, tuple[tuple[str, str], ...]] = {}
+        self._signals: dict[str, Signals] = {}
 
     def fold(self, text: str) -> str:
         """Lower-case ``text`` code point by code point through the table (ё reads as е)."""
@@ -395,13 +433,53 @@ class Analyzer:
         """Index terms of ``text`` in order: parts of each identifier, then its joined form."""
         out: list[str] = []
         for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
-            out.extend(terms)
+            out.extend(stem for _, stem in terms)
         return out
+
+    def lexicon_word(self, lang: str, token: str) -> str | None:
+        """The lexicon word of a folded token in ``lang`` (``de:erstell``), or None."""
+        return self._languages.lexicon_word(lang, token)
+
+    def lexicon_key(self, text: str, lang: str) -> list[str]:
+        """The key words of a lexicon source tagged ``lang`` (docs/analysis.md §4a)."""
+        out: list[str] = []
+        for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
+            for word, stem in terms:
+                if lang in self.language_words.get(word, ()):
+                    continue
+                out.append(self.lexicon_word(lang, word) or stem)
+        return out
+
+    def signals(self, ident: str) -> Signals:
+        """What one identifier (class-I characters removed) says about the request's language."""
+        sig = self._signals.get(ident)
+        if sig is not None:
+            return sig
+        sig = Signals()
+        letters: set[str] = set()
+        for c in ident:
+            sig.han |= is_han(c)
+            sig.cyrillic |= 0x400 <= ord(c) <= 0x4FF and self.table.char_class(ord(c)) in _LETTERS
+            lang = letter_language(self.fold(c))
+            if lang is not None:
+                letters.add(lang)
+        for lang in letters:
+            sig.votes[lang] += 1
+        for part in self.parts(ident):
+            for lang in self.language_words.get(self.fold(part), ()):
+                sig.votes[lang] += 1
+        if len(self._signals) >= _MEMO_LIMIT:
+            self._signals.clear()
+        self._signals[ident] = sig
+        return sig
 
     def query_tokens(
         self, text: str, payload_weight: float
-    ) -> tuple[list[str], list[float], list[float]]:
-        """Index terms of a request, the weight of each, and the weight of each issue key.
+    ) -> tuple[list[str], list[float], list[float], list[tuple[str, ...]]]:
+        """Index terms of a request, their weights, its issue keys' weights, their lookups.
+
+        The fourth list has, per term, the words it looks up in the lexicon, in order
+        (docs/analysis.md §4a).
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
         ``payload_spans``), of a number (ASCII digits and connectors only: ``231``,
@@ -410,14 +488,20 @@ class Analyzer:
         the request's ask (``ask_start``) and those of its subject (``subject_start``) weigh
         ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
-        the lexicon's ``<issue-key>`` source expands each.
+        the lexicon's ``<issue-key>`` source expands each. The request's language is
+        ``Signals.language`` of its identifiers outside the payload; a term looks up what
+        ``LOOKUPS`` lists for it (a word not of a language's script has no lexicon word in
+        it and looks up its stem instead), and a request in one of
+        ``DROPS_FUNCTION_WORDS`` drops its function words.
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
         starts = [a for a, _ in spans]
         toks: list[str] = []
+        words: list[str] = []
         weights: list[float] = []
         keys: list[float] = []
+        signals = Signals()
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
@@ -430,26 +514,45 @@ class Analyzer:
             )
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
-            toks.extend(terms)
+            if not inside:
+                signals.add(self.signals(ident))
+            toks.extend(stem for _, stem in terms)
+            words.extend(word for word, _ in terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
         # The context before the ask, and the subject after it, weigh as the payload does.
-        words = [folded for _, _, folded in idents]
-        ask = ask_start(words)
+        folded_idents = [folded for _, _, folded in idents]
+        ask = ask_start(folded_idents)
         if ask is not None:
             toks_before, keys_before, _ = idents[ask]
             weights[:toks_before] = [min(w, payload_weight) for w in weights[:toks_before]]
             keys[:keys_before] = [min(w, payload_weight) for w in keys[:keys_before]]
-        subject = subject_start(words, ask)
+        subject = subject_start(folded_idents, ask)
         if subject is not None:
             toks_from, keys_from, _ = idents[subject]
             weights[toks_from:] = [min(w, payload_weight) for w in weights[toks_from:]]
             keys[keys_from:] = [min(w, payload_weight) for w in keys[keys_from:]]
-        return toks, weights, keys
+        lang = signals.language()
+        kept = list(range(len(toks)))
+        if lang in DROPS_FUNCTION_WORDS:
+            kept = [i for i, w in enumerate(words) if lang not in self.language_words.get(w, ())]
+        steps = LOOKUPS[lang]
+        return (
+            [toks[i] for i in kept],
+            [weights[i] for i in kept],
+            keys,
+            [
+                tuple((self.lexicon_word(s, words[i]) or toks[i]) if s else toks[i] for s in steps)
+                for i in kept
+            ],
+        )
 
-    def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
-        """Each identifier of ``text`` (class-I characters removed): start, text, terms."""
+    def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[tuple[str, str], ...]]]:
+        """Each identifier of ``text`` (class-I characters removed): start, text, terms.
+
+        The terms are (folded word, stem) pairs.
+        """
         memo = self._memo
         url_end = -1
         for match in self._identifier.finditer(text):
@@ -524,15 +627,26 @@ class Analyzer:
             return stem
         return stem + "er"
 
-    def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
-        parts = self.parts(identifier)
-        raw = [*parts, "".join(parts)] if len(parts) >= 2 else parts
-        out: list[str] = []
+    def _analyse_identifier(self, identifier: str) -> tuple[tuple[str, str], ...]:
+        raw: list[str] = []
+        group: list[str] = []  # the parts since the last Han run
+        for part in [*self.parts(identifier), None]:
+            if part is not None and not all(is_han(c) for c in part):
+                raw.append(part)
+                group.append(part)
+                continue
+            if len(group) >= 2:
+                raw.append("".join(group))
+            group = []
+            if part is not None:
+                # A Han run reads as its overlapping pairs (a lone ideograph is too short).
+                raw.extend(part[k : k + 2] for k in range(max(len(part) - 1, 1)))
+        out: list[tuple[str, str]] = []
         for piece in raw:
             token = self.fold(piece)
             if len(token) < MIN_TOKEN_CHARS or token in self.stopwords:
                 continue
-            out.append(self.stem(token))
+            out.append((token, self.stem(token)))
         return tuple(out)
 
     def stem(self, token: str) -> str:

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
+from toolsurface.retrieval.analysis.language import language_of_source
 from toolsurface.retrieval.engine.alias_match import PureAliases
 from toolsurface.retrieval.engine.ranking import Hits, boost_factor, check_factor
 
@@ -101,10 +102,16 @@ class PureLexicon:
         for i, (source, target) in enumerate(entries):
             try:
                 shape = shape_of(source)
+                tagged = language_of_source(source)
             except ValueError as e:
                 raise ValueError(f"lexicon entry {i} ({source!r}): {e}") from None
             # A shape's key is its own name, a word no analysed text has (``<`` separates).
-            key = (shape,) if shape else tuple(analyzer.tokens(source))
+            if shape:
+                key: tuple[str, ...] = (shape,)
+            elif tagged is not None:
+                key = tuple(analyzer.lexicon_key(tagged[1], tagged[0]))
+            else:
+                key = tuple(analyzer.tokens(source))
             if not key:
                 raise ValueError(f"lexicon entry {i} ({source!r}): source has no index terms")
             targets = analyzer.tokens(target)
@@ -118,6 +125,10 @@ class PureLexicon:
                 self.issue_key = merged
             else:
                 self.max_len = max(self.max_len, len(key))
+
+        #: Every word of a key: a request's lexicon word in its language is looked up when
+        #: it is one, else its index stem (docs/analysis.md §4a).
+        self.words = frozenset(w for key in self.entries for w in key)
 
     def __len__(self) -> int:
         """Number of distinct keys."""
@@ -212,8 +223,8 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        toks, weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        return list(self._terms(toks, weights, keys, lexicon, expansion_weight).items())
+        toks, weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        return list(self._terms(toks, weights, keys, lookups, lexicon, expansion_weight).items())
 
     def mentions(
         self,
@@ -232,20 +243,26 @@ class PureIndex:
         toks: list[str],
         weights: list[float],
         keys: list[float],
+        lookups: list[tuple[str, ...]],
         lexicon: PureLexicon | None,
         expansion_weight: float,
     ) -> dict[str, float]:
-        """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'."""
+        """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'.
+
+        A key is matched on the first of each token's lookups (its stem, its lexicon word in
+        the request's language) that is a key word (§4a).
+        """
         terms: dict[str, float] = {}
         for tok, w in zip(toks, weights):
             _add(terms, tok, w)
         if lexicon is None or expansion_weight <= 0.0:
             return terms
         if lexicon.max_len:
+            looked = [next((w for w in ws if w in lexicon.words), ws[0]) for ws in lookups]
             i = 0
-            while i < len(toks):
-                for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
-                    targets = lexicon.entries.get(tuple(toks[i : i + length]))
+            while i < len(looked):
+                for length in range(min(lexicon.max_len, len(looked) - i), 0, -1):
+                    targets = lexicon.entries.get(tuple(looked[i : i + length]))
                     if targets is not None:
                         key_weight = max(weights[i : i + length])
                         for t in targets:
@@ -362,8 +379,8 @@ class PureIndex:
             raise ValueError(f"k must be >= 0, got {k}")
         checked = [(f.ids, check_factor(factor)) for f, factor in boosts]
         table = self._table((*weights, *b, k1))
-        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
+        toks, tok_weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, keys, lookups, lexicon, expansion_weight)
         scores = self._score(terms, table, allowed)
         fallback = not scores
         if fallback:
@@ -403,11 +420,11 @@ class PureIndex:
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        toks, tok_weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
         terms = (
             self._fuzzy_terms(toks)
             if fallback
-            else self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
+            else self._terms(toks, tok_weights, keys, lookups, lexicon, expansion_weight)
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []

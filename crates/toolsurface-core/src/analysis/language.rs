@@ -1,0 +1,344 @@
+//! The languages of requests (docs/analysis.md §4a): each request's language, detected from
+//! its script and its function words, and the words its lexicon lookups use in that
+//! language (a Snowball stem, the Ukrainian ending stripper below, or a Han bigram as it is).
+//!
+//! The index is analysed as English and Russian (§3); only the lexicon's tagged sources and
+//! a request's lookups into them use these stems, so a language is its stopword list, its
+//! stemmer and its lexicon entries.
+
+use std::borrow::Cow;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// The languages a request is read in, by code, in the order of [`Lang`].
+pub const LANGUAGES: [&str; 7] = ["en", "ru", "de", "es", "fr", "uk", "zh"];
+
+/// Ukrainian inflectional endings the Ukrainian stemmer strips ([`uk_stem`]): noun and
+/// adjective case endings, verb infinitive, personal, imperative and past endings. The
+/// longest that fits is stripped, so order does not matter.
+pub const UK_ENDINGS: [&str; 79] = [
+    "ами", "ями", "ові", "еві", "єві", "ого", "ому", "ими", "іми", "ати", "яти", "ити", "іти",
+    "ути", "уть", "ють", "ать", "ять", "ить", "іть", "ете", "єте", "ите", "іте", "емо", "ємо",
+    "имо", "імо", "йте", "ала", "ало", "али", "ила", "ило", "или", "ах", "ях", "ам", "ям", "ом",
+    "ем", "єм", "ою", "ею", "єю", "ий", "ій", "ої", "ів", "їв", "их", "іх", "им", "ім", "ти", "ть",
+    "ав", "ив", "а", "я", "о", "е", "є", "и", "і", "ї", "у", "ю", "й", "ь", "ла", "ія", "ії", "ію",
+    "ією", "ієм", "іям", "іях", "іями",
+];
+
+/// A language of requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Lang {
+    /// English: the index's language (no lexicon words of its own).
+    #[default]
+    En = 0,
+    /// Russian: analysed in the index too (no lexicon words of its own).
+    Ru = 1,
+    /// German (Snowball German).
+    De = 2,
+    /// Spanish (Snowball Spanish).
+    Es = 3,
+    /// French (Snowball French).
+    Fr = 4,
+    /// Ukrainian ([`uk_stem`]).
+    Uk = 5,
+    /// Chinese (Han bigrams, unstemmed).
+    Zh = 6,
+    /// A request in Latin letters with no vote for any language: English, German, Spanish
+    /// or French, unknown which (no code of its own; no lexicon source is tagged with it).
+    Latin = 7,
+}
+
+impl Lang {
+    /// Every language, in [`LANGUAGES`] order.
+    pub const ALL: [Lang; 7] = [
+        Lang::En,
+        Lang::Ru,
+        Lang::De,
+        Lang::Es,
+        Lang::Fr,
+        Lang::Uk,
+        Lang::Zh,
+    ];
+
+    /// Its code (`de`); `latin` for [`Lang::Latin`], which no source is tagged with.
+    pub fn code(self) -> &'static str {
+        LANGUAGES.get(self as usize).copied().unwrap_or("latin")
+    }
+
+    /// The language of a code, if it is one.
+    pub fn from_code(code: &str) -> Option<Lang> {
+        LANGUAGES
+            .iter()
+            .position(|&c| c == code)
+            .map(|i| Lang::ALL[i])
+    }
+
+    /// English and Russian: the languages the index itself is analysed in, whose lexicon
+    /// entries are keyed by the index's own stems.
+    pub fn is_base(self) -> bool {
+        matches!(self, Lang::En | Lang::Ru)
+    }
+
+    /// What a token of a request in this language looks up in the lexicon, in order, the
+    /// first that is a key word winning (docs/analysis.md §4a): `None` its index stem,
+    /// `Some(l)` its lexicon word in `l`. English: the stem. Russian: the stem, then the
+    /// Ukrainian word (a short Ukrainian request may show neither a letter nor a function
+    /// word of its own). German, Spanish, French, Ukrainian, Chinese: the own word, then the
+    /// stem. Latin without votes: the stem, then the German, Spanish and French words.
+    pub fn lookups(self) -> &'static [Option<Lang>] {
+        match self {
+            Lang::En => &[None],
+            Lang::Ru => &[None, Some(Lang::Uk)],
+            Lang::De => &[Some(Lang::De), None],
+            Lang::Es => &[Some(Lang::Es), None],
+            Lang::Fr => &[Some(Lang::Fr), None],
+            Lang::Uk => &[Some(Lang::Uk), None],
+            Lang::Zh => &[Some(Lang::Zh), None],
+            Lang::Latin => &[None, Some(Lang::De), Some(Lang::Es), Some(Lang::Fr)],
+        }
+    }
+
+    /// Whether a request in this language drops its function words: one of German,
+    /// Spanish, French, Ukrainian and Chinese (English and Russian ones are every text's
+    /// stopwords).
+    pub fn drops_function_words(self) -> bool {
+        matches!(self, Lang::De | Lang::Es | Lang::Fr | Lang::Uk | Lang::Zh)
+    }
+
+    /// This language's bit in a mask of languages.
+    pub fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// Whether `c` is a Han ideograph (CJK Unified Ideographs and their extensions, the
+/// compatibility ideographs).
+#[inline]
+pub fn is_han(c: char) -> bool {
+    matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x3FFFF)
+}
+
+/// Whether `c` is in the Cyrillic block (U+0400–U+04FF).
+#[inline]
+pub fn is_cyrillic(c: char) -> bool {
+    ('\u{400}'..='\u{4FF}').contains(&c)
+}
+
+/// The language a folded letter marks, if it is one only some of the languages write:
+/// `ä ö ü ß` German, `ñ á í ó ú` Spanish, `é ç œ è ê à ù â î ô û ë ï` French, `і ї є ґ`
+/// Ukrainian, `ы э ъ` Russian.
+pub fn letter_language(c: char) -> Option<Lang> {
+    match c {
+        'ä' | 'ö' | 'ü' | 'ß' => Some(Lang::De),
+        'ñ' | 'á' | 'í' | 'ó' | 'ú' => Some(Lang::Es),
+        'é' | 'ç' | 'œ' | 'è' | 'ê' | 'à' | 'ù' | 'â' | 'î' | 'ô' | 'û' | 'ë' | 'ï' => {
+            Some(Lang::Fr)
+        }
+        'і' | 'ї' | 'є' | 'ґ' => Some(Lang::Uk),
+        'ы' | 'э' | 'ъ' => Some(Lang::Ru),
+        _ => None,
+    }
+}
+
+/// What one identifier of a request says about its language: per language the number of
+/// its parts that are that language's function words plus one when it holds a letter only
+/// that language writes ([`letter_language`]), and whether it holds a Han or a Cyrillic
+/// letter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Signals {
+    /// Per language, in [`Lang`] order.
+    pub votes: [u16; 7],
+    /// A Han ideograph.
+    pub han: bool,
+    /// A Cyrillic letter.
+    pub cyrillic: bool,
+}
+
+impl Signals {
+    /// Add another identifier's signals.
+    pub fn add(&mut self, other: &Signals) {
+        for (a, b) in self.votes.iter_mut().zip(other.votes) {
+            *a = a.saturating_add(b);
+        }
+        self.han |= other.han;
+        self.cyrillic |= other.cyrillic;
+    }
+
+    /// The request's language from the signals of its identifiers outside the payload:
+    /// Chinese when one holds a Han ideograph; else, when one holds a Cyrillic letter,
+    /// Ukrainian if its votes beat Russian's, else Russian; else the first of German,
+    /// Spanish and French with the most votes when they beat English's, else English; but
+    /// [`Lang::Latin`] when none of the four has a vote or two of German, Spanish and French
+    /// share the most.
+    pub fn language(&self) -> Lang {
+        let v = |l: Lang| self.votes[l as usize];
+        if self.han {
+            return Lang::Zh;
+        }
+        if self.cyrillic {
+            return if v(Lang::Uk) > v(Lang::Ru) {
+                Lang::Uk
+            } else {
+                Lang::Ru
+            };
+        }
+        let mut best = Lang::En;
+        let mut tied = false;
+        for l in [Lang::De, Lang::Es, Lang::Fr] {
+            if v(l) > v(best) {
+                best = l;
+                tied = false;
+            } else if best != Lang::En && v(l) == v(best) {
+                tied = true;
+            }
+        }
+        if v(best) == 0 || tied {
+            Lang::Latin
+        } else {
+            best
+        }
+    }
+}
+
+/// Whether every character of `token` is Latin (below U+0080 or in U+00C0–U+024F) and one
+/// is a letter: what the German, Spanish and French stemmers take.
+fn is_latin_word(token: &str) -> bool {
+    token
+        .chars()
+        .all(|c| (c as u32) < 0x80 || ('\u{C0}'..='\u{24F}').contains(&c))
+        && token.chars().any(char::is_alphabetic)
+}
+
+/// Ukrainian stemming: after the first vowel (the region the ending must lie in), strip a
+/// final `ся` or `сь`, then the longest of [`UK_ENDINGS`] that leaves at least two
+/// characters, then a final `ь`, then one `н` of a final `нн`.
+pub fn uk_stem(word: &str) -> String {
+    const VOWELS: &str = "аеиоуюяіїє";
+    let mut chars: Vec<char> = word.chars().collect();
+    let Some(first_vowel) = chars.iter().position(|&c| VOWELS.contains(c)) else {
+        return word.to_string();
+    };
+    let rv = first_vowel + 1;
+    let ends_with = |chars: &[char], end: &str| {
+        let n = end.chars().count();
+        chars.len() >= n && chars[chars.len() - n..].iter().copied().eq(end.chars())
+    };
+    for refl in ["ся", "сь"] {
+        if ends_with(&chars, refl) && chars.len() - 2 >= rv.max(2) {
+            chars.truncate(chars.len() - 2);
+            break;
+        }
+    }
+    let mut best = 0usize;
+    for end in UK_ENDINGS {
+        let n = end.chars().count();
+        if n > best && ends_with(&chars, end) && chars.len() - n >= rv.max(2) {
+            best = n;
+        }
+    }
+    chars.truncate(chars.len() - best);
+    if chars.len() > rv.max(2) && chars.last() == Some(&'ь') {
+        chars.pop();
+    }
+    if chars.len() > rv.max(2) && ends_with(&chars, "нн") {
+        chars.pop();
+    }
+    chars.into_iter().collect()
+}
+
+/// The stemmers of the languages with lexicon words of their own.
+pub struct LangStemmers {
+    german: Stemmer,
+    spanish: Stemmer,
+    french: Stemmer,
+}
+
+impl std::fmt::Debug for LangStemmers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LangStemmers")
+    }
+}
+
+impl Default for LangStemmers {
+    fn default() -> Self {
+        LangStemmers {
+            german: Stemmer::create(Algorithm::German),
+            spanish: Stemmer::create(Algorithm::Spanish),
+            french: Stemmer::create(Algorithm::French),
+        }
+    }
+}
+
+impl LangStemmers {
+    /// The lexicon word of a folded token in `lang` (not English nor Russian):
+    /// `code:stem`, the stem by `lang`'s stemmer, or `None` when the token is not of
+    /// `lang`'s script (Latin for German, Spanish and French, Cyrillic for Ukrainian,
+    /// Han for Chinese), whose lookups use its index stem.
+    pub fn lexicon_word(&self, lang: Lang, token: &str) -> Option<String> {
+        let stem: Cow<'_, str> = match lang {
+            Lang::En | Lang::Ru | Lang::Latin => return None,
+            Lang::De | Lang::Es | Lang::Fr if !is_latin_word(token) => return None,
+            Lang::De => self.german.stem(token),
+            Lang::Es => self.spanish.stem(token),
+            Lang::Fr => self.french.stem(token),
+            Lang::Uk if token.chars().all(is_cyrillic) => Cow::Owned(uk_stem(token)),
+            Lang::Zh if token.chars().all(is_han) => Cow::Borrowed(token),
+            Lang::Uk | Lang::Zh => return None,
+        };
+        Some(format!("{}:{stem}", lang.code()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ukrainian_inflections_share_a_stem() {
+        for group in [
+            &["задача", "задачі", "задачу", "задачами", "задачах", "задач"][..],
+            &["файл", "файли", "файлів", "файлом", "файлі"],
+            &["створи", "створіть", "створити"],
+            &["повідомлення", "повідомлень", "повідомленням"],
+            &["новий", "нова", "нові", "нового"],
+        ] {
+            let stems: Vec<String> = group.iter().map(|w| uk_stem(w)).collect();
+            assert!(stems.iter().all(|s| s == &stems[0]), "{group:?}: {stems:?}");
+        }
+        assert_eq!(uk_stem("бд"), "бд");
+        assert_eq!(uk_stem("ці"), "ці");
+    }
+
+    #[test]
+    fn detection_by_script_and_votes() {
+        let mut s = Signals::default();
+        assert_eq!(s.language(), Lang::Latin);
+        s.votes[Lang::De as usize] = 1;
+        assert_eq!(s.language(), Lang::De);
+        s.votes[Lang::En as usize] = 1;
+        assert_eq!(s.language(), Lang::En);
+        s.cyrillic = true;
+        assert_eq!(s.language(), Lang::Ru);
+        s.votes[Lang::Uk as usize] = 1;
+        assert_eq!(s.language(), Lang::Uk);
+        s.han = true;
+        assert_eq!(s.language(), Lang::Zh);
+    }
+
+    #[test]
+    fn lexicon_words_by_script() {
+        let st = LangStemmers::default();
+        assert_eq!(
+            st.lexicon_word(Lang::De, "erstellen").as_deref(),
+            Some("de:erstell")
+        );
+        assert_eq!(st.lexicon_word(Lang::De, "файл"), None);
+        assert_eq!(st.lexicon_word(Lang::Uk, "pull"), None);
+        assert_eq!(
+            st.lexicon_word(Lang::Zh, "创建").as_deref(),
+            Some("zh:创建")
+        );
+        assert_eq!(st.lexicon_word(Lang::En, "create"), None);
+    }
+}

@@ -1,0 +1,198 @@
+"""The languages of requests: detection per request and the lexicon's words in each.
+
+The index is analysed as English and Russian (docs/analysis.md §3); a request in German,
+Spanish, French, Ukrainian or Chinese is told apart by its script and function words, drops
+its language's function words, and looks its words up in the lexicon's entries tagged with
+its language (§4a). The native engine's twin is ``crates/toolsurface-core/src/analysis/
+language.rs``; both must give the same words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from snowballstemmer.french_stemmer import FrenchStemmer  # type: ignore[import-untyped]
+from snowballstemmer.german_stemmer import GermanStemmer  # type: ignore[import-untyped]
+from snowballstemmer.spanish_stemmer import SpanishStemmer  # type: ignore[import-untyped]
+
+__all__ = [
+    "BASE_LANGUAGES",
+    "LANGUAGES",
+    "LOOKUPS",
+    "UK_ENDINGS",
+    "Signals",
+    "is_han",
+    "language_of_source",
+    "letter_language",
+    "uk_stem",
+]
+
+#: The languages a request is read in, by code, in the native engine's order.
+LANGUAGES = ("en", "ru", "de", "es", "fr", "uk", "zh")
+#: The languages the index itself is analysed in: their lexicon entries use its stems.
+BASE_LANGUAGES = frozenset(("en", "ru"))
+#: Ukrainian inflectional endings ``uk_stem`` strips (the longest that fits).
+UK_ENDINGS = (
+    *("ами", "ями", "ові", "еві", "єві", "ого", "ому", "ими", "іми", "ати", "яти", "ити", "іти"),
+    *("ути", "уть", "ють", "ать", "ять", "ить", "іть", "ете", "єте", "ите", "іте", "емо", "ємо"),
+    *("имо", "імо", "йте", "ала", "ало", "али", "ила", "ило", "или", "ах", "ях", "ам", "ям", "ом"),
+    *("ем", "єм", "ою", "ею", "єю", "ий", "ій", "ої", "ів", "їв", "их", "іх", "им", "ім", "ти"),
+    *("ть", "ав", "ив", "а", "я", "о", "е", "є", "и", "і", "ї", "у", "ю", "й", "ь", "ла", "ія"),
+    *("ії", "ію", "ією", "ієм", "іям", "іях", "іями"),
+)
+#: What a token of a request in each language looks up in the lexicon, in order, the first
+#: that is a key word winning: ``None`` its index stem, a code its lexicon word in that
+#: language (docs/analysis.md §4a). ``latin``: Latin letters and no language's vote.
+LOOKUPS: dict[str, tuple[str | None, ...]] = {
+    "en": (None,),
+    "ru": (None, "uk"),
+    "de": ("de", None),
+    "es": ("es", None),
+    "fr": ("fr", None),
+    "uk": ("uk", None),
+    "zh": ("zh", None),
+    "latin": (None, "de", "es", "fr"),
+}
+#: The languages whose requests drop their function words (English and Russian ones are
+#: stopwords of every text).
+DROPS_FUNCTION_WORDS = frozenset(("de", "es", "fr", "uk", "zh"))
+_VOWELS = frozenset("аеиоуюяіїє")
+_LETTER_LANGUAGE = {
+    **dict.fromkeys("äöüß", "de"),
+    **dict.fromkeys("ñáíóú", "es"),
+    **dict.fromkeys("éçœèêàùâîôûëï", "fr"),
+    **dict.fromkeys("іїєґ", "uk"),
+    **dict.fromkeys("ыэъ", "ru"),
+}
+
+
+def is_han(c: str) -> bool:
+    """Whether the character ``c`` is a Han ideograph (CJK Unified and compatibility)."""
+    cp = ord(c)
+    return (
+        0x3400 <= cp <= 0x4DBF
+        or 0x4E00 <= cp <= 0x9FFF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x20000 <= cp <= 0x3FFFF
+    )
+
+
+def letter_language(c: str) -> str | None:
+    """The language a folded letter marks when only it writes it (``ß``: ``de``)."""
+    return _LETTER_LANGUAGE.get(c)
+
+
+def uk_stem(word: str) -> str:
+    """Ukrainian stemming: strip a reflexive ``ся``/``сь``, the longest ending, ``ь``, ``нн``.
+
+    Every strip stays past the first vowel and leaves at least two characters.
+
+    >>> [uk_stem(w) for w in ("задачами", "файлів", "створіть", "повідомлень")]
+    ['задач', 'файл', 'створ', 'повідомлен']
+    """
+    first = next((i for i, c in enumerate(word) if c in _VOWELS), None)
+    if first is None:
+        return word
+    keep = max(first + 1, 2)
+    w = word
+    for refl in ("ся", "сь"):
+        if w.endswith(refl) and len(w) - 2 >= keep:
+            w = w[:-2]
+            break
+    best = 0
+    for end in UK_ENDINGS:
+        if len(end) > best and w.endswith(end) and len(w) - len(end) >= keep:
+            best = len(end)
+    w = w[: len(w) - best]
+    if len(w) > keep and w.endswith("ь"):
+        w = w[:-1]
+    if len(w) > keep and w.endswith("нн"):
+        w = w[:-1]
+    return w
+
+
+def _is_latin_word(token: str) -> bool:
+    return all(ord(c) < 0x80 or 0xC0 <= ord(c) <= 0x24F for c in token) and any(
+        c.isalpha() for c in token
+    )
+
+
+class LanguageStemmers:
+    """The lexicon words of tokens in the languages with entries of their own."""
+
+    def __init__(self) -> None:
+        self._snowball = {"de": GermanStemmer(), "es": SpanishStemmer(), "fr": FrenchStemmer()}
+
+    def lexicon_word(self, lang: str, token: str) -> str | None:
+        """``code:stem`` of a folded token, or None when not of ``lang``'s script (or base)."""
+        if lang in self._snowball:
+            if not _is_latin_word(token):
+                return None
+            stem = str(self._snowball[lang].stemWord(token))
+        elif lang == "uk" and all(0x400 <= ord(c) <= 0x4FF for c in token):
+            stem = uk_stem(token)
+        elif lang == "zh" and all(is_han(c) for c in token):
+            stem = token
+        else:
+            return None
+        return f"{lang}:{stem}"
+
+
+@dataclass
+class Signals:
+    """What a request's identifiers say about its language: votes, Han, Cyrillic."""
+
+    votes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(LANGUAGES, 0))
+    han: bool = False
+    cyrillic: bool = False
+
+    def add(self, other: Signals) -> None:
+        """Add another identifier's signals."""
+        for lang, n in other.votes.items():
+            self.votes[lang] += n
+        self.han |= other.han
+        self.cyrillic |= other.cyrillic
+
+    def language(self) -> str:
+        """Chinese with Han; Cyrillic: Ukrainian over Russian on votes; else de/es/fr over en.
+
+        ``latin`` when none of en, de, es and fr has a vote, or two of de, es, fr share the
+        most.
+
+        >>> s = Signals(); s.votes["de"] = 1; s.language()
+        'de'
+        """
+        if self.han:
+            return "zh"
+        if self.cyrillic:
+            return "uk" if self.votes["uk"] > self.votes["ru"] else "ru"
+        best = "en"
+        tied = False
+        for lang in ("de", "es", "fr"):
+            if self.votes[lang] > self.votes[best]:
+                best, tied = lang, False
+            elif best != "en" and self.votes[lang] == self.votes[best]:
+                tied = True
+        return best if self.votes[best] and not tied else "latin"
+
+
+def language_of_source(source: str) -> tuple[str, str] | None:
+    """The language a lexicon source is tagged with (``<de> datei``) and its words.
+
+    None for an untagged source; an unknown language raises ``ValueError``.
+
+    >>> language_of_source("<de> neue datei"), language_of_source("pull request")
+    (('de', 'neue datei'), None)
+    """
+    s = source.strip(" \t\n\x0c\r")  # ASCII white space, as the native engine trims
+    if (
+        len(s) < 5
+        or s[0] != "<"
+        or s[3] != ">"
+        or not all("a" <= c <= "z" for c in s[1:3])
+        or s[4] not in " \t\n\x0c\r"
+    ):
+        return None
+    if s[1:3] not in LANGUAGES:
+        raise ValueError(f"unknown language {s[:4]} (the known ones are {' '.join(LANGUAGES)})")
+    return s[1:3], s[4:]

@@ -1,0 +1,149 @@
+"""Requests in German, Spanish, French, Ukrainian and Chinese (docs/analysis.md §4a).
+
+A request's language is told by its script and function words; it drops its language's
+function words and looks its words up in the lexicon's entries of that language, stemmed as
+the language stems them; Chinese is read as pairs of ideographs. Both engines must give the
+same terms and the same rankings.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import pytest
+
+from toolsurface.catalogue import demo_catalogue
+from toolsurface.registry import ToolRegistry, tool_fields
+from toolsurface.retrieval.analysis.language import UK_ENDINGS, uk_stem
+from toolsurface.retrieval.engine.backend import backend as engine_backend
+from toolsurface.retrieval.resources import default_lexicon_entries, parse_lexicon, read_data_text
+
+#: A request per language and the English words (as index terms) its lexicon words bring.
+EXPANDS = [
+    ("erstelle bitte eine neue Datei", {"creat", "file"}),
+    ("zeig mir die offenen Tickets", {"show", "issu"}),
+    ("elimina la rama del repositorio", {"delet", "branch", "repositori"}),
+    ("muéstrame los mensajes del canal", {"show", "messag", "channel"}),
+    ("envoie un message sur le canal", {"send", "messag", "channel"}),
+    ("supprime la branche", {"delet", "branch"}),
+    ("створи нову гілку в репозиторії", {"creat", "branch", "repositori"}),
+    ("надішли повідомлення в канал", {"send", "messag", "channel"}),
+    ("删除这个文件夹", {"delet", "directori"}),
+    ("在GitHub上创建一个新的拉取请求", {"creat", "pull", "request", "github"}),
+    # No function word and no letter of its own: its words are tried as English, then as
+    # German, Spanish and French.
+    ("Kalender anzeigen", {"calendar", "show"}),
+]
+
+
+@pytest.fixture(scope="module")
+def registry(engine_name: str) -> ToolRegistry:
+    return ToolRegistry(demo_catalogue())
+
+
+@pytest.mark.parametrize(("query", "wanted"), EXPANDS, ids=[q for q, _ in EXPANDS])
+def test_a_request_reaches_the_english_words(
+    registry: ToolRegistry, query: str, wanted: set[str]
+) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert wanted <= terms, sorted(terms)
+
+
+def test_function_words_of_the_requests_language_are_dropped(registry: ToolRegistry) -> None:
+    german = [t for t, _ in registry.query_terms("zeig mir die Dateien von dem Projekt")]
+    assert "die" not in german and "dem" not in german
+    # English keeps a word German calls a function word: "die" is English too.
+    english = [t for t, _ in registry.query_terms("show me the die cut templates")]
+    assert "die" in english
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "erstelle einen Termin im Kalender",
+        "crea un evento en el calendario",
+        "crée un événement dans le calendrier",
+        "створи подію в календарі",
+        "在日历中创建一个活动",
+    ],
+)
+def test_a_request_finds_what_its_english_twin_finds(registry: ToolRegistry, query: str) -> None:
+    english = registry.search("create an event in the calendar", k=1)
+    assert english[0].name in [h.name for h in registry.search(query, k=3)]
+
+
+def test_chinese_reads_pairs_of_ideographs(engine_name: str) -> None:
+    tokens = engine_backend(engine_name).tokens
+    assert tokens("GitHub上的问题") == ["git", "hub", "github", "上的", "的问", "问题"]
+    # A lone ideograph is too short to be a term, like a one-letter word.
+    assert tokens("问 abc") == ["abc"]
+
+
+def test_ukrainian_inflections_share_a_stem() -> None:
+    groups = [
+        ["задача", "задачі", "задачу", "задачами", "задачах", "задач"],
+        ["файл", "файли", "файлів", "файлом", "файлі"],
+        ["створи", "створіть", "створити"],
+        ["повідомлення", "повідомлень", "повідомленням"],
+    ]
+    for group in groups:
+        assert len({uk_stem(w) for w in group}) == 1, group
+    assert len(set(UK_ENDINGS)) == len(UK_ENDINGS)
+
+
+def test_a_source_in_an_unknown_language_is_refused(both_backends: tuple[Any, Any]) -> None:
+    for backend in both_backends:
+        with pytest.raises(ValueError, match=r"lexicon entry 1 .*unknown language <xx>"):
+            backend.lexicon([("pr", "pull request"), ("<xx> datei", "file")])
+
+
+def test_every_bundled_language_source_has_words(both_backends: tuple[Any, Any]) -> None:
+    entries = default_lexicon_entries()
+    for lang in ("de", "es", "fr", "uk", "zh"):
+        assert any(s.startswith(f"<{lang}> ") for s, _ in entries), lang
+    for backend in both_backends:
+        assert len(backend.lexicon(entries)) > 0
+
+
+def _language_words() -> list[str]:
+    """Words of the bundled language lexicons and stopwords, to build requests from."""
+    words: list[str] = []
+    for lang in ("de", "es", "fr", "uk", "zh"):
+        for source, _ in parse_lexicon(read_data_text(f"lexicon_{lang}.tsv")):
+            words.extend(source.split())
+        for line in read_data_text(f"stopwords_{lang}.txt").splitlines():
+            if line and not line.startswith("#"):
+                words.append(line)
+    return words
+
+
+def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[Any, Any]) -> None:
+    tools = demo_catalogue()
+    names = [t.name for t in tools]
+    fields = [tool_fields(t) for t in tools]
+    words = [*_language_words(), "pull", "request", "GitHub", "PR", "the", "и", "в", "412"]
+    rng = random.Random(39)
+    queries = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(400)]
+    queries += [q for q, _ in EXPANDS]
+    results = []
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        lexicon = backend.lexicon(default_lexicon_entries())
+        results.append(
+            [
+                (
+                    index.query_terms(q, lexicon, 0.5),
+                    index.search(
+                        q, 10, (3, 1, 2, 1, 0.5, 0.15), (0.5,) * 5 + (0,), 1.2, 0.5, lexicon
+                    ),
+                )
+                for q in queries
+            ]
+        )
+    for q, (pt, ph), (nt, nh) in zip(queries, *results):
+        assert [t for t, _ in pt] == [t for t, _ in nt], q
+        assert all(math.isclose(a, b, rel_tol=1e-9) for (_, a), (_, b) in zip(pt, nt)), q
+        assert ph[0] == nh[0] and ph[2] == nh[2], q
+        assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(ph[1], nh[1])), q
