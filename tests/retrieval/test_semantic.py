@@ -67,7 +67,8 @@ def names(hits: list) -> list[str]:  # type: ignore[type-arg]
 
 def test_a_request_the_words_miss_is_found(demo_pair: tuple[ToolRegistry, ToolRegistry]) -> None:
     on, off = demo_pair
-    request = "给团队发送消息"  # Chinese: "send a message to the team"
+    # Korean, a language the lexical path does not read: "send a message to the team"
+    request = "팀에 메시지 보내줘"
     assert off.search(request, k=3) == []
     assert names(on.search(request, k=3))[0] == "slack__send_message"
     small_on, small_off = ToolRegistry(SMALL, semantic=True), ToolRegistry(SMALL, semantic=False)
@@ -245,7 +246,7 @@ def run_cli(*args: str, semantic: str | None) -> dict:  # type: ignore[type-arg]
 
 
 def test_the_cli_uses_it_and_turns_it_off() -> None:
-    request = ["search", "给团队发送消息", "-k", "3"]
+    request = ["search", "팀에 메시지 보내줘", "-k", "3"]  # Korean: no word the lexicon reads
     on = run_cli(*request, semantic=None)
     assert on["semantic"] is True
     assert on["hits"][0]["name"] == "slack__send_message"

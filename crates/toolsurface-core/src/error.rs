@@ -119,8 +119,9 @@ pub enum CharTableProblem {
 pub enum LexiconProblem {
     /// A source written as a shape (`<...>`) that is not a known one.
     UnknownShape(String),
-    /// A source tagged with a language (`<xx>`) that is not one of the known ones.
-    UnknownLanguage(String),
+    /// A source tagged with a language (`<xx>`) that is not one of the known ones, with the
+    /// known ones as the analysis layer lists them (this layer is below it).
+    UnknownLanguage(String, &'static [&'static str]),
     /// A source with no index terms.
     NoSourceTerms,
     /// A target (given as written) with no index terms.
@@ -163,10 +164,10 @@ impl fmt::Display for LexiconProblem {
                 "unknown shape {shape} (the known one is {})",
                 crate::consts::ISSUE_KEY_SHAPE
             ),
-            LexiconProblem::UnknownLanguage(tag) => write!(
+            LexiconProblem::UnknownLanguage(tag, known) => write!(
                 f,
                 "unknown language {tag} (the known ones are {})",
-                crate::analysis::language::LANGUAGES.join(" ")
+                known.join(" ")
             ),
             LexiconProblem::NoSourceTerms => f.write_str("source has no index terms"),
             LexiconProblem::NoTargetTerms(target) => {

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 
 use crate::analysis::analyzer::Analyzer;
-use crate::analysis::language::Lang;
+use crate::analysis::language::{Lang, LANGUAGES};
 pub use crate::consts::ISSUE_KEY_SHAPE;
 use crate::error::{Error, LexiconProblem};
 use crate::strtab::{str_hash, Arena, StrTable};
@@ -80,7 +80,10 @@ fn language_of(source: &str) -> Result<Option<(Lang, &str)>, LexiconProblem> {
     }
     match Lang::from_code(&s[1..3]) {
         Some(lang) => Ok(Some((lang, &s[4..]))),
-        None => Err(LexiconProblem::UnknownLanguage(s[..4].to_string())),
+        None => Err(LexiconProblem::UnknownLanguage(
+            s[..4].to_string(),
+            &LANGUAGES,
+        )),
     }
 }
 

@@ -182,7 +182,7 @@ def language_of_source(source: str) -> tuple[str, str] | None:
     None for an untagged source; an unknown language raises ``ValueError``.
 
     >>> language_of_source("<de> neue datei"), language_of_source("pull request")
-    (('de', 'neue datei'), None)
+    (('de', ' neue datei'), None)
     """
     s = source.strip(" \t\n\x0c\r")  # ASCII white space, as the native engine trims
     if (
