@@ -106,7 +106,7 @@ fn script(c: char) -> u8 {
 
 /// `^[a-z0-9]*[a-z][a-z0-9]*$`
 #[inline]
-fn is_english_token(s: &str) -> bool {
+pub(crate) fn is_english_token(s: &str) -> bool {
     let b = s.as_bytes();
     b.iter()
         .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit())
@@ -115,7 +115,7 @@ fn is_english_token(s: &str) -> bool {
 
 /// `^[а-я]+$` (U+0430..=U+044F).
 #[inline]
-fn is_russian_token(s: &str) -> bool {
+pub(crate) fn is_russian_token(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| ('\u{430}'..='\u{44F}').contains(&c))
 }
 
@@ -355,6 +355,19 @@ impl Analyzer {
         emit: &mut impl FnMut(&str),
     ) {
         self.identifier_words(ident, scratch, &mut |w| self.stem_memo(w, emit));
+    }
+
+    /// [`Analyzer::identifier_tokens`], `emit` also getting each term's word before
+    /// stemming (folded), from which its lexicon key is made (`lexkey.rs`).
+    pub(crate) fn identifier_tokens_worded(
+        &self,
+        ident: &str,
+        scratch: &mut TokenScratch,
+        emit: &mut impl FnMut(&str, &str),
+    ) {
+        self.identifier_words(ident, scratch, &mut |w| {
+            self.stem_memo(w, &mut |stem: &str| emit(stem, w))
+        });
     }
 
     /// Call `f` with each identifier of `text` as the slice of `text` it spans: from its

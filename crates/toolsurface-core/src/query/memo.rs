@@ -56,15 +56,15 @@ impl QueryMemo {
         id
     }
 
-    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]): looked up once per token and
-    /// lexicon.
+    /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]), by its lexicon key
+    /// (`analysis/lexkey.rs`): looked up once per token and lexicon.
     #[inline]
     pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon) -> u32 {
         let t = self.toks[i];
         if t.lex_of == lex.uid() {
             return t.lex_id;
         }
-        let id = lex.word_id(self.token(&t), t.hash);
+        let id = lex.word_id(&self.text[t.key_start..t.key_end], t.key_hash);
         self.toks[i].lex_of = lex.uid();
         self.toks[i].lex_id = id;
         id
@@ -74,14 +74,17 @@ impl QueryMemo {
 /// No index or lexicon has this uid (they count up from 0 and 1).
 pub(crate) const NOT_LOOKED_UP: u64 = u64::MAX;
 
-/// A token of the query memo: its text, its [`str_hash`], and its last vocabulary and
-/// lexicon lookups, each tagged with the uid of the index or lexicon it was made in
+/// A token of the query memo: its text and [`str_hash`], its lexicon key's
+/// (`analysis/lexkey.rs`), and its last vocabulary and lexicon lookups, each tagged with the uid of the index or lexicon it was made in
 /// ([`NOT_LOOKED_UP`]: none yet), so that a word seen before costs no lookup.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MemoTok {
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) hash: u64,
+    pub(crate) key_start: usize,
+    pub(crate) key_end: usize,
+    pub(crate) key_hash: u64,
     pub(crate) vocab_of: u64,
     pub(crate) vocab_id: Option<u32>,
     pub(crate) lex_of: u64,

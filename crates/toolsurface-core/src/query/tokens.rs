@@ -1,6 +1,7 @@
 //! Query tokenising: a query's tokens and the weight of each.
 
 use crate::analysis::analyzer::{in_payload, Analyzer};
+use crate::analysis::lexkey::lexicon_key;
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
 use crate::query::buffers::QueryBuffers;
@@ -90,13 +91,19 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
             None => {
                 let a = memo.toks.len();
                 let QueryMemo { text, toks, .. } = &mut *memo;
-                analyzer.identifier_tokens(ident, tok, &mut |t: &str| {
+                analyzer.identifier_tokens_worded(ident, tok, &mut |t: &str, word: &str| {
                     let start = text.len();
                     text.push_str(t);
+                    let end = text.len();
+                    let key = lexicon_key(word, t);
+                    text.push_str(&key);
                     toks.push(MemoTok {
                         start,
-                        end: text.len(),
+                        end,
                         hash: str_hash(t),
+                        key_start: end,
+                        key_end: text.len(),
+                        key_hash: str_hash(&key),
                         vocab_of: NOT_LOOKED_UP,
                         vocab_id: None,
                         lex_of: NOT_LOOKED_UP,

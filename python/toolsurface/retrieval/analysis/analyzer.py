@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
+from toolsurface.retrieval.analysis.lexkey import lexicon_key
+
 __all__ = [
     "ASK_MARKERS",
     "CONNECTORS",
@@ -386,6 +388,7 @@ class Analyzer:
         self._english = EnglishStemmer()
         self._russian = RussianStemmer()
         self._memo: dict[str, tuple[str, ...]] = {}
+        self._key_memo: dict[str, tuple[str, ...]] = {}
 
     def fold(self, text: str) -> str:
         """Lower-case ``text`` code point by code point through the table (ё reads as е)."""
@@ -401,6 +404,13 @@ class Analyzer:
     def query_tokens(
         self, text: str, payload_weight: float
     ) -> tuple[list[str], list[float], list[float]]:
+        """``query_analysis`` without the lexicon keys."""
+        toks, weights, keys, _ = self.query_analysis(text, payload_weight)
+        return toks, weights, keys
+
+    def query_analysis(
+        self, text: str, payload_weight: float
+    ) -> tuple[list[str], list[float], list[float], list[str]]:
         """Index terms of a request, the weight of each, and the weight of each issue key.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
@@ -410,7 +420,8 @@ class Analyzer:
         the request's ask (``ask_start``) and those of its subject (``subject_start``) weigh
         ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
-        the lexicon's ``<issue-key>`` source expands each.
+        the lexicon's ``<issue-key>`` source expands each. The fourth has each term's
+        lexicon key (``lexkey.py``), what the lexicon's sources are matched against.
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
@@ -418,6 +429,7 @@ class Analyzer:
         toks: list[str] = []
         weights: list[float] = []
         keys: list[float] = []
+        lex_keys: list[str] = []
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
@@ -431,6 +443,7 @@ class Analyzer:
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
             toks.extend(terms)
+            lex_keys.extend(self.identifier_keys(ident))
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
@@ -446,7 +459,7 @@ class Analyzer:
             toks_from, keys_from, _ = idents[subject]
             weights[toks_from:] = [min(w, payload_weight) for w in weights[toks_from:]]
             keys[keys_from:] = [min(w, payload_weight) for w in keys[keys_from:]]
-        return toks, weights, keys
+        return toks, weights, keys, lex_keys
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
         """Each identifier of ``text`` (class-I characters removed): start, text, terms."""
@@ -524,7 +537,8 @@ class Analyzer:
             return stem
         return stem + "er"
 
-    def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
+    def _words(self, identifier: str) -> list[str]:
+        """The folded words of one identifier that pass the filters, before stemming."""
         parts = self.parts(identifier)
         raw = [*parts, "".join(parts)] if len(parts) >= 2 else parts
         out: list[str] = []
@@ -532,8 +546,28 @@ class Analyzer:
             token = self.fold(piece)
             if len(token) < MIN_TOKEN_CHARS or token in self.stopwords:
                 continue
-            out.append(self.stem(token))
-        return tuple(out)
+            out.append(token)
+        return out
+
+    def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
+        return tuple(self.stem(w) for w in self._words(identifier))
+
+    def identifier_keys(self, identifier: str) -> tuple[str, ...]:
+        """The lexicon keys (``lexkey.py``) of one identifier's terms, in their order."""
+        keys = self._key_memo.get(identifier)
+        if keys is None:
+            keys = tuple(lexicon_key(w, self.stem(w)) for w in self._words(identifier))
+            if len(self._key_memo) >= _MEMO_LIMIT:
+                self._key_memo.clear()
+            self._key_memo[identifier] = keys
+        return keys
+
+    def lexicon_keys(self, text: str) -> list[str]:
+        """The lexicon keys of ``text``, one per index term of ``tokens``, in order."""
+        out: list[str] = []
+        for _, ident, _ in self._identifiers(text.translate(self._ignore_map)):
+            out.extend(self.identifier_keys(ident))
+        return out
 
     def stem(self, token: str) -> str:
         """Stem a folded token by its script: English, Russian, or unchanged."""

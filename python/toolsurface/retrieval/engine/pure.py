@@ -91,7 +91,7 @@ def saturated(s: float, k1: float) -> float:
 
 
 class PureLexicon:
-    """Query expansion entries, keys and targets analysed by the engine's own analyser."""
+    """Query expansion entries: sources as lexicon keys (``lexkey.py``), targets as terms."""
 
     def __init__(self, analyzer: Analyzer, entries: Sequence[tuple[str, str]]) -> None:
         self.entries: dict[tuple[str, ...], list[str]] = {}
@@ -104,7 +104,7 @@ class PureLexicon:
             except ValueError as e:
                 raise ValueError(f"lexicon entry {i} ({source!r}): {e}") from None
             # A shape's key is its own name, a word no analysed text has (``<`` separates).
-            key = (shape,) if shape else tuple(analyzer.tokens(source))
+            key = (shape,) if shape else tuple(analyzer.lexicon_keys(source))
             if not key:
                 raise ValueError(f"lexicon entry {i} ({source!r}): source has no index terms")
             targets = analyzer.tokens(target)
@@ -212,8 +212,8 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        toks, weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        return list(self._terms(toks, weights, keys, lexicon, expansion_weight).items())
+        toks, weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
+        return list(self._terms(toks, weights, keys, lex_keys, lexicon, expansion_weight).items())
 
     def mentions(
         self,
@@ -232,6 +232,7 @@ class PureIndex:
         toks: list[str],
         weights: list[float],
         keys: list[float],
+        lex_keys: list[str],
         lexicon: PureLexicon | None,
         expansion_weight: float,
     ) -> dict[str, float]:
@@ -245,7 +246,7 @@ class PureIndex:
             i = 0
             while i < len(toks):
                 for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
-                    targets = lexicon.entries.get(tuple(toks[i : i + length]))
+                    targets = lexicon.entries.get(tuple(lex_keys[i : i + length]))
                     if targets is not None:
                         key_weight = max(weights[i : i + length])
                         for t in targets:
@@ -362,8 +363,8 @@ class PureIndex:
             raise ValueError(f"k must be >= 0, got {k}")
         checked = [(f.ids, check_factor(factor)) for f, factor in boosts]
         table = self._table((*weights, *b, k1))
-        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
+        toks, tok_weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
+        terms = self._terms(toks, tok_weights, keys, lex_keys, lexicon, expansion_weight)
         scores = self._score(terms, table, allowed)
         fallback = not scores
         if fallback:
@@ -403,11 +404,11 @@ class PureIndex:
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks, tok_weights, keys = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        toks, tok_weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
         terms = (
             self._fuzzy_terms(toks)
             if fallback
-            else self._terms(toks, tok_weights, keys, lexicon, expansion_weight)
+            else self._terms(toks, tok_weights, keys, lex_keys, lexicon, expansion_weight)
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []
