@@ -85,6 +85,8 @@ pub(crate) struct MemoTok {
     pub(crate) key_start: usize,
     pub(crate) key_end: usize,
     pub(crate) key_hash: u64,
+    /// Whether the token's word is a function word (`analysis/function_words.rs`).
+    pub(crate) function: bool,
     pub(crate) vocab_of: u64,
     pub(crate) vocab_id: Option<u32>,
     pub(crate) lex_of: u64,

@@ -131,7 +131,8 @@ impl TermSpace for TableTerms<'_> {
 /// times the largest weight of its key's tokens, then, for each issue-key identifier in
 /// order, the targets of the lexicon's `<issue-key>` source at `expansion_weight` times the
 /// identifier's weight. A repeated term keeps its first position and its largest weight
-/// ([`TermList::add`]).
+/// ([`TermList::add`]). `bufs.content` says whether a term came from a token that is no
+/// function word, from the expansion of a key that holds one, or from an issue key.
 fn build_terms(
     space: &mut impl TermSpace,
     bufs: &mut QueryBuffers,
@@ -146,12 +147,15 @@ fn build_terms(
         targets,
         terms,
         issue_keys,
+        content,
         ..
     } = bufs;
     terms.clear();
+    *content = false;
     for (&i, &w) in qtoks.iter().zip(qweights.iter()) {
         if let Some(id) = space.token(memo, i) {
             terms.add(id, w);
+            *content |= !memo.toks[i].function;
         }
     }
     let Some(lex) = lexicon else {
@@ -161,13 +165,21 @@ fn build_terms(
         lex_ids.clear();
         lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex)));
         lex.expand_ids(lex_ids, |slots, key| {
-            let weight = expansion_weight * key_weight(&qweights[key]);
-            space.targets(lex, targets, slots, |id| terms.add(id, weight));
+            let weight = expansion_weight * key_weight(&qweights[key.clone()]);
+            // An expansion of function words only is no content either ("сколько").
+            let of_content = qtoks[key].iter().any(|&i| !memo.toks[i].function);
+            space.targets(lex, targets, slots, |id| {
+                terms.add(id, weight);
+                *content |= of_content;
+            });
         });
         if let Some(slots) = lex.issue_key_slots() {
             for &w in issue_keys.iter() {
                 let weight = expansion_weight * w;
-                space.targets(lex, targets, slots.clone(), |id| terms.add(id, weight));
+                space.targets(lex, targets, slots.clone(), |id| {
+                    terms.add(id, weight);
+                    *content = true;
+                });
             }
         }
     }

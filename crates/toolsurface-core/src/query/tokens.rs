@@ -1,6 +1,7 @@
 //! Query tokenising: a query's tokens and the weight of each.
 
 use crate::analysis::analyzer::{in_payload, Analyzer};
+use crate::analysis::function_words::is_function_word;
 use crate::analysis::lexkey::lexicon_key;
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
@@ -104,6 +105,7 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
                         key_start: end,
                         key_end: text.len(),
                         key_hash: str_hash(&key),
+                        function: is_function_word(word),
                         vocab_of: NOT_LOOKED_UP,
                         vocab_id: None,
                         lex_of: NOT_LOOKED_UP,

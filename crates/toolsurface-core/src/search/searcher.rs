@@ -61,7 +61,8 @@ fn search_terms(
     sc: &mut Scratch,
 ) -> SearchResult {
     let (terms, accum) = (&sc.query.terms, &mut sc.accum);
-    let found = scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
+    // A request whose terms are only function words' matches nothing (§4).
+    let found = sc.query.content && scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
     let fallback = !found;
     if fallback {
         fallback_terms(index, &mut sc.query);
@@ -372,6 +373,23 @@ impl<'a> Searcher<'a> {
                 .iter()
                 .map(|&(id, w)| (text.get(id as usize).to_string(), w))
                 .collect()
+        })
+    }
+
+    /// Whether `query` has content to search for: a term (its own or the lexicon's, in the
+    /// vocabulary or not, as [`Searcher::query_terms`] lists) that is not only a function
+    /// word's or its expansion's. A search of a query without content finds nothing: the
+    /// registry answers it as an empty one.
+    pub fn has_content(
+        &self,
+        query: &str,
+        lexicon: Option<&Lexicon>,
+        expansion_weight: f64,
+    ) -> bool {
+        with_scratch(|sc| {
+            analyse_query(&self.index.analyzer, query, &mut sc.query);
+            text_terms(&mut sc.query, lexicon, expansion_weight);
+            sc.query.content
         })
     }
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
+from toolsurface.retrieval.analysis.function_words import FUNCTION_WORDS
 from toolsurface.retrieval.analysis.lexkey import lexicon_key
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "CONNECTORS",
     "ER_ROOTS",
     "FILE_EXTENSIONS",
+    "FUNCTION_WORDS",
     "ISSUE_KEY_SHAPE",
     "MIN_TOKEN_CHARS",
     "SUBJECT_MARKERS",
@@ -42,6 +44,7 @@ CONNECTORS = "_-."
 ASK_MARKERS = ("can you", "could you", "would you", "go ahead and", "можешь", "сможешь")
 _ASK_PHRASES = tuple(tuple(m.split(" ")) for m in ASK_MARKERS)
 _ASK_WORDS = frozenset(w for p in _ASK_PHRASES for w in p)
+_FUNCTION_WORDS = frozenset(FUNCTION_WORDS)
 
 
 def ask_start(words: Sequence[str]) -> int | None:
@@ -388,7 +391,7 @@ class Analyzer:
         self._english = EnglishStemmer()
         self._russian = RussianStemmer()
         self._memo: dict[str, tuple[str, ...]] = {}
-        self._key_memo: dict[str, tuple[str, ...]] = {}
+        self._key_memo: dict[str, tuple[tuple[str, ...], tuple[bool, ...]]] = {}
 
     def fold(self, text: str) -> str:
         """Lower-case ``text`` code point by code point through the table (ё reads as е)."""
@@ -404,13 +407,13 @@ class Analyzer:
     def query_tokens(
         self, text: str, payload_weight: float
     ) -> tuple[list[str], list[float], list[float]]:
-        """``query_analysis`` without the lexicon keys."""
-        toks, weights, keys, _ = self.query_analysis(text, payload_weight)
+        """``query_analysis`` without the lexicon keys and function words."""
+        toks, weights, keys, _, _ = self.query_analysis(text, payload_weight)
         return toks, weights, keys
 
     def query_analysis(
         self, text: str, payload_weight: float
-    ) -> tuple[list[str], list[float], list[float], list[str]]:
+    ) -> tuple[list[str], list[float], list[float], list[str], list[bool]]:
         """Index terms of a request, the weight of each, and the weight of each issue key.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
@@ -421,7 +424,8 @@ class Analyzer:
         ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
         the lexicon's ``<issue-key>`` source expands each. The fourth has each term's
-        lexicon key (``lexkey.py``), what the lexicon's sources are matched against.
+        lexicon key (``lexkey.py``), what the lexicon's sources are matched against; the
+        fifth whether each term's word is a function word (``function_words.py``).
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
@@ -430,6 +434,7 @@ class Analyzer:
         weights: list[float] = []
         keys: list[float] = []
         lex_keys: list[str] = []
+        function: list[bool] = []
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
@@ -443,7 +448,9 @@ class Analyzer:
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
             toks.extend(terms)
-            lex_keys.extend(self.identifier_keys(ident))
+            ident_keys, ident_function = self.identifier_keys(ident)
+            lex_keys.extend(ident_keys)
+            function.extend(ident_function)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
@@ -459,7 +466,7 @@ class Analyzer:
             toks_from, keys_from, _ = idents[subject]
             weights[toks_from:] = [min(w, payload_weight) for w in weights[toks_from:]]
             keys[keys_from:] = [min(w, payload_weight) for w in keys[keys_from:]]
-        return toks, weights, keys, lex_keys
+        return toks, weights, keys, lex_keys, function
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[str, ...]]]:
         """Each identifier of ``text`` (class-I characters removed): start, text, terms."""
@@ -552,21 +559,29 @@ class Analyzer:
     def _analyse_identifier(self, identifier: str) -> tuple[str, ...]:
         return tuple(self.stem(w) for w in self._words(identifier))
 
-    def identifier_keys(self, identifier: str) -> tuple[str, ...]:
-        """The lexicon keys (``lexkey.py``) of one identifier's terms, in their order."""
-        keys = self._key_memo.get(identifier)
-        if keys is None:
-            keys = tuple(lexicon_key(w, self.stem(w)) for w in self._words(identifier))
+    def identifier_keys(self, identifier: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """The lexicon keys (``lexkey.py``) of one identifier's terms, and function words.
+
+        Both in the terms' order; the second says whether each term's word is a function word
+        (``function_words.py``).
+        """
+        found = self._key_memo.get(identifier)
+        if found is None:
+            words = self._words(identifier)
+            found = (
+                tuple(lexicon_key(w, self.stem(w)) for w in words),
+                tuple(w in _FUNCTION_WORDS for w in words),
+            )
             if len(self._key_memo) >= _MEMO_LIMIT:
                 self._key_memo.clear()
-            self._key_memo[identifier] = keys
-        return keys
+            self._key_memo[identifier] = found
+        return found
 
     def lexicon_keys(self, text: str) -> list[str]:
         """The lexicon keys of ``text``, one per index term of ``tokens``, in order."""
         out: list[str] = []
         for _, ident, _ in self._identifiers(text.translate(self._ignore_map)):
-            out.extend(self.identifier_keys(ident))
+            out.extend(self.identifier_keys(ident)[0])
         return out
 
     def stem(self, token: str) -> str:

@@ -212,8 +212,22 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        toks, weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
-        return list(self._terms(toks, weights, keys, lex_keys, lexicon, expansion_weight).items())
+        toks, weights, keys, lex_keys, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
+        terms, _ = self._terms(toks, weights, keys, lex_keys, function, lexicon, expansion_weight)
+        return list(terms.items())
+
+    def has_content(self, query: str, lexicon: PureLexicon | None, expansion_weight: float) -> bool:
+        """Whether ``query`` has a term that is not only a function word's or its expansion's.
+
+        A search of a query without one finds nothing (analysis.md §4): the registry answers
+        it as an empty one.
+        """
+        toks, weights, keys, lex_keys, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
+        return self._terms(toks, weights, keys, lex_keys, function, lexicon, expansion_weight)[1]
 
     def mentions(
         self,
@@ -233,15 +247,28 @@ class PureIndex:
         weights: list[float],
         keys: list[float],
         lex_keys: list[str],
+        function: list[bool],
         lexicon: PureLexicon | None,
         expansion_weight: float,
-    ) -> dict[str, float]:
-        """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'."""
+        vocabulary: dict[str, float] | None = None,
+    ) -> tuple[dict[str, float], bool]:
+        """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'.
+
+        And whether one of them is content: a term of a token that is no function word, of
+        the expansion of a key holding one, or of an issue key. With ``vocabulary`` (the
+        index's terms) only the terms in it count, as a search's do.
+        """
         terms: dict[str, float] = {}
-        for tok, w in zip(toks, weights):
+        content = False
+
+        def known(term: str) -> bool:
+            return vocabulary is None or term in vocabulary
+
+        for tok, w, func in zip(toks, weights, function):
             _add(terms, tok, w)
+            content = content or (not func and known(tok))
         if lexicon is None or expansion_weight <= 0.0:
-            return terms
+            return terms, content
         if lexicon.max_len:
             i = 0
             while i < len(toks):
@@ -249,8 +276,10 @@ class PureIndex:
                     targets = lexicon.entries.get(tuple(lex_keys[i : i + length]))
                     if targets is not None:
                         key_weight = max(weights[i : i + length])
+                        of_content = not all(function[i : i + length])
                         for t in targets:
                             _add(terms, t, expansion_weight * key_weight)
+                            content = content or (of_content and known(t))
                         i += length
                         break
                 else:
@@ -258,7 +287,8 @@ class PureIndex:
         for w in keys:
             for t in lexicon.issue_key:
                 _add(terms, t, expansion_weight * w)
-        return terms
+                content = content or known(t)
+        return terms, content
 
     def _table(self, key: ScoringKey) -> dict[str, list[float]]:
         with self._lock:
@@ -363,12 +393,18 @@ class PureIndex:
             raise ValueError(f"k must be >= 0, got {k}")
         checked = [(f.ids, check_factor(factor)) for f, factor in boosts]
         table = self._table((*weights, *b, k1))
-        toks, tok_weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, keys, lex_keys, lexicon, expansion_weight)
-        scores = self._score(terms, table, allowed)
+        toks, tok_weights, keys, lex_keys, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
+        terms, content = self._terms(
+            toks, tok_weights, keys, lex_keys, function, lexicon, expansion_weight, self.idf
+        )
+        # A request whose terms are only function words' matches nothing (analysis.md §4).
+        scores = self._score(terms, table, allowed) if content else {}
         fallback = not scores
         if fallback:
-            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+            content_toks = [t for t, func in zip(toks, function) if not func]
+            scores = self._score(self._fuzzy_terms(content_toks), table, allowed)
         if checked:
             scores = {d: s * boost_factor(d, checked) for d, s in scores.items()}
         return self._best(scores, k, fallback)
@@ -404,11 +440,15 @@ class PureIndex:
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks, tok_weights, keys, lex_keys = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
+        toks, tok_weights, keys, lex_keys, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
         terms = (
-            self._fuzzy_terms(toks)
+            self._fuzzy_terms([t for t, func in zip(toks, function) if not func])
             if fallback
-            else self._terms(toks, tok_weights, keys, lex_keys, lexicon, expansion_weight)
+            else self._terms(
+                toks, tok_weights, keys, lex_keys, function, lexicon, expansion_weight
+            )[0]
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []
