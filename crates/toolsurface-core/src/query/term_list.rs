@@ -3,11 +3,17 @@
 use rustc_hash::FxHashMap;
 
 /// Ordered query terms (vocabulary ids) with weights; adding a present term keeps the larger
-/// weight and the first position.
+/// weight and the first position. A term is strong when one of its additions was; once
+/// [`TermList::partition`] ran, the last [`TermList::weak`] items are the weak terms
+/// (docs/analysis.md §4, "Weak evidence"), else every term counts as strong.
 #[derive(Debug, Default)]
 pub(crate) struct TermList {
     pub(crate) items: Vec<(u32, f64)>,
     pub(crate) pos: FxHashMap<u32, usize>,
+    /// Per item: whether it is strong.
+    strong: Vec<bool>,
+    /// How many items, at the end, are weak.
+    pub(crate) weak: usize,
 }
 
 const TERM_LIST_LINEAR: usize = 32;
@@ -16,9 +22,44 @@ impl TermList {
     pub(crate) fn clear(&mut self) {
         self.items.clear();
         self.pos.clear();
+        self.strong.clear();
+        self.weak = 0;
     }
 
+    /// The number of strong terms (the first ones once partitioned).
+    #[inline]
+    pub(crate) fn strong_count(&self) -> usize {
+        self.items.len() - self.weak
+    }
+
+    /// Add a strong term (see [`TermList::add_as`]).
     pub(crate) fn add(&mut self, id: u32, weight: f64) {
+        self.add_as(id, weight, true);
+    }
+
+    /// Move the weak terms after the strong ones, each group in its order, and count them.
+    pub(crate) fn partition(&mut self) {
+        let weak = self.strong.iter().filter(|&&s| !s).count();
+        if weak > 0 && weak < self.items.len() {
+            let (mut first, mut last) = (Vec::new(), Vec::new());
+            for (&item, &s) in self.items.iter().zip(&self.strong) {
+                if s {
+                    first.push(item)
+                } else {
+                    last.push(item)
+                }
+            }
+            first.extend(last);
+            self.items = first;
+            self.strong.sort_unstable_by(|a, b| b.cmp(a));
+            self.pos.clear();
+        }
+        self.weak = weak;
+    }
+
+    /// Add `id` at `weight`, strong or weak: a present term keeps its first position and
+    /// the larger weight, and is strong if either addition is.
+    pub(crate) fn add_as(&mut self, id: u32, weight: f64, strong: bool) {
         let found = if self.items.len() <= TERM_LIST_LINEAR {
             self.items.iter().position(|&(t, _)| t == id)
         } else {
@@ -33,12 +74,14 @@ impl TermList {
                 if weight > self.items[i].1 {
                     self.items[i].1 = weight;
                 }
+                self.strong[i] |= strong;
             }
             None => {
                 if !self.pos.is_empty() {
                     self.pos.insert(id, self.items.len());
                 }
                 self.items.push((id, weight));
+                self.strong.push(strong);
             }
         }
     }

@@ -366,7 +366,7 @@ impl<'a> Searcher<'a> {
     ) -> Vec<(String, f64)> {
         with_scratch(|sc| {
             analyse_query(&self.index.analyzer, query, &mut sc.query);
-            let text = text_terms(&mut sc.query, lexicon, expansion_weight);
+            let text = text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
             sc.query
                 .terms
                 .items
@@ -388,7 +388,7 @@ impl<'a> Searcher<'a> {
     ) -> bool {
         with_scratch(|sc| {
             analyse_query(&self.index.analyzer, query, &mut sc.query);
-            text_terms(&mut sc.query, lexicon, expansion_weight);
+            text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
             sc.query.content
         })
     }
@@ -429,7 +429,7 @@ impl<'a> Searcher<'a> {
         }
         with_scratch(|sc| {
             analyse_query(&self.index.analyzer, query, &mut sc.query);
-            let text = text_terms(&mut sc.query, lexicon, expansion_weight);
+            let text = text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
             aliases.mentioned(&text, &sc.query.terms)
         })
     }

@@ -215,7 +215,9 @@ class PureIndex:
         toks, weights, keys, lex_keys, function = self.analyzer.query_analysis(
             query, PAYLOAD_WEIGHT
         )
-        terms, _ = self._terms(toks, weights, keys, lex_keys, function, lexicon, expansion_weight)
+        terms = self._terms(
+            toks, weights, keys, lex_keys, function, lexicon, expansion_weight, None, self.idf
+        )[0]
         return list(terms.items())
 
     def has_content(self, query: str, lexicon: PureLexicon | None, expansion_weight: float) -> bool:
@@ -227,7 +229,9 @@ class PureIndex:
         toks, weights, keys, lex_keys, function = self.analyzer.query_analysis(
             query, PAYLOAD_WEIGHT
         )
-        return self._terms(toks, weights, keys, lex_keys, function, lexicon, expansion_weight)[1]
+        return self._terms(
+            toks, weights, keys, lex_keys, function, lexicon, expansion_weight, None, self.idf
+        )[1]
 
     def mentions(
         self,
@@ -251,14 +255,21 @@ class PureIndex:
         lexicon: PureLexicon | None,
         expansion_weight: float,
         vocabulary: dict[str, float] | None = None,
-    ) -> tuple[dict[str, float], bool]:
+        index_terms: dict[str, float] | None = None,
+    ) -> tuple[dict[str, float], bool, int]:
         """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'.
 
-        And whether one of them is content: a term of a token that is no function word, of
-        the expansion of a key holding one, or of an issue key. With ``vocabulary`` (the
-        index's terms) only the terms in it count, as a search's do.
+        Strong terms first, each group in first-seen order, then the number of strong ones:
+        a term is weak (analysis.md §4, "Weak evidence") when every time it comes it is a
+        function word's, or an expansion of a key whose tokens are all function words or all
+        terms of the index (``index_terms``): the request's own words reach those tools
+        already, and what the lexicon injects only weighs what they reach. The second value
+        says whether one term is content: a term of a token that is no function word, of the
+        expansion of a key holding one, or of an issue key. With ``vocabulary`` (the index's
+        terms) only the terms in it count, as a search's do.
         """
         terms: dict[str, float] = {}
+        strong: set[str] = set()
         content = False
 
         def known(term: str) -> bool:
@@ -266,9 +277,39 @@ class PureIndex:
 
         for tok, w, func in zip(toks, weights, function):
             _add(terms, tok, w)
+            if not func:
+                strong.add(tok)
             content = content or (not func and known(tok))
-        if lexicon is None or expansion_weight <= 0.0:
-            return terms, content
+        if lexicon is not None and expansion_weight > 0.0:
+            if lexicon.max_len:
+                i = 0
+                while i < len(toks):
+                    for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
+                        targets = lexicon.entries.get(tuple(lex_keys[i : i + length]))
+                        if targets is not None:
+                            key_weight = max(weights[i : i + length])
+                            of_content = not all(function[i : i + length])
+                            reached = index_terms is not None and all(
+                                t in index_terms for t in toks[i : i + length]
+                            )
+                            for t in targets:
+                                _add(terms, t, expansion_weight * key_weight)
+                                if of_content and not reached:
+                                    strong.add(t)
+                                content = content or (of_content and known(t))
+                            i += length
+                            break
+                    else:
+                        i += 1
+            for w in keys:
+                for t in lexicon.issue_key:
+                    _add(terms, t, expansion_weight * w)
+                    strong.add(t)
+                    content = content or known(t)
+        ordered = {t: w for t, w in terms.items() if t in strong}
+        n_strong = len(ordered)
+        ordered.update((t, w) for t, w in terms.items() if t not in strong)
+        return ordered, content, n_strong
         if lexicon.max_len:
             i = 0
             while i < len(toks):
@@ -311,14 +352,28 @@ class PureIndex:
         return table
 
     def _score(
-        self, terms: dict[str, float], table: dict[str, list[float]], allowed: PureFilter | None
+        self,
+        terms: dict[str, float],
+        table: dict[str, list[float]],
+        allowed: PureFilter | None,
+        n_strong: int | None = None,
     ) -> dict[int, float]:
+        """Each document's score: the sum, in order, of the terms it has (analysis.md §5).
+
+        Past the first ``n_strong`` terms (all, when ``None``) a term is weak: it adds only
+        to a document the terms before it scored above 0.
+        """
         acc: dict[int, float] = {}
-        for term, weight in terms.items():
+        for i, (term, weight) in enumerate(terms.items()):
             posting = self.postings.get(term)
             if posting is None:
                 continue
             q = weight * self.idf[term]
+            if n_strong is not None and i >= n_strong:
+                for doc, sat in zip(posting[0], table[term]):
+                    if acc.get(doc, 0.0) != 0.0:
+                        acc[doc] += q * sat
+                continue
             for doc, sat in zip(posting[0], table[term]):
                 acc[doc] = acc.get(doc, 0.0) + q * sat
         if allowed is None:
@@ -396,11 +451,19 @@ class PureIndex:
         toks, tok_weights, keys, lex_keys, function = self.analyzer.query_analysis(
             query, PAYLOAD_WEIGHT
         )
-        terms, content = self._terms(
-            toks, tok_weights, keys, lex_keys, function, lexicon, expansion_weight, self.idf
+        terms, content, n_strong = self._terms(
+            toks,
+            tok_weights,
+            keys,
+            lex_keys,
+            function,
+            lexicon,
+            expansion_weight,
+            self.idf,
+            self.idf,
         )
         # A request whose terms are only function words' matches nothing (analysis.md §4).
-        scores = self._score(terms, table, allowed) if content else {}
+        scores = self._score(terms, table, allowed, n_strong) if content else {}
         fallback = not scores
         if fallback:
             content_toks = [t for t, func in zip(toks, function) if not func]
@@ -447,7 +510,15 @@ class PureIndex:
             self._fuzzy_terms([t for t, func in zip(toks, function) if not func])
             if fallback
             else self._terms(
-                toks, tok_weights, keys, lex_keys, function, lexicon, expansion_weight
+                toks,
+                tok_weights,
+                keys,
+                lex_keys,
+                function,
+                lexicon,
+                expansion_weight,
+                None,
+                self.idf,
             )[0]
         )
         lens = self.lengths[doc]
