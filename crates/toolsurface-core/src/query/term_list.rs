@@ -41,17 +41,16 @@ impl TermList {
     pub(crate) fn partition(&mut self) {
         let weak = self.strong.iter().filter(|&&s| !s).count();
         if weak > 0 && weak < self.items.len() {
-            let (mut first, mut last) = (Vec::new(), Vec::new());
-            for (&item, &s) in self.items.iter().zip(&self.strong) {
-                if s {
-                    first.push(item)
-                } else {
-                    last.push(item)
+            // In place, stably (a query has a few dozen terms): each strong term moves to
+            // just after the strong ones before it.
+            let mut next = 0;
+            for j in 0..self.items.len() {
+                if self.strong[j] {
+                    self.items[next..=j].rotate_right(1);
+                    self.strong[next..=j].rotate_right(1);
+                    next += 1;
                 }
             }
-            first.extend(last);
-            self.items = first;
-            self.strong.sort_unstable_by(|a, b| b.cmp(a));
             self.pos.clear();
         }
         self.weak = weak;
@@ -108,5 +107,22 @@ mod tests {
         t.clear();
         t.add(5, 1.0);
         assert_eq!(t.items, vec![(5, 1.0)]);
+    }
+
+    #[test]
+    fn partition_puts_weak_terms_last_in_order() {
+        let mut t = TermList::default();
+        for (id, strong) in [(1, false), (2, true), (3, false), (4, true), (5, true)] {
+            t.add_as(id, 1.0, strong);
+        }
+        // A weak term added again as strong is strong.
+        t.add_as(3, 0.5, true);
+        t.partition();
+        let ids: Vec<u32> = t.items.iter().map(|x| x.0).collect();
+        assert_eq!((ids, t.weak, t.strong_count()), (vec![2, 3, 4, 5, 1], 1, 4));
+        t.clear();
+        t.add(7, 1.0);
+        t.partition();
+        assert_eq!(t.weak, 0);
     }
 }
