@@ -63,6 +63,8 @@ def test_keys_are_stems_told_apart() -> None:
         ("copy", "copies", "copied", "copying"),
         ("stop", "stopped", "stopping"),
         ("agree", "agreed"),
+        ("browse", "browsing", "browses"),
+        ("speed", "speeds"),
         ("branch", "branches"),
         ("status", "statuses"),
     ):

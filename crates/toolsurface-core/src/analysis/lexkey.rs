@@ -17,17 +17,21 @@ use crate::analysis::analyzer::{is_english_token, is_russian_token, Analyzer, To
 pub const KEY_SEPARATOR: char = ':';
 
 /// The inflectional base of an English token (`^[a-z0-9]*[a-z][a-z0-9]*$`): the token less
-/// up to two inflectional endings ([`strip_ending`]), then less a final `e`, then less one
+/// its inflectional ending ([`strip_ending`]), and a second one under an `s`, then less a final `e`, then less one
 /// letter of a final doubled letter. Inflections of a word share its base (`activate`, `activates`, `activated`,
 /// `activating`: `activat`; `stop`, `stopped`: `stop`; `copy`, `copies`, `copied`: `copy`);
 /// derivations keep their suffix (`activities`: `activity`, `actively`).
 pub fn english_base(word: &str) -> String {
     let mut base = word.to_string();
-    // At most two endings: `speeds` to `speed` to `spe`, as `speed` itself.
-    for _ in 0..2 {
-        match strip_ending(&base) {
-            Some(shorter) => base = shorter,
-            None => break,
+    // A second ending only under a plural's or third person's `s` (`speeds` to `speed` to
+    // `spee`, as `speed` itself): `browsing` to `brows`, as `browse`, and no further.
+    if let Some(shorter) = strip_ending(&base) {
+        let plural = base.ends_with('s');
+        base = shorter;
+        if plural {
+            if let Some(shorter) = strip_ending(&base) {
+                base = shorter;
+            }
         }
     }
     if base.len() > 2 && base.ends_with('e') {
@@ -120,6 +124,9 @@ mod tests {
             &["pr", "prs"],
             &["speed", "speeds"],
             &["agree", "agreed"],
+            &["browse", "browsing", "browses"],
+            &["compose", "composing", "composed"],
+            &["build", "builds", "building", "buildings"],
         ];
         for words in same {
             let bases: Vec<String> = words.iter().map(|w| english_base(w)).collect();

@@ -39,19 +39,23 @@ def _strip_ending(word: str) -> str | None:
 def english_base(word: str) -> str:
     """The inflectional base of an English token: inflections of a word share it.
 
-    Up to two endings go, each the first of: ``ies``, ``ied`` (read as ``y``) past four
-    letters; ``es`` after ``ch``, ``sh``, ``ss``, ``x`` or ``z``; ``s`` past two letters,
+    Its ending goes, and under a final ``s`` a second one, each the first of: ``ies``,
+    ``ied`` (read as ``y``) past four letters; ``es`` after ``ch``, ``sh``, ``ss``, ``x``
+    or ``z``; ``s`` past two letters,
     not after ``s``, ``u`` or ``i``; ``ing`` past five letters; the ``d`` of ``ed`` past
     four. Then a final ``e`` goes (past two letters), then one letter of a final doubled
     letter (past two): ``activate``, ``activated``, ``activating`` give ``activat``;
     ``activities`` gives ``activity``.
     """
     base = word
-    for _ in range(2):
-        shorter = _strip_ending(base)
-        if shorter is None:
-            break
+    shorter = _strip_ending(base)
+    if shorter is not None:
+        # A second ending only under a plural's or third person's ``s``: ``speeds`` as
+        # ``speed``, but ``browsing`` as ``browse`` and no further.
+        plural = base.endswith("s")
         base = shorter
+        if plural:
+            base = _strip_ending(base) or base
     if len(base) > 2 and base.endswith("e"):
         base = base[:-1]
     if len(base) > 2 and base[-1] == base[-2]:
