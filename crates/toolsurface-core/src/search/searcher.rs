@@ -357,7 +357,8 @@ impl<'a> Searcher<'a> {
     /// Weighted query terms in order: the query's own (weight 1, or the payload weight for a
     /// payload word or a number), then lexicon expansions (`expansion_weight` times the
     /// largest weight of the key's words); a repeated term keeps its first position and
-    /// largest weight. Terms outside the vocabulary are included.
+    /// largest weight; the weak terms (docs/analysis.md §4, decided against this index's
+    /// vocabulary) come after the strong ones. Terms outside the vocabulary are included.
     pub fn query_terms(
         &self,
         query: &str,
