@@ -14,6 +14,7 @@ __all__ = [
     "ER_ROOTS",
     "FIELD_NAMES",
     "FILE_EXTENSIONS",
+    "FUNCTION_WORDS",
     "FUZZY_MIN_CHARS",
     "FUZZY_MIN_SIMILARITY",
     "FUZZY_PER_TOKEN",
@@ -64,6 +65,7 @@ ER_ROOTS: Final[tuple[str, ...]]
 ASK_MARKERS: Final[tuple[str, ...]]
 #: Words that open the subject of a search, which weighs as the payload.
 SUBJECT_MARKERS: Final[tuple[str, ...]]
+FUNCTION_WORDS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]

@@ -39,6 +39,7 @@ PINNED: dict[str, Any] = {
     "ER_ROOTS": analysis.ER_ROOTS,
     "ASK_MARKERS": analysis.ASK_MARKERS,
     "SUBJECT_MARKERS": analysis.SUBJECT_MARKERS,
+    "FUNCTION_WORDS": analysis.FUNCTION_WORDS,
 }
 
 

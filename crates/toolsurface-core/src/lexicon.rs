@@ -1,4 +1,5 @@
-//! Query expansion lexicon: analysed source phrases -> analysed target terms.
+//! Query expansion lexicon: source phrases, as lexicon keys (`analysis/lexkey.rs`) -> analysed
+//! target terms.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,7 +14,10 @@ use crate::strtab::{str_hash, Arena, StrTable};
 /// A word id no key contains ([`Lexicon::word_id`] of a word outside every key).
 pub(crate) const NO_WORD: u32 = u32::MAX;
 
-/// Source phrase (a sequence of terms) -> target terms, both analysed by one analyzer.
+/// Source phrase (a sequence of lexicon keys, [`Analyzer::lexicon_keys`]) -> target terms
+/// ([`Analyzer::tokens`]), both by one analyzer. A key is a word's stem told apart from the
+/// other words that stem alike, so an entry fires on its own words' inflections only
+/// (`activate` on `activated`, not on `activities`).
 ///
 /// The words of the keys are interned, so that a key is a short slice of ids and matching a
 /// query allocates nothing: each query token is looked up once (`Lexicon::word_id`) and
@@ -119,7 +123,7 @@ impl Lexicon {
             let key = match (shape, language_of(source).map_err(fault)?) {
                 (Some(name), _) => vec![name.to_string()],
                 (None, Some((lang, words))) => analyzer.lexicon_key(words, lang),
-                (None, None) => analyzer.tokens(source),
+                (None, None) => analyzer.lexicon_keys(source),
             };
             if key.is_empty() {
                 return Err(fault(LexiconProblem::NoSourceTerms));
@@ -230,7 +234,7 @@ impl Lexicon {
         self.max_key_len
     }
 
-    /// Targets of the key `terms`, if it is one.
+    /// Targets of the key `terms` (lexicon keys), if it is one.
     pub fn get<S: AsRef<str>>(&self, terms: &[S]) -> Option<Vec<&str>> {
         let ids: Vec<u32> = terms
             .iter()
@@ -353,11 +357,11 @@ mod tests {
         .unwrap();
         assert_eq!(lex.len(), 3);
         assert_eq!(lex.max_key_len(), 2);
-        assert_eq!(lex.get(&["pr"]).unwrap(), ["pull", "request", "review"]);
-        assert!(lex.get(&["pull"]).is_none());
-        assert_eq!(lex.get(&["pull", "request"]).unwrap(), ["merg"]);
+        assert_eq!(lex.get(&["pr:pr"]).unwrap(), ["pull", "request", "review"]);
+        assert!(lex.get(&["pull:pul"]).is_none());
+        assert_eq!(lex.get(&["pull:pul", "request:request"]).unwrap(), ["merg"]);
         assert!(lex.memory_bytes() > 0);
-        let toks = a.tokens("open pull request in repo");
+        let toks = a.lexicon_keys("open pull requests in repos");
         let mut got = Vec::new();
         lex.expand(&toks, |t| got.push(t.to_string()));
         assert_eq!(got, ["merg", "repositori"]);
@@ -379,7 +383,7 @@ mod tests {
         assert_eq!(lex.max_key_len(), 5);
         let expand = |q: &str| {
             let mut got = Vec::new();
-            lex.expand(&a.tokens(q), |t| got.push(t.to_string()));
+            lex.expand(&a.lexicon_keys(q), |t| got.push(t.to_string()));
             got
         };
         assert_eq!(
@@ -390,11 +394,11 @@ mod tests {
         assert_eq!(expand("x beta alpha"), ["second"]);
         assert_eq!(expand("zeta eta theta zeta eta"), ["three"]);
         assert_eq!(
-            lex.get(&["alpha", "beta", "gamma", "delta", "epsilon"])
+            lex.get(&a.lexicon_keys("alpha beta gamma delta epsilon"))
                 .unwrap(),
             ["greek"]
         );
-        assert!(lex.get(&["alpha", "beta", "gamma", "delta"]).is_none());
+        assert!(lex.get(&a.lexicon_keys("alpha beta gamma delta")).is_none());
     }
 
     #[test]
@@ -415,9 +419,9 @@ mod tests {
         let slots = lex.issue_key_slots().unwrap();
         let got: Vec<&str> = slots.map(|s| lex.target(s).0).collect();
         assert_eq!(got, ["issu", "ticket"]);
-        assert_eq!(lex.get(&["issu", "key"]).unwrap(), ["jira"]);
+        assert_eq!(lex.get(&a.lexicon_keys("issue key")).unwrap(), ["jira"]);
         let mut seen = Vec::new();
-        lex.expand(&a.tokens("<issue-key>"), |t| seen.push(t.to_string()));
+        lex.expand(&a.lexicon_keys("<issue-key>"), |t| seen.push(t.to_string()));
         assert_eq!(seen, ["jira"]);
         assert!(Lexicon::new(&a, &[e("pr", "pull request")])
             .unwrap()
@@ -433,7 +437,37 @@ mod tests {
         // Only `<` lower-case letters and hyphens `>` is a shape's form.
         let lex = Lexicon::new(&a, &[e("<Issue-Key>", "ticket"), e("<html5>", "markup")]).unwrap();
         assert!(lex.issue_key_slots().is_none());
-        assert_eq!(lex.get(&a.tokens("html5")).unwrap(), ["markup"]);
+        assert_eq!(lex.get(&a.lexicon_keys("html5")).unwrap(), ["markup"]);
+    }
+
+    /// An entry fires on its words' inflections, not on the words of other meaning that
+    /// stem alike; a Russian entry on its cases.
+    #[test]
+    fn entries_match_whole_words_not_shared_stems() {
+        let a = analyzer();
+        let lex = Lexicon::new(
+            &a,
+            &[
+                e("activate", "enable"),
+                e("активный", "active"),
+                e("look", "search"),
+            ],
+        )
+        .unwrap();
+        let expand = |q: &str| {
+            let mut got = Vec::new();
+            lex.expand(&a.lexicon_keys(q), |t| got.push(t.to_string()));
+            got
+        };
+        for q in ["activate", "activates", "activated", "activating"] {
+            assert_eq!(expand(q), ["enabl"], "{q}");
+        }
+        for q in ["activities", "actively", "activation", "active"] {
+            assert!(expand(q).is_empty(), "{q}: {:?}", expand(q));
+        }
+        assert_eq!(expand("looking looked looks"), ["search"; 3]);
+        assert_eq!(expand("активные активных"), ["activ"; 2]);
+        assert!(expand("активность").is_empty());
     }
 
     #[test]

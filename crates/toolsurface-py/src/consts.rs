@@ -1,7 +1,7 @@
 //! The core's public constants as module attributes, so Python can check its own copies
 //! against them (`tests/test_consts.py` pins them equal to the pure engine's).
 //!
-//! `FIELD_NAMES`, `FILE_EXTENSIONS`, `ER_ROOTS`, `ASK_MARKERS` and `SUBJECT_MARKERS` are tuples and `CONNECTORS` a string, the types of
+//! `FIELD_NAMES`, `FILE_EXTENSIONS`, `ER_ROOTS`, `ASK_MARKERS`, `SUBJECT_MARKERS` and `FUNCTION_WORDS` are tuples and `CONNECTORS` a string, the types of
 //! their Python twins.
 
 use pyo3::prelude::*;
@@ -9,7 +9,8 @@ use pyo3::types::PyTuple;
 
 use toolsurface_core as core;
 use toolsurface_core::analysis::{
-    ASK_MARKERS, CONNECTORS, ER_ROOTS, FILE_EXTENSIONS, MIN_TOKEN_CHARS, SUBJECT_MARKERS,
+    ASK_MARKERS, CONNECTORS, ER_ROOTS, FILE_EXTENSIONS, FUNCTION_WORDS, MIN_TOKEN_CHARS,
+    SUBJECT_MARKERS,
 };
 use toolsurface_core::{
     FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, PAYLOAD_WEIGHT, SETTINGS_CACHE,
@@ -30,5 +31,6 @@ pub(crate) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ER_ROOTS", PyTuple::new(m.py(), ER_ROOTS)?)?;
     m.add("ASK_MARKERS", PyTuple::new(m.py(), ASK_MARKERS)?)?;
     m.add("SUBJECT_MARKERS", PyTuple::new(m.py(), SUBJECT_MARKERS)?)?;
+    m.add("FUNCTION_WORDS", PyTuple::new(m.py(), FUNCTION_WORDS)?)?;
     Ok(())
 }

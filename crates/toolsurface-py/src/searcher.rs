@@ -255,17 +255,17 @@ impl PySearcher {
         self.to_hits(py, r)
     }
 
-    /// Whether `query` has a term to search for: its own or the lexicon's, in the
-    /// vocabulary or not (`Index.query_terms` is not empty). A search that found nothing
-    /// for a query with terms answers nothing; one without, the registry fills in order.
+    /// Whether `query` has a term to search for that is not only a function word's or its
+    /// expansion's: its own or the lexicon's, in the vocabulary or not. A search that found
+    /// nothing for a query with such terms answers nothing; one without, the registry fills
+    /// in order.
     fn has_terms(&self, query: &str) -> PyResult<bool> {
         guard(|| {
-            let terms = core::Searcher::new(&self.index).query_terms(
+            Ok(core::Searcher::new(&self.index).has_content(
                 query,
                 self.lexicon.as_deref(),
                 self.settings.expansion_weight,
-            );
-            Ok(!terms.is_empty())
+            ))
         })
     }
 

@@ -615,7 +615,8 @@ class ToolRegistry:
         """
         query, k, chosen = self._prepare(query, k, settings)
         built = self._current()
-        if not k or built.index.query_terms(query, self._lexicon, chosen.expansion_weight):
+        # Terms of function words only ("what's it?") are no terms to search for.
+        if not k or self._searcher(built, chosen).has_terms(query):
             return []
         known = built.ids
         order = [n for n in self.registration_order() if n in known]

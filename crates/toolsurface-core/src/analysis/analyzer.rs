@@ -121,7 +121,7 @@ fn tagged(line: &str) -> Option<(Lang, &str)> {
 
 /// `^[a-z0-9]*[a-z][a-z0-9]*$`
 #[inline]
-fn is_english_token(s: &str) -> bool {
+pub(crate) fn is_english_token(s: &str) -> bool {
     let b = s.as_bytes();
     b.iter()
         .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit())
@@ -130,7 +130,7 @@ fn is_english_token(s: &str) -> bool {
 
 /// `^[а-я]+$` (U+0430..=U+044F).
 #[inline]
-fn is_russian_token(s: &str) -> bool {
+pub(crate) fn is_russian_token(s: &str) -> bool {
     !s.is_empty() && s.chars().all(|c| ('\u{430}'..='\u{44F}').contains(&c))
 }
 
@@ -274,27 +274,6 @@ impl Analyzer {
     /// is English or Russian or the token is not of its script (docs/analysis.md §4a).
     pub fn lexicon_word(&self, lang: Lang, token: &str) -> Option<String> {
         self.langs.lexicon_word(lang, token)
-    }
-
-    /// The key words of a lexicon source tagged with `lang` (docs/analysis.md §4a): the
-    /// words of `text` as a request in `lang` reads them, its function words dropped, each
-    /// its lexicon word in `lang` or, when not of `lang`'s script or when `lang` is English
-    /// or Russian, its index stem.
-    pub fn lexicon_key(&self, text: &str, lang: Lang) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut scratch = TokenScratch::default();
-        self.for_each_identifier(text, |id| {
-            self.identifier_words(id, &mut scratch, &mut |w| {
-                if self.language_stop_mask(w) & lang.bit() != 0 {
-                    return;
-                }
-                match self.lexicon_word(lang, w) {
-                    Some(lw) => out.push(lw),
-                    None => out.push(self.stem(w).into_owned()),
-                }
-            });
-        });
-        out
     }
 
     /// What one identifier says about its request's language ([`Signals`]): a vote per part

@@ -39,6 +39,9 @@ pub(crate) struct QueryBuffers {
     pub(crate) targets: TargetIds,
     /// The query's terms: the main stage's or the fallback's, whichever was built last.
     pub(crate) terms: TermList,
+    /// Whether the main stage's terms (`query/terms.rs`) hold one that is not only a
+    /// function word's or its expansion's: without one the request matches nothing.
+    pub(crate) content: bool,
     pub(crate) fuzzy: FuzzyScratch,
 }
 

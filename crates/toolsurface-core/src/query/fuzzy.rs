@@ -30,11 +30,16 @@ pub(crate) fn fallback_terms(index: &Index, bufs: &mut QueryBuffers) {
         fuzzy,
         ..
     } = bufs;
-    let toks: Vec<&str> = qtoks.iter().map(|&i| memo.token(&memo.toks[i])).collect();
+    // Function words are no request's content: they reach no term here either.
+    let toks: Vec<&str> = qtoks
+        .iter()
+        .filter(|&&i| !memo.toks[i].function)
+        .map(|&i| memo.token(&memo.toks[i]))
+        .collect();
     fuzzy_terms(index, &toks, fuzzy, terms);
 }
 
-/// Fallback terms: for each distinct query token of >= 3 chars, the best 3 vocabulary
+/// Fallback terms: for each distinct query token of >= 3 chars (function words left out), the best 3 vocabulary
 /// terms of `index` by trigram Dice similarity (>= 0.5), weighted by that similarity.
 fn fuzzy_terms(index: &Index, toks: &[&str], fz: &mut FuzzyScratch, out: &mut TermList) {
     out.clear();

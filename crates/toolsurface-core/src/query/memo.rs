@@ -63,9 +63,10 @@ impl QueryMemo {
     }
 
     /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]) for a request in `lang`: of the
-    /// words [`Lang::lookups`] lists (its index stem, its lexicon words in other languages,
-    /// from `lang_words`, which the query's analysis fills), the first that is a key word
-    /// (docs/analysis.md §4a). Looked up once per token, lexicon and language.
+    /// words [`Lang::lookups`] lists (its lexicon key, `analysis/lexkey.rs`, for the own
+    /// stem; its lexicon words in other languages, from `lang_words`, which the query's
+    /// analysis fills), the first that is a key word (docs/analysis.md §4a). Looked up once
+    /// per token, lexicon and language.
     #[inline]
     pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon, lang: Lang) -> u32 {
         let t = self.toks[i];
@@ -75,7 +76,7 @@ impl QueryMemo {
         let mut id = NO_WORD;
         for step in lang.lookups() {
             id = match step {
-                None => lex.word_id(self.token(&t), t.hash),
+                None => lex.word_id(&self.text[t.key_start..t.key_end], t.key_hash),
                 Some(l) => match self.lang_words.get(&(i as u32, *l as u8)) {
                     Some(&Some((a, b, h))) => lex.word_id(&self.text[a..b], h),
                     _ => NO_WORD,
@@ -98,14 +99,19 @@ pub(crate) type LangWord = (usize, usize, u64);
 /// No index or lexicon has this uid (they count up from 0 and 1).
 pub(crate) const NOT_LOOKED_UP: u64 = u64::MAX;
 
-/// A token of the query memo: its text, its [`str_hash`], and its last vocabulary and
-/// lexicon lookups, each tagged with the uid of the index or lexicon it was made in
+/// A token of the query memo: its text and [`str_hash`], its lexicon key's
+/// (`analysis/lexkey.rs`), and its last vocabulary and lexicon lookups, each tagged with the uid of the index or lexicon it was made in
 /// ([`NOT_LOOKED_UP`]: none yet), so that a word seen before costs no lookup.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MemoTok {
     pub(crate) start: usize,
     pub(crate) end: usize,
     pub(crate) hash: u64,
+    pub(crate) key_start: usize,
+    pub(crate) key_end: usize,
+    pub(crate) key_hash: u64,
+    /// Whether the token's word is a function word (`analysis/function_words.rs`).
+    pub(crate) function: bool,
     pub(crate) vocab_of: u64,
     pub(crate) vocab_id: Option<u32>,
     pub(crate) lex_of: u64,

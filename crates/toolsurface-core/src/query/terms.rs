@@ -26,6 +26,9 @@ fn key_weight(weights: &[f64]) -> f64 {
 trait TermSpace {
     /// The term of the memo's token `i`, if the space has one.
     fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32>;
+    /// Whether the memo's token `i` is a term of the index searched (its own word reaches
+    /// tools: what the lexicon adds to it is weak evidence); false with no index.
+    fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool;
     /// The terms of the targets `slots` of `lex` ([`Lexicon::target`]), each given to
     /// `add`, in order; `known` is the thread's table of looked-up targets.
     fn targets(
@@ -45,6 +48,11 @@ impl TermSpace for VocabTerms<'_> {
     #[inline]
     fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
         memo.vocab_id(i, self.0.uid, &self.0.vocab)
+    }
+
+    #[inline]
+    fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool {
+        self.token(memo, i).is_some()
     }
 
     #[inline]
@@ -70,15 +78,19 @@ impl TermSpace for VocabTerms<'_> {
 }
 
 /// The terms' own text, numbered as first met: every token and target is a term, in the
-/// vocabulary or not.
-#[derive(Default)]
-struct TextTerms(StrTable);
+/// vocabulary or not; the index, when given, says which tokens reach tools.
+struct TextTerms<'a>(StrTable, Option<&'a Index>);
 
-impl TermSpace for TextTerms {
+impl TermSpace for TextTerms<'_> {
     fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32> {
         let t = memo.toks[i];
         // Fails only past u32::MAX distinct terms, which no query analysed has.
         self.0.insert(memo.token(&t), t.hash).ok().map(|(id, _)| id)
+    }
+
+    fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool {
+        self.1
+            .is_some_and(|index| memo.vocab_id(i, index.uid, &index.vocab).is_some())
     }
 
     fn targets(
@@ -108,6 +120,10 @@ impl TermSpace for TableTerms<'_> {
         self.0.find(memo.token(&t), t.hash)
     }
 
+    fn in_index(&mut self, _memo: &mut QueryMemo, _i: usize) -> bool {
+        false
+    }
+
     fn targets(
         &mut self,
         lex: &Lexicon,
@@ -131,7 +147,8 @@ impl TermSpace for TableTerms<'_> {
 /// times the largest weight of its key's tokens, then, for each issue-key identifier in
 /// order, the targets of the lexicon's `<issue-key>` source at `expansion_weight` times the
 /// identifier's weight. A repeated term keeps its first position and its largest weight
-/// ([`TermList::add`]).
+/// ([`TermList::add`]). `bufs.content` says whether a term came from a token that is no
+/// function word, from the expansion of a key that holds one, or from an issue key.
 fn build_terms(
     space: &mut impl TermSpace,
     bufs: &mut QueryBuffers,
@@ -147,31 +164,48 @@ fn build_terms(
         terms,
         issue_keys,
         lang,
+        content,
         ..
     } = bufs;
     terms.clear();
+    *content = false;
     for (&i, &w) in qtoks.iter().zip(qweights.iter()) {
         if let Some(id) = space.token(memo, i) {
-            terms.add(id, w);
+            let function = memo.toks[i].function;
+            terms.add_as(id, w, !function);
+            *content |= !function;
         }
     }
     let Some(lex) = lexicon else {
+        terms.partition();
         return;
     };
     if expansion_weight > 0.0 {
         lex_ids.clear();
         lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex, *lang)));
         lex.expand_ids(lex_ids, |slots, key| {
-            let weight = expansion_weight * key_weight(&qweights[key]);
-            space.targets(lex, targets, slots, |id| terms.add(id, weight));
+            let weight = expansion_weight * key_weight(&qweights[key.clone()]);
+            // An expansion of function words only is no content either ("сколько"); one of
+            // words that all reach tools themselves is weak evidence ("looking" -> search).
+            let of_content = qtoks[key.clone()].iter().any(|&i| !memo.toks[i].function);
+            let reached = qtoks[key].iter().all(|&i| space.in_index(memo, i));
+            let strong = of_content && !reached;
+            space.targets(lex, targets, slots, |id| {
+                terms.add_as(id, weight, strong);
+                *content |= of_content;
+            });
         });
         if let Some(slots) = lex.issue_key_slots() {
             for &w in issue_keys.iter() {
                 let weight = expansion_weight * w;
-                space.targets(lex, targets, slots.clone(), |id| terms.add(id, weight));
+                space.targets(lex, targets, slots.clone(), |id| {
+                    terms.add(id, weight);
+                    *content = true;
+                });
             }
         }
     }
+    terms.partition();
 }
 
 /// The main stage's terms of the query analysed into `bufs`, in `bufs.terms`: its terms in
@@ -202,13 +236,79 @@ pub(crate) fn table_terms(
 }
 
 /// The terms of the query analysed into `bufs` as text, in or out of any vocabulary: their
-/// ids in `bufs.terms` are ids of the returned table (see [`build_terms`]).
+/// ids in `bufs.terms` are ids of the returned table (see [`build_terms`]); `index` says
+/// which expansions are weak, as a search of it has them (none without).
 pub(crate) fn text_terms(
     bufs: &mut QueryBuffers,
     lexicon: Option<&Lexicon>,
     expansion_weight: f64,
+    index: Option<&Index>,
 ) -> StrTable {
-    let mut text = TextTerms::default();
+    let mut text = TextTerms(StrTable::default(), index);
     build_terms(&mut text, bufs, lexicon, expansion_weight);
     text.0
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::*;
+
+    /// An expansion of words the index knows is weak: it weighs the tools the request's own
+    /// words reach and ranks no other; an expansion of words it does not know stands in for
+    /// them.
+    #[test]
+    fn injected_terms_weigh_only_what_the_request_reaches() {
+        let a = the_analyzer();
+        let names = [
+            "files__find",
+            "places__nearby",
+            "places__search",
+            "web__search",
+        ];
+        let idx = Index::build(
+            Arc::clone(&a),
+            names.iter().map(|n| n.to_string()).collect(),
+            vec![
+                doc("files__find", "", "Find files.", "", ""),
+                doc(
+                    "places__nearby",
+                    "",
+                    "Restaurants nearby; look up a place.",
+                    "",
+                    "",
+                ),
+                doc("places__search", "", "Search restaurants.", "", ""),
+                doc("web__search", "", "Search the web.", "", ""),
+            ],
+        )
+        .unwrap();
+        let e = |x: &str, y: &str| (x.to_string(), y.to_string());
+        let lex = Lexicon::new(&a, &[e("look", "search find"), e("zork", "web")]).unwrap();
+        let s = settings();
+        let search = Searcher::new(&idx);
+        let r = search
+            .search("looking for restaurants", 10, &s, Some(&lex), None)
+            .unwrap();
+        assert_eq!(r.docs, [1, 2], "{r:?}");
+        let terms = main_terms_with(&idx, "looking for restaurants", &lex);
+        assert_eq!((terms.items.len(), terms.weak), (4, 2));
+        // "zork" is no word of the index: its expansion ranks on its own.
+        let r = search.search("zork", 10, &s, Some(&lex), None).unwrap();
+        assert_eq!(r.docs, [3]);
+        // The query terms list the weak ones last, as the search scans them.
+        let listed: Vec<String> = search
+            .query_terms("look restaurants", Some(&lex), 0.6)
+            .into_iter()
+            .map(|t| t.0)
+            .collect();
+        assert_eq!(listed, ["look", "restaur", "search", "find"]);
+    }
+
+    fn main_terms_with(idx: &Index, q: &str, lex: &Lexicon) -> TermList {
+        crate::search::scratch::with_scratch(|sc| {
+            crate::query::tokens::analyse_query(&idx.analyzer, q, &mut sc.query);
+            super::main_terms(idx, &mut sc.query, Some(lex), 0.6);
+            std::mem::take(&mut sc.query.terms)
+        })
+    }
 }

@@ -1,7 +1,9 @@
 //! Query tokenising: a query's tokens and the weight of each.
 
 use crate::analysis::analyzer::{in_payload, Analyzer};
+use crate::analysis::function_words::is_function_word;
 use crate::analysis::language::{Lang, Signals};
+use crate::analysis::lexkey::lexicon_key;
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
 use crate::query::buffers::QueryBuffers;
@@ -100,13 +102,21 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
                     let word = (text.len(), text.len() + w.len());
                     text.push_str(w);
                     let stop = analyzer.language_stop_mask(w);
+                    let function = is_function_word(w);
                     analyzer.stem_memo(w, &mut |t: &str| {
                         let start = text.len();
                         text.push_str(t);
+                        let end = text.len();
+                        let key = lexicon_key(w, t);
+                        text.push_str(&key);
                         toks.push(MemoTok {
                             start,
-                            end: text.len(),
+                            end,
                             hash: str_hash(t),
+                            key_start: end,
+                            key_end: text.len(),
+                            key_hash: str_hash(&key),
+                            function,
                             vocab_of: NOT_LOOKED_UP,
                             vocab_id: None,
                             lex_of: NOT_LOOKED_UP,

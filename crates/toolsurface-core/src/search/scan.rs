@@ -229,6 +229,9 @@ pub(crate) fn scan(
         let t = id as usize;
         (weight * index.idf[t], index.postings(t))
     }));
+    // Terms from this one on are weak (docs/analysis.md §4): they add only to a document
+    // the strong ones (scanned before them in each block) scored above 0.
+    let strong = terms.strong_count();
     let small = k <= TOP_INSERT_MAX;
     // A small top skips the documents that cannot enter it (see below): terms by
     // upper bound (`qw * idf` times the term's largest saturated weight), largest
@@ -313,7 +316,18 @@ pub(crate) fn scan(
             let m = if last { docs.len() } else { ends[i] };
             let q = *q;
             let sats = &sat[range.start..range.start + m];
-            if bounded {
+            if i >= strong {
+                if bounded {
+                    spans[i] = (range.start, range.start + m);
+                }
+                // Scores are positive: a slot at 0 has no strong term, and stays 0.
+                for (&doc, &s) in docs[..m].iter().zip(sats) {
+                    let slot = &mut acc[doc as usize & mask];
+                    if *slot != 0.0 {
+                        *slot += q * s;
+                    }
+                }
+            } else if bounded {
                 spans[i] = (range.start, range.start + m);
                 // Four postings a step (a term has a document once, so the order of
                 // its postings changes no sum).

@@ -61,7 +61,8 @@ fn search_terms(
     sc: &mut Scratch,
 ) -> SearchResult {
     let (terms, accum) = (&sc.query.terms, &mut sc.accum);
-    let found = scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
+    // A request whose terms are only function words' matches nothing (§4).
+    let found = sc.query.content && scan(index, terms, req.sat, req.k, req.allowed, boosts, accum);
     let fallback = !found;
     if fallback {
         fallback_terms(index, &mut sc.query);
@@ -356,7 +357,8 @@ impl<'a> Searcher<'a> {
     /// Weighted query terms in order: the query's own (weight 1, or the payload weight for a
     /// payload word or a number), then lexicon expansions (`expansion_weight` times the
     /// largest weight of the key's words); a repeated term keeps its first position and
-    /// largest weight. Terms outside the vocabulary are included.
+    /// largest weight; the weak terms (docs/analysis.md §4, decided against this index's
+    /// vocabulary) come after the strong ones. Terms outside the vocabulary are included.
     pub fn query_terms(
         &self,
         query: &str,
@@ -365,13 +367,30 @@ impl<'a> Searcher<'a> {
     ) -> Vec<(String, f64)> {
         with_scratch(|sc| {
             analyse_query(&self.index.analyzer, query, &mut sc.query);
-            let text = text_terms(&mut sc.query, lexicon, expansion_weight);
+            let text = text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
             sc.query
                 .terms
                 .items
                 .iter()
                 .map(|&(id, w)| (text.get(id as usize).to_string(), w))
                 .collect()
+        })
+    }
+
+    /// Whether `query` has content to search for: a term (its own or the lexicon's, in the
+    /// vocabulary or not, as [`Searcher::query_terms`] lists) that is not only a function
+    /// word's or its expansion's. A search of a query without content finds nothing: the
+    /// registry answers it as an empty one.
+    pub fn has_content(
+        &self,
+        query: &str,
+        lexicon: Option<&Lexicon>,
+        expansion_weight: f64,
+    ) -> bool {
+        with_scratch(|sc| {
+            analyse_query(&self.index.analyzer, query, &mut sc.query);
+            text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
+            sc.query.content
         })
     }
 
@@ -411,7 +430,7 @@ impl<'a> Searcher<'a> {
         }
         with_scratch(|sc| {
             analyse_query(&self.index.analyzer, query, &mut sc.query);
-            let text = text_terms(&mut sc.query, lexicon, expansion_weight);
+            let text = text_terms(&mut sc.query, lexicon, expansion_weight, Some(self.index));
             aliases.mentioned(&text, &sc.query.terms)
         })
     }

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
 from snowballstemmer.russian_stemmer import RussianStemmer  # type: ignore[import-untyped]
 
+from toolsurface.retrieval.analysis.function_words import FUNCTION_WORDS
 from toolsurface.retrieval.analysis.language import (
     BASE_LANGUAGES,
     DROPS_FUNCTION_WORDS,
@@ -26,12 +27,14 @@ from toolsurface.retrieval.analysis.language import (
     is_han,
     letter_language,
 )
+from toolsurface.retrieval.analysis.lexkey import lexicon_key
 
 __all__ = [
     "ASK_MARKERS",
     "CONNECTORS",
     "ER_ROOTS",
     "FILE_EXTENSIONS",
+    "FUNCTION_WORDS",
     "ISSUE_KEY_SHAPE",
     "MIN_TOKEN_CHARS",
     "SUBJECT_MARKERS",
@@ -51,6 +54,7 @@ CONNECTORS = "_-."
 ASK_MARKERS = ("can you", "could you", "would you", "go ahead and", "можешь", "сможешь")
 _ASK_PHRASES = tuple(tuple(m.split(" ")) for m in ASK_MARKERS)
 _ASK_WORDS = frozenset(w for p in _ASK_PHRASES for w in p)
+_FUNCTION_WORDS = frozenset(FUNCTION_WORDS)
 
 
 def ask_start(words: Sequence[str]) -> int | None:
@@ -441,13 +445,17 @@ class Analyzer:
         return self._languages.lexicon_word(lang, token)
 
     def lexicon_key(self, text: str, lang: str) -> list[str]:
-        """The key words of a lexicon source tagged ``lang`` (docs/analysis.md §4a)."""
+        """The key words of a lexicon source tagged ``lang`` (docs/analysis.md §4a).
+
+        A word not of ``lang``'s script keys by its lexicon key (``lexkey.py``), as a
+        request's own-stem lookup does.
+        """
         out: list[str] = []
         for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
             for word, stem in terms:
                 if lang in self.language_words.get(word, ()):
                     continue
-                out.append(self.lexicon_word(lang, word) or stem)
+                out.append(self.lexicon_word(lang, word) or lexicon_key(word, stem))
         return out
 
     def signals(self, ident: str) -> Signals:
@@ -475,11 +483,15 @@ class Analyzer:
 
     def query_tokens(
         self, text: str, payload_weight: float
-    ) -> tuple[list[str], list[float], list[float], list[tuple[str, ...]]]:
-        """Index terms of a request, their weights, its issue keys' weights, their lookups.
+    ) -> tuple[list[str], list[float], list[float]]:
+        """``query_analysis`` without the lookups and function words."""
+        toks, weights, keys, _, _ = self.query_analysis(text, payload_weight)
+        return toks, weights, keys
 
-        The fourth list has, per term, the words it looks up in the lexicon, in order
-        (docs/analysis.md §4a).
+    def query_analysis(
+        self, text: str, payload_weight: float
+    ) -> tuple[list[str], list[float], list[float], list[tuple[str, ...]], list[bool]]:
+        """Index terms of a request, their weights, its issue keys' weights, their lookups.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
         ``payload_spans``), of a number (ASCII digits and connectors only: ``231``,
@@ -489,10 +501,13 @@ class Analyzer:
         ``payload_weight`` at most. The third list
         has an identifier's weight for each that is an issue key (``ENG-1423``), in order:
         the lexicon's ``<issue-key>`` source expands each. The request's language is
-        ``Signals.language`` of its identifiers outside the payload; a term looks up what
-        ``LOOKUPS`` lists for it (a word not of a language's script has no lexicon word in
-        it and looks up its stem instead), and a request in one of
-        ``DROPS_FUNCTION_WORDS`` drops its function words.
+        ``Signals.language`` of its identifiers outside the payload; a request in one of
+        ``DROPS_FUNCTION_WORDS`` drops its function words. The fourth list has, per term,
+        the words it looks up in the lexicon, in order (docs/analysis.md §4a): what
+        ``LOOKUPS`` lists for the language, the own-stem step being the term's lexicon key
+        (``lexkey.py``; a word not of a language's script has no lexicon word in it and
+        looks up that key instead). The fifth says whether each term's word is a function
+        word (``function_words.py``).
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
@@ -502,6 +517,7 @@ class Analyzer:
         weights: list[float] = []
         keys: list[float] = []
         signals = Signals()
+        function: list[bool] = []
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
         for start, ident, terms in self._identifiers(text):
@@ -518,6 +534,7 @@ class Analyzer:
                 signals.add(self.signals(ident))
             toks.extend(stem for _, stem in terms)
             words.extend(word for word, _ in terms)
+            function.extend(word in _FUNCTION_WORDS for word, _ in terms)
             weights.extend([w] * len(terms))
             if _ISSUE_KEY.fullmatch(ident):
                 keys.append(w)
@@ -538,14 +555,19 @@ class Analyzer:
         if lang in DROPS_FUNCTION_WORDS:
             kept = [i for i, w in enumerate(words) if lang not in self.language_words.get(w, ())]
         steps = LOOKUPS[lang]
+        lex_keys = [lexicon_key(w, t) for w, t in zip(words, toks)]
         return (
             [toks[i] for i in kept],
             [weights[i] for i in kept],
             keys,
             [
-                tuple((self.lexicon_word(s, words[i]) or toks[i]) if s else toks[i] for s in steps)
+                tuple(
+                    (self.lexicon_word(s, words[i]) or lex_keys[i]) if s else lex_keys[i]
+                    for s in steps
+                )
                 for i in kept
             ],
+            [function[i] for i in kept],
         )
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[tuple[str, str], ...]]]:
@@ -648,6 +670,13 @@ class Analyzer:
                 continue
             out.append((token, self.stem(token)))
         return tuple(out)
+
+    def lexicon_keys(self, text: str) -> list[str]:
+        """The lexicon keys (``lexkey.py``) of ``text``, one per index term of ``tokens``."""
+        out: list[str] = []
+        for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
+            out.extend(lexicon_key(word, stem) for word, stem in terms)
+        return out
 
     def stem(self, token: str) -> str:
         """Stem a folded token by its script: English, Russian, or unchanged."""

@@ -152,9 +152,11 @@ class _BoundSearch:
         return ids, scores, fallback, [boost_factor(i, members) for i in ids]
 
     def has_terms(self, query: str) -> bool:
-        """Whether ``query`` has a term to search for (its terms are not empty)."""
+        """Whether ``query`` has a term to search for that is not only a function word's."""
         ew = self._args[3]
-        return bool(self._index.query_terms(clean_text(query), self._lexicon, ew))
+        # The pure engine's searcher binds the pure index, which has ``has_content``.
+        index: Any = self._index
+        return bool(index.has_content(clean_text(query), self._lexicon, ew))
 
     def search_in(self, query: str, k: int, allowed: Any = None) -> list[SearchHit]:
         """The ``k`` best hits for ``query`` among ``allowed``, best first."""

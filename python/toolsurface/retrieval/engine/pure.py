@@ -92,7 +92,7 @@ def saturated(s: float, k1: float) -> float:
 
 
 class PureLexicon:
-    """Query expansion entries, keys and targets analysed by the engine's own analyser."""
+    """Query expansion entries: sources as lexicon keys (``lexkey.py``), targets as terms."""
 
     def __init__(self, analyzer: Analyzer, entries: Sequence[tuple[str, str]]) -> None:
         self.entries: dict[tuple[str, ...], list[str]] = {}
@@ -111,7 +111,7 @@ class PureLexicon:
             elif tagged is not None:
                 key = tuple(analyzer.lexicon_key(tagged[1], tagged[0]))
             else:
-                key = tuple(analyzer.tokens(source))
+                key = tuple(analyzer.lexicon_keys(source))
             if not key:
                 raise ValueError(f"lexicon entry {i} ({source!r}): source has no index terms")
             targets = analyzer.tokens(target)
@@ -223,8 +223,22 @@ class PureIndex:
         self, query: str, lexicon: PureLexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
-        toks, weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        return list(self._terms(toks, weights, keys, lookups, lexicon, expansion_weight).items())
+        toks, weights, keys, lookups, function = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
+        terms = self._terms(
+            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.idf
+        )[0]
+        return list(terms.items())
+
+    def has_content(self, query: str, lexicon: PureLexicon | None, expansion_weight: float) -> bool:
+        """Whether ``query`` has a term that is not only a function word's or its expansion's.
+
+        A search of a query without one finds nothing (analysis.md §4): the registry answers
+        it as an empty one.
+        """
+        toks, weights, keys, lookups, function = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
+        return self._terms(
+            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.idf
+        )[1]
 
     def mentions(
         self,
@@ -244,37 +258,70 @@ class PureIndex:
         weights: list[float],
         keys: list[float],
         lookups: list[tuple[str, ...]],
+        function: list[bool],
         lexicon: PureLexicon | None,
         expansion_weight: float,
-    ) -> dict[str, float]:
+        vocabulary: dict[str, float] | None = None,
+        index_terms: dict[str, float] | None = None,
+    ) -> tuple[dict[str, float], bool, int]:
         """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'.
 
-        A key is matched on the first of each token's lookups (its stem, its lexicon word in
-        the request's language) that is a key word (§4a).
+        Strong terms first, each group in first-seen order, then the number of strong ones:
+        a term is weak (analysis.md §4, "Weak evidence") when every time it comes it is a
+        function word's, or an expansion of a key whose tokens are all function words or all
+        terms of the index (``index_terms``): the request's own words reach those tools
+        already, and what the lexicon injects only weighs what they reach. The second value
+        says whether one term is content: a term of a token that is no function word, of the
+        expansion of a key holding one, or of an issue key. With ``vocabulary`` (the index's
+        terms) only the terms in it count, as a search's do. A key is matched on the first
+        of each token's lookups (its lexicon key, its lexicon word in the request's language)
+        that is a key word (§4a).
         """
         terms: dict[str, float] = {}
-        for tok, w in zip(toks, weights):
+        strong: set[str] = set()
+        content = False
+
+        def known(term: str) -> bool:
+            return vocabulary is None or term in vocabulary
+
+        for tok, w, func in zip(toks, weights, function):
             _add(terms, tok, w)
-        if lexicon is None or expansion_weight <= 0.0:
-            return terms
-        if lexicon.max_len:
-            looked = [next((w for w in ws if w in lexicon.words), ws[0]) for ws in lookups]
-            i = 0
-            while i < len(looked):
-                for length in range(min(lexicon.max_len, len(looked) - i), 0, -1):
-                    targets = lexicon.entries.get(tuple(looked[i : i + length]))
-                    if targets is not None:
-                        key_weight = max(weights[i : i + length])
-                        for t in targets:
-                            _add(terms, t, expansion_weight * key_weight)
-                        i += length
-                        break
-                else:
-                    i += 1
-        for w in keys:
-            for t in lexicon.issue_key:
-                _add(terms, t, expansion_weight * w)
-        return terms
+            if not func:
+                strong.add(tok)
+            content = content or (not func and known(tok))
+        if lexicon is not None and expansion_weight > 0.0:
+            if lexicon.max_len:
+                # A key is matched on the first of each token's lookups (its lexicon key,
+                # its lexicon word in the request's language) that is a key word (§4a).
+                looked = [next((w for w in ws if w in lexicon.words), ws[0]) for ws in lookups]
+                i = 0
+                while i < len(toks):
+                    for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
+                        targets = lexicon.entries.get(tuple(looked[i : i + length]))
+                        if targets is not None:
+                            key_weight = max(weights[i : i + length])
+                            of_content = not all(function[i : i + length])
+                            reached = index_terms is not None and all(
+                                t in index_terms for t in toks[i : i + length]
+                            )
+                            for t in targets:
+                                _add(terms, t, expansion_weight * key_weight)
+                                if of_content and not reached:
+                                    strong.add(t)
+                                content = content or (of_content and known(t))
+                            i += length
+                            break
+                    else:
+                        i += 1
+            for w in keys:
+                for t in lexicon.issue_key:
+                    _add(terms, t, expansion_weight * w)
+                    strong.add(t)
+                    content = content or known(t)
+        ordered = {t: w for t, w in terms.items() if t in strong}
+        n_strong = len(ordered)
+        ordered.update((t, w) for t, w in terms.items() if t not in strong)
+        return ordered, content, n_strong
 
     def _table(self, key: ScoringKey) -> dict[str, list[float]]:
         with self._lock:
@@ -297,14 +344,28 @@ class PureIndex:
         return table
 
     def _score(
-        self, terms: dict[str, float], table: dict[str, list[float]], allowed: PureFilter | None
+        self,
+        terms: dict[str, float],
+        table: dict[str, list[float]],
+        allowed: PureFilter | None,
+        n_strong: int | None = None,
     ) -> dict[int, float]:
+        """Each document's score: the sum, in order, of the terms it has (analysis.md §5).
+
+        Past the first ``n_strong`` terms (all, when ``None``) a term is weak: it adds only
+        to a document the terms before it scored above 0.
+        """
         acc: dict[int, float] = {}
-        for term, weight in terms.items():
+        for i, (term, weight) in enumerate(terms.items()):
             posting = self.postings.get(term)
             if posting is None:
                 continue
             q = weight * self.idf[term]
+            if n_strong is not None and i >= n_strong:
+                for doc, sat in zip(posting[0], table[term]):
+                    if acc.get(doc, 0.0) != 0.0:
+                        acc[doc] += q * sat
+                continue
             for doc, sat in zip(posting[0], table[term]):
                 acc[doc] = acc.get(doc, 0.0) + q * sat
         if allowed is None:
@@ -379,12 +440,26 @@ class PureIndex:
             raise ValueError(f"k must be >= 0, got {k}")
         checked = [(f.ids, check_factor(factor)) for f, factor in boosts]
         table = self._table((*weights, *b, k1))
-        toks, tok_weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
-        terms = self._terms(toks, tok_weights, keys, lookups, lexicon, expansion_weight)
-        scores = self._score(terms, table, allowed)
+        toks, tok_weights, keys, lookups, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
+        terms, content, n_strong = self._terms(
+            toks,
+            tok_weights,
+            keys,
+            lookups,
+            function,
+            lexicon,
+            expansion_weight,
+            self.idf,
+            self.idf,
+        )
+        # A request whose terms are only function words' matches nothing (analysis.md §4).
+        scores = self._score(terms, table, allowed, n_strong) if content else {}
         fallback = not scores
         if fallback:
-            scores = self._score(self._fuzzy_terms(toks), table, allowed)
+            content_toks = [t for t, func in zip(toks, function) if not func]
+            scores = self._score(self._fuzzy_terms(content_toks), table, allowed)
         if checked:
             scores = {d: s * boost_factor(d, checked) for d, s in scores.items()}
         return self._best(scores, k, fallback)
@@ -420,11 +495,23 @@ class PureIndex:
         weights, b = check_settings(weights, b, k1, expansion_weight)
         if not 0 <= doc < len(self.names):
             raise ValueError(f"document id {doc} out of range 0..{len(self.names)}")
-        toks, tok_weights, keys, lookups = self.analyzer.query_tokens(query, PAYLOAD_WEIGHT)
+        toks, tok_weights, keys, lookups, function = self.analyzer.query_analysis(
+            query, PAYLOAD_WEIGHT
+        )
         terms = (
-            self._fuzzy_terms(toks)
+            self._fuzzy_terms([t for t, func in zip(toks, function) if not func])
             if fallback
-            else self._terms(toks, tok_weights, keys, lookups, lexicon, expansion_weight)
+            else self._terms(
+                toks,
+                tok_weights,
+                keys,
+                lookups,
+                function,
+                lexicon,
+                expansion_weight,
+                None,
+                self.idf,
+            )[0]
         )
         lens = self.lengths[doc]
         out: list[tuple[str, float, list[float]]] = []
