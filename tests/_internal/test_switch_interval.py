@@ -75,3 +75,23 @@ def test_an_error_in_the_work_still_restores(host_interval: float) -> None:
     with pytest.raises(RuntimeError, match="boom"):
         asyncio.run(off_loop(fail))
     assert sys.getswitchinterval() == pytest.approx(host_interval)
+
+
+def test_the_worker_thread_starts_with_the_short_interval(host_interval: float) -> None:
+    """The interval is short when the work is handed to the executor, not once it runs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    at_submit: list[float] = []
+
+    class Recording(ThreadPoolExecutor):
+        def submit(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+            at_submit.append(sys.getswitchinterval())
+            return super().submit(*args, **kwargs)  # type: ignore[arg-type]
+
+    async def main() -> int:
+        asyncio.get_running_loop().set_default_executor(Recording(max_workers=1))
+        return await off_loop(lambda: 7)
+
+    assert asyncio.run(main()) == 7
+    assert at_submit == [pytest.approx(0.001)]
+    assert sys.getswitchinterval() == pytest.approx(host_interval)

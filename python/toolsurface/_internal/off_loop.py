@@ -29,9 +29,12 @@ _T = TypeVar("_T")
 async def off_loop(work: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """``work(*args, **kwargs)`` in a worker thread (``asyncio.to_thread``), the loop kept free.
 
-    The collector is paused and the switch interval shortened while the work runs.
+    The collector is paused and the switch interval shortened while the work runs. The
+    interval is shortened here, on the loop's thread, before the worker starts: a worker that
+    shortened it itself would first run (and start its thread) at the host's interval.
     """
-    return await asyncio.to_thread(_paused, functools.partial(work, *args, **kwargs))
+    with switch_shortened():
+        return await asyncio.to_thread(_paused, functools.partial(work, *args, **kwargs))
 
 
 def _paused(call: Callable[[], _T]) -> _T:
