@@ -57,3 +57,13 @@ def test_without_the_lexicon_the_request_words_rank_alike(engine_name: str) -> N
     assert set(names(with_lex, "looking for restaurants")) <= set(
         names(plain, "looking for restaurants")
     )
+
+
+def test_a_word_only_learned_requests_hold_is_still_read_through_the_lexicon(
+    registry: ToolRegistry,
+) -> None:
+    # A host's users taught a Russian request to another tool: "включить" is now a word of
+    # the learned field, but no tool's own text reaches it, so its translation stays strong.
+    registry.learn("включить поиск по сети", "web__search")
+    assert names(registry, "включить")[:1] == ["flags__enable_flag"]
+    assert "flags__enable_flag" in names(registry, "включить сеть")

@@ -141,6 +141,7 @@ impl Index {
         let (df, term_start, total) = postings_offsets(&runs, v)?;
         let (post_doc, post_tf, tf_big) = lay_out_postings(&runs, &term_start, total, v);
         drop(runs);
+        let own_text = own_text_terms(&term_start, &post_tf);
         let avglen = average_lengths(&totals, n);
         let idf = idf(&df, n);
         drop(df);
@@ -161,6 +162,7 @@ impl Index {
             doc_len,
             avglen,
             idf,
+            own_text,
             tri_keys,
             tri_start,
             tri_terms,
@@ -354,6 +356,22 @@ fn idf(df: &[u32], n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// One bit a term: set when a posting of it counts the term in a field before the learned
+/// one (the last), that is in the tool's own texts.
+fn own_text_terms(term_start: &[u32], post_tf: &[[u8; N_FIELDS]]) -> Vec<u64> {
+    let terms = term_start.len().saturating_sub(1);
+    let mut bits = vec![0u64; terms.div_ceil(64)];
+    for (t, span) in term_start.windows(2).enumerate() {
+        let own = post_tf[span[0] as usize..span[1] as usize]
+            .iter()
+            .any(|tf| tf[..N_FIELDS - 1].iter().any(|&c| c != 0));
+        if own {
+            bits[t / 64] |= 1 << (t % 64);
+        }
+    }
+    bits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,5 +428,17 @@ mod tests {
             let idx = Index::build(Arc::clone(&a), owned, fields).unwrap();
             assert_eq!(idx.name_ordered, ordered, "{names:?}");
         }
+    }
+
+    #[test]
+    fn own_text_marks_terms_outside_the_learned_field() {
+        // Term 0 only in the learned field, term 1 in the name, term 2 in both.
+        let starts = [0u32, 1, 2, 4];
+        let mut tf = vec![[0u8; N_FIELDS]; 4];
+        tf[0][N_FIELDS - 1] = 1;
+        tf[1][0] = 1;
+        tf[2][N_FIELDS - 1] = 2;
+        tf[3][2] = 1;
+        assert_eq!(own_text_terms(&starts, &tf), vec![0b110]);
     }
 }

@@ -56,6 +56,10 @@ pub struct Index {
     pub(crate) doc_len: Vec<[u32; N_FIELDS]>,
     pub(crate) avglen: [f64; N_FIELDS],
     pub(crate) idf: Vec<f64>,
+    /// Bit `t` is set when term `t` occurs in a tool's own texts (a field before the learned
+    /// one): a word only the learned field holds does not make the lexicon's expansion of it
+    /// weak, since the tools' texts do not reach it (see `query::terms`).
+    pub(crate) own_text: Vec<u64>,
     /// Distinct trigrams, ascending; the terms having `tri_keys[i]` are
     /// `tri_terms[tri_start[i]..tri_start[i + 1]]` (vocabulary ids, ascending).
     pub(crate) tri_keys: Vec<u64>,
@@ -77,6 +81,14 @@ impl std::fmt::Debug for Index {
 }
 
 impl Index {
+    /// Whether term `t` occurs in a tool's own texts, not only in the learned field.
+    #[inline]
+    pub(crate) fn in_own_text(&self, t: u32) -> bool {
+        self.own_text
+            .get(t as usize / 64)
+            .is_some_and(|word| word >> (t % 64) & 1 == 1)
+    }
+
     /// Number of documents.
     pub fn len(&self) -> usize {
         self.names.len()
@@ -133,7 +145,7 @@ impl Index {
             + self.post_tf.capacity() * N_FIELDS
             + self.tf_big.capacity() * size_of::<(u32, [u32; N_FIELDS])>();
         let docs = self.doc_len.capacity() * size_of::<[u32; N_FIELDS]>();
-        let idf = self.idf.capacity() * 8;
+        let idf = self.idf.capacity() * 8 + self.own_text.capacity() * 8;
         let tri = self.tri_keys.capacity() * 8
             + self.tri_start.capacity() * 4
             + self.tri_terms.capacity() * 4

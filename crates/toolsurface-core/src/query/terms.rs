@@ -26,8 +26,10 @@ fn key_weight(weights: &[f64]) -> f64 {
 trait TermSpace {
     /// The term of the memo's token `i`, if the space has one.
     fn token(&mut self, memo: &mut QueryMemo, i: usize) -> Option<u32>;
-    /// Whether the memo's token `i` is a term of the index searched (its own word reaches
-    /// tools: what the lexicon adds to it is weak evidence); false with no index.
+    /// Whether the memo's token `i` is a term of the tools' own texts in the index searched
+    /// (its own word reaches tools: what the lexicon adds to it is weak evidence); false with
+    /// no index. A word only the learned field holds does not count: the host's users taught
+    /// it, and the tools' texts reach only what the lexicon makes of it.
     fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool;
     /// The terms of the targets `slots` of `lex` ([`Lexicon::target`]), each given to
     /// `add`, in order; `known` is the thread's table of looked-up targets.
@@ -52,7 +54,7 @@ impl TermSpace for VocabTerms<'_> {
 
     #[inline]
     fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool {
-        self.token(memo, i).is_some()
+        self.token(memo, i).is_some_and(|t| self.0.in_own_text(t))
     }
 
     #[inline]
@@ -89,8 +91,10 @@ impl TermSpace for TextTerms<'_> {
     }
 
     fn in_index(&mut self, memo: &mut QueryMemo, i: usize) -> bool {
-        self.1
-            .is_some_and(|index| memo.vocab_id(i, index.uid, &index.vocab).is_some())
+        self.1.is_some_and(|index| {
+            memo.vocab_id(i, index.uid, &index.vocab)
+                .is_some_and(|t| index.in_own_text(t))
+        })
     }
 
     fn targets(

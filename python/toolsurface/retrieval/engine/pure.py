@@ -11,7 +11,7 @@ import heapq
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
 from toolsurface.retrieval.analysis.language import language_of_source
@@ -193,6 +193,13 @@ class PureIndex:
         self.avglen = [float(t) / float(n) if n else 0.0 for t in totals]
         self.postings: dict[str, tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
         self.idf: dict[str, float] = {}
+        #: The terms of the tools' own texts (a field before the learned one): a word only the
+        #: learned field holds does not make the lexicon's expansion of it weak (``_terms``).
+        self.own_terms: frozenset[str] = frozenset(
+            term
+            for term, per_doc in postings.items()
+            if any(any(c[: N_FIELDS - 1]) for c in per_doc.values())
+        )
         for term, per_doc in postings.items():
             docs = tuple(sorted(per_doc))
             self.postings[term] = (docs, tuple(tuple(per_doc[d]) for d in docs))
@@ -225,7 +232,7 @@ class PureIndex:
         """Weighted query terms in order: the query's own, then lexicon expansions."""
         toks, weights, keys, lookups, function = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
         terms = self._terms(
-            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.idf
+            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.own_terms
         )[0]
         return list(terms.items())
 
@@ -237,7 +244,7 @@ class PureIndex:
         """
         toks, weights, keys, lookups, function = self.analyzer.query_analysis(query, PAYLOAD_WEIGHT)
         return self._terms(
-            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.idf
+            toks, weights, keys, lookups, function, lexicon, expansion_weight, None, self.own_terms
         )[1]
 
     def mentions(
@@ -262,14 +269,14 @@ class PureIndex:
         lexicon: PureLexicon | None,
         expansion_weight: float,
         vocabulary: dict[str, float] | None = None,
-        index_terms: dict[str, float] | None = None,
+        index_terms: Collection[str] | None = None,
     ) -> tuple[dict[str, float], bool, int]:
         """The query's weighted terms (analysis.md §4): its own, the keys', the issue keys'.
 
         Strong terms first, each group in first-seen order, then the number of strong ones:
         a term is weak (analysis.md §4, "Weak evidence") when every time it comes it is a
         function word's, or an expansion of a key whose tokens are all function words or all
-        terms of the index (``index_terms``): the request's own words reach those tools
+        terms of the tools' own texts (``index_terms``): the request's own words reach those tools
         already, and what the lexicon injects only weighs what they reach. The second value
         says whether one term is content: a term of a token that is no function word, of the
         expansion of a key holding one, or of an issue key. With ``vocabulary`` (the index's
@@ -452,7 +459,7 @@ class PureIndex:
             lexicon,
             expansion_weight,
             self.idf,
-            self.idf,
+            self.own_terms,
         )
         # A request whose terms are only function words' matches nothing (analysis.md §4).
         scores = self._score(terms, table, allowed, n_strong) if content else {}
@@ -510,7 +517,7 @@ class PureIndex:
                 lexicon,
                 expansion_weight,
                 None,
-                self.idf,
+                self.own_terms,
             )[0]
         )
         lens = self.lengths[doc]
