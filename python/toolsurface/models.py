@@ -286,7 +286,7 @@ QUESTION_WEIGHT = 0.3
 
 
 def _weights() -> FieldValues:
-    return FieldValues(name=5.0, search_hint=2.5, summary=1.25, body=0.4, params=0.4)
+    return FieldValues(name=5.0, search_hint=2.5, summary=1.25, body=0.4, params=0.55)
 
 
 def _bs() -> FieldValues:
