@@ -144,23 +144,25 @@ def _rows_problem(snap: SurfaceSnapshot) -> str:
     """What makes the loaded rows disagree with each other or with the counters, or ''."""
     names: dict[tuple[str, str], int] = {}
     orders: dict[int, int] = {}
+    top_order, clock = snap.order, snap.clock
     for i, row in enumerate(snap.loaded):
-        at = f"field 'loaded[{i}]"
-        if (row.kind, row.name) in names:
-            first = names[(row.kind, row.name)]
-            return f"{at}.name': {row.kind} {row.name!r} is already loaded[{first}]"
-        if row.order in orders:
-            return f"{at}.order': order {row.order} is already loaded[{orders[row.order]}]'s"
-        if row.order > snap.order:
-            return f"{at}.order': {row.order} is above the order counter {snap.order}"
-        if row.last_use > snap.clock:
-            return f"{at}.last_use': {row.last_use} is above the clock {snap.clock}"
-        if row.called_tools and row.kind != "group":
-            return f"{at}.called_tools': only a group row lists called members"
-        if len(set(row.called_tools)) != len(row.called_tools):
-            return f"{at}.called_tools': a name is listed twice"
-        names[(row.kind, row.name)] = i
-        orders[row.order] = i
+        kind, name, order, called = row.kind, row.name, row.order, row.called_tools
+        first = names.setdefault((kind, name), i)
+        problem = ""
+        if first != i:
+            problem = f".name': {kind} {name!r} is already loaded[{first}]"
+        elif orders.setdefault(order, i) != i:
+            problem = f".order': order {order} is already loaded[{orders[order]}]'s"
+        elif order > top_order:
+            problem = f".order': {order} is above the order counter {top_order}"
+        elif row.last_use > clock:
+            problem = f".last_use': {row.last_use} is above the clock {clock}"
+        elif called and kind != "group":
+            problem = ".called_tools': only a group row lists called members"
+        elif called and len(set(called)) != len(called):
+            problem = ".called_tools': a name is listed twice"
+        if problem:
+            return f"field 'loaded[{i}]{problem}"
     given = set(snap.rules_given)
     for field, values in (("held_back", snap.held_back), ("rules_given", snap.rules_given)):
         if len(set(values)) != len(values):
@@ -291,11 +293,27 @@ UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+def _current_from_json(text: str | bytes) -> SurfaceSnapshot | None:
+    """The snapshot ``text`` holds when it is valid JSON of the current version, else None.
+
+    Parsed and validated in one pass (pydantic's JSON parser); anything else, an older
+    version, a missing one or an error, goes the long way, whose errors name the field.
+    """
+    try:
+        snap = SurfaceSnapshot.model_validate_json(text)
+    except ValidationError:
+        return None
+    return snap if "version" in snap.model_fields_set else None
+
+
 def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:
     """Validate a snapshot (a model, a mapping, or JSON text), lifting older versions."""
     if isinstance(data, SurfaceSnapshot):
         return data
     if isinstance(data, str | bytes):
+        fast = _current_from_json(data)
+        if fast is not None:
+            return fast
         try:
             data = json.loads(data)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
