@@ -40,6 +40,8 @@ EXPANDS = [
     # No function word and no letter of its own: its words are tried as English, then as
     # German, Spanish and French.
     ("Kalender anzeigen", {"calendar", "show"}),
+    # "in" is German too: with "der" German outvotes English.
+    ("Termin in der Woche absagen", {"event", "cancel"}),
 ]
 
 
