@@ -16,7 +16,12 @@ import pytest
 
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.registry import ToolRegistry, tool_fields
-from toolsurface.retrieval.analysis.language import UK_ENDINGS, uk_stem
+from toolsurface.retrieval.analysis.language import (
+    UK_ENDINGS,
+    compound_heads,
+    es_without_clitic,
+    uk_stem,
+)
 from toolsurface.retrieval.engine.backend import backend as engine_backend
 from toolsurface.retrieval.resources import default_lexicon_entries, parse_lexicon, read_data_text
 
@@ -35,6 +40,8 @@ EXPANDS = [
     # No function word and no letter of its own: its words are tried as English, then as
     # German, Spanish and French.
     ("Kalender anzeigen", {"calendar", "show"}),
+    # "in" is German too: with "der" German outvotes English.
+    ("Termin in der Woche absagen", {"event", "cancel"}),
 ]
 
 
@@ -72,6 +79,35 @@ def test_function_words_of_the_requests_language_are_dropped(registry: ToolRegis
 def test_a_request_finds_what_its_english_twin_finds(registry: ToolRegistry, query: str) -> None:
     english = registry.search("create an event in the calendar", k=1)
     assert english[0].name in [h.name for h in registry.search(query, k=3)]
+
+
+#: Words no lexicon lists, read through the head of their compound (German) or their
+#: imperative without its pronouns (Spanish), and the English words that brings.
+FALLBACKS = [
+    ("neuen Kalendereintrag anlegen", {"item", "creat"}),
+    ("die Projektliste anzeigen", {"list", "show"}),
+    ("alle Teamkanäle auflisten", {"channel", "list"}),
+    ("archívalo en la carpeta", {"archiv", "directori"}),
+    ("compártelo con el equipo", {"share", "team"}),
+]
+
+
+@pytest.mark.parametrize(("query", "wanted"), FALLBACKS, ids=[q for q, _ in FALLBACKS])
+def test_compounds_and_imperatives_with_pronouns_reach_the_english_words(
+    registry: ToolRegistry, query: str, wanted: set[str]
+) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert wanted <= terms, sorted(terms)
+
+
+def test_a_prefixed_verb_is_no_compound(registry: ToolRegistry) -> None:
+    # "versuchen" (try) is "ver" + "suchen" (search): a verb prefix, not a compound's part.
+    assert "suchen" not in compound_heads("versuchen")
+    terms = {t for t, _ in registry.query_terms("wir müssen es versuchen")}
+    assert "search" not in terms, sorted(terms)
+    # A Spanish word without the accent an attached pronoun puts on its verb keeps its end.
+    assert es_without_clitic("pásamelo") == ["pasa", "pasame"]
+    assert es_without_clitic("calle") == []
 
 
 def test_chinese_reads_pairs_of_ideographs(engine_name: str) -> None:
@@ -126,7 +162,15 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
     words = [*_language_words(), "pull", "request", "GitHub", "PR", "the", "и", "в", "412"]
     rng = random.Random(39)
     queries = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(400)]
-    queries += [q for q, _ in EXPANDS]
+    # German compounds of two words, Spanish imperatives with their pronouns.
+    german = [w for w in words if w.isalpha() and w.islower()]
+    queries += [
+        f"die {rng.choice(german)}{rng.choice(german)} {rng.choice(words)}" for _ in range(100)
+    ]
+    queries += [
+        f"el {rng.choice(words)}{rng.choice(('melo', 'le', 'la', 'nos'))}" for _ in range(50)
+    ]
+    queries += [q for q, _ in EXPANDS + FALLBACKS]
     results = []
     for backend in both_backends:
         index = backend.index(names, fields)

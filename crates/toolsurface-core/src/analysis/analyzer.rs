@@ -276,6 +276,13 @@ impl Analyzer {
         self.langs.lexicon_word(lang, token)
     }
 
+    /// What a folded token of a request in `lang` looks up when none of its lookups is a
+    /// key word: its compound heads' lexicon words (German), its imperative's without the
+    /// pronouns (Spanish); docs/analysis.md §4a.
+    pub fn lexicon_fallbacks(&self, lang: Lang, token: &str) -> Vec<String> {
+        self.langs.fallbacks(lang, token)
+    }
+
     /// What one identifier says about its request's language ([`Signals`]): a vote per part
     /// that is a language's function word, a vote for the language of a letter only it
     /// writes, and whether it holds a Han or Cyrillic letter.

@@ -247,6 +247,60 @@ pub fn uk_stem(word: &str) -> String {
     chars.into_iter().collect()
 }
 
+/// German verb particles and prefixes: a word's first part that is one of them makes a
+/// prefixed verb (`versuchen`), not a compound, and yields no head ([`compound_heads`]).
+pub const COMPOUND_PREFIXES: [&str; 22] = [
+    "ver", "ent", "zer", "emp", "miss", "aus", "ein", "auf", "mit", "vor", "nach", "über", "unter",
+    "wieder", "zurück", "weiter", "durch", "hinter", "hin", "her", "weg", "los",
+];
+
+/// Spanish pronouns an imperative takes at its end (`ábrelo`, `pásamelo`), longest first.
+pub const ES_CLITICS: [&str; 26] = [
+    "noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo", "nosla",
+    "selo", "sela", "melo", "mela", "telo", "tela", "nos", "les", "los", "las", "me", "te", "se",
+    "le", "lo", "la",
+];
+
+/// The tails of a German word that may be its compound's head, longest first: each has
+/// four letters or more and leaves a first part of three or more that is none of
+/// [`COMPOUND_PREFIXES`] (`ordnerstruktur`: `nerstruktur`, `erstruktur`, ...).
+pub fn compound_heads(word: &str) -> Vec<&str> {
+    let n = word.chars().count();
+    word.char_indices()
+        .skip(3)
+        .take((n + 1).saturating_sub(4).saturating_sub(3))
+        .map(|(cut, _)| cut)
+        .filter(|&cut| !COMPOUND_PREFIXES.contains(&&word[..cut]))
+        .map(|cut| &word[cut..])
+        .collect()
+}
+
+/// A Spanish imperative without its attached pronouns, unaccented: each reading, one per
+/// ending of [`ES_CLITICS`] (longest first) whose rest bears the written accent the
+/// pronoun put on the verb and keeps two letters or more (`compártelo`: `compar`,
+/// `comparte`; `ponme`: none). The lexicon decides which reading is a word.
+pub fn es_without_clitic(word: &str) -> Vec<String> {
+    let n = word.chars().count();
+    ES_CLITICS
+        .iter()
+        .filter(|c| word.ends_with(*c) && n - c.chars().count() >= 2)
+        .map(|c| &word[..word.len() - c.len()])
+        .filter(|rest| rest.chars().any(|c| "áéíóú".contains(c)))
+        .map(|rest| {
+            rest.chars()
+                .map(|c| match c {
+                    'á' => 'a',
+                    'é' => 'e',
+                    'í' => 'i',
+                    'ó' => 'o',
+                    'ú' => 'u',
+                    c => c,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The stemmers of the languages with lexicon words of their own.
 pub struct LangStemmers {
     german: Stemmer,
@@ -288,11 +342,56 @@ impl LangStemmers {
         };
         Some(format!("{}:{stem}", lang.code()))
     }
+
+    /// What a folded token of a request in `lang` looks up when none of its lookups is a
+    /// key word (docs/analysis.md §4a), each once: German, the lexicon words of its
+    /// compound heads ([`compound_heads`]), longest first; Spanish, those of the imperative
+    /// without its pronouns ([`es_without_clitic`]); Latin without votes, the German ones
+    /// then the Spanish ones; else none.
+    pub fn fallbacks(&self, lang: Lang, token: &str) -> Vec<String> {
+        let mut found: Vec<String> = Vec::new();
+        if !is_latin_word(token) {
+            return found;
+        }
+        let mut add = |w: String| {
+            if !found.contains(&w) {
+                found.push(w);
+            }
+        };
+        if matches!(lang, Lang::De | Lang::Latin) {
+            for head in compound_heads(token) {
+                add(format!("de:{}", self.german.stem(head)));
+            }
+        }
+        if matches!(lang, Lang::Es | Lang::Latin) {
+            for bare in es_without_clitic(token) {
+                add(format!("es:{}", self.spanish.stem(&bare)));
+            }
+        }
+        found
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compound_heads_and_pronoun_free_imperatives() {
+        assert_eq!(
+            compound_heads("ordnerstruktur")[..3],
+            ["nerstruktur", "erstruktur", "rstruktur"]
+        );
+        assert_eq!(compound_heads("versuchen"), ["uchen", "chen"]);
+        assert_eq!(compound_heads("übersicht"), ["rsicht", "icht"]);
+        assert_eq!(es_without_clitic("compártelo"), ["compar", "comparte"]);
+        assert!(es_without_clitic("ponme").is_empty());
+        let s = LangStemmers::default();
+        assert!(s
+            .fallbacks(Lang::De, "projektliste")
+            .contains(&"de:list".to_string()));
+        assert!(s.fallbacks(Lang::Fr, "projektliste").is_empty());
+    }
 
     #[test]
     fn ukrainian_inflections_share_a_stem() {

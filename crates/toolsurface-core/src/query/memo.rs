@@ -31,6 +31,10 @@ pub(crate) struct QueryMemo {
     /// `text`, with its hash; `None` when the word is not of the language's script. Made
     /// for the languages a request's tokens look up ([`Lang::lookups`]), once each.
     pub(crate) lang_words: FxHashMap<(u32, u8), Option<LangWord>>,
+    /// (token, language) -> what the token looks up when none of its lookups is a key word
+    /// ([`Analyzer::lexicon_fallbacks`]), in `text`, in order; made once each for the
+    /// request's language.
+    pub(crate) lang_fallbacks: FxHashMap<(u32, u8), Vec<LangWord>>,
 }
 
 impl QueryMemo {
@@ -41,6 +45,7 @@ impl QueryMemo {
         self.toks.clear();
         self.key_bytes = 0;
         self.lang_words.clear();
+        self.lang_fallbacks.clear();
     }
 
     #[inline]
@@ -65,7 +70,8 @@ impl QueryMemo {
     /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]) for a request in `lang`: of the
     /// words [`Lang::lookups`] lists (its lexicon key, `analysis/lexkey.rs`, for the own
     /// stem; its lexicon words in other languages, from `lang_words`, which the query's
-    /// analysis fills), the first that is a key word (docs/analysis.md §4a). Looked up once
+    /// analysis fills), the first that is a key word, else the first of its fallbacks
+    /// (`lang_fallbacks`) that is one (docs/analysis.md §4a). Looked up once
     /// per token, lexicon and language.
     #[inline]
     pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon, lang: Lang) -> u32 {
@@ -84,6 +90,16 @@ impl QueryMemo {
             };
             if id != NO_WORD {
                 break;
+            }
+        }
+        if id == NO_WORD {
+            if let Some(words) = self.lang_fallbacks.get(&(i as u32, lang as u8)) {
+                for &(a, b, h) in words {
+                    id = lex.word_id(&self.text[a..b], h);
+                    if id != NO_WORD {
+                        break;
+                    }
+                }
             }
         }
         self.toks[i].lex_of = lex.uid();

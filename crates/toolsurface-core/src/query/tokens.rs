@@ -158,8 +158,8 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
 
 /// For a request in `lang`: drop the tokens that are its function words when it drops
 /// them ([`Lang::drops_function_words`]), and make each token's lexicon words in the
-/// languages it looks up ([`Lang::lookups`], [`Analyzer::lexicon_word`]), once per token
-/// and language.
+/// languages it looks up ([`Lang::lookups`], [`Analyzer::lexicon_word`]) and its fallbacks
+/// in `lang` ([`Analyzer::lexicon_fallbacks`]), once per token and language.
 fn language_words(
     analyzer: &Analyzer,
     lang: Lang,
@@ -190,6 +190,21 @@ fn language_words(
                 (a, memo.text.len(), str_hash(&w))
             });
             memo.lang_words.insert(key, made);
+        }
+        let key = (i as u32, lang as u8);
+        if matches!(lang, Lang::De | Lang::Es | Lang::Latin)
+            && !memo.lang_fallbacks.contains_key(&key)
+        {
+            let words = analyzer.lexicon_fallbacks(lang, &memo.text[t.word.0..t.word.1]);
+            let made = words
+                .iter()
+                .map(|w| {
+                    let a = memo.text.len();
+                    memo.text.push_str(w);
+                    (a, memo.text.len(), str_hash(w))
+                })
+                .collect();
+            memo.lang_fallbacks.insert(key, made);
         }
     }
     qtoks.truncate(kept);

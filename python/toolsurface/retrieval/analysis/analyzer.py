@@ -561,9 +561,12 @@ class Analyzer:
             [weights[i] for i in kept],
             keys,
             [
-                tuple(
-                    (self.lexicon_word(s, words[i]) or lex_keys[i]) if s else lex_keys[i]
-                    for s in steps
+                (
+                    *(
+                        (self.lexicon_word(s, words[i]) or lex_keys[i]) if s else lex_keys[i]
+                        for s in steps
+                    ),
+                    *self._languages.fallbacks(lang, words[i]),
                 )
                 for i in kept
             ],

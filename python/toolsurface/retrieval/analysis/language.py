@@ -17,10 +17,14 @@ from snowballstemmer.spanish_stemmer import SpanishStemmer  # type: ignore[impor
 
 __all__ = [
     "BASE_LANGUAGES",
+    "COMPOUND_PREFIXES",
+    "ES_CLITICS",
     "LANGUAGES",
     "LOOKUPS",
     "UK_ENDINGS",
     "Signals",
+    "compound_heads",
+    "es_without_clitic",
     "is_han",
     "language_of_source",
     "letter_language",
@@ -40,6 +44,24 @@ UK_ENDINGS = (
     *("ть", "ав", "ив", "а", "я", "о", "е", "є", "и", "і", "ї", "у", "ю", "й", "ь", "ла", "ія"),
     *("ії", "ію", "ією", "ієм", "іям", "іях", "іями"),
 )
+#: German verb particles and prefixes: a compound's first part that is one of them makes a
+#: prefixed verb ("versuchen"), not a compound, and yields no head (``compound_heads``).
+COMPOUND_PREFIXES = frozenset(
+    (
+        *("ver", "ent", "zer", "emp", "miss", "aus", "ein", "auf", "mit", "vor", "nach"),
+        *("über", "unter", "wieder", "zurück", "weiter", "durch", "hinter", "hin", "her"),
+        *("weg", "los"),
+    )
+)
+#: Spanish pronouns an imperative takes at its end ("ábrelo", "pásamelo"), longest first.
+ES_CLITICS = (
+    *("noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo"),
+    *("nosla", "selo", "sela", "melo", "mela", "telo", "tela", "nos", "les", "los", "las"),
+    *("me", "te", "se", "le", "lo", "la"),
+)
+_ES_ACCENTS = str.maketrans("áéíóú", "aeiou")
+_COMPOUND_MIN = 4
+_COMPOUND_PREFIX_MIN = 3
 #: What a token of a request in each language looks up in the lexicon, in order, the first
 #: that is a key word winning: ``None`` its index stem, a code its lexicon word in that
 #: language (docs/analysis.md §4a). ``latin``: Latin letters and no language's vote.
@@ -136,6 +158,57 @@ class LanguageStemmers:
         else:
             return None
         return f"{lang}:{stem}"
+
+    def fallbacks(self, lang: str, token: str) -> list[str]:
+        """What a token of a request in ``lang`` looks up when none of its lookups is a key.
+
+        German: the lexicon words of the compound's heads (``compound_heads``), longest
+        first; Spanish: those of the imperative without its pronouns (``es_without_clitic``);
+        Latin letters without votes: the German ones, then the Spanish ones.
+        """
+        found: list[str] = []
+        if not _is_latin_word(token):
+            return found
+        if lang in ("de", "latin"):
+            found.extend(f"de:{self._snowball['de'].stemWord(h)}" for h in compound_heads(token))
+        if lang in ("es", "latin"):
+            found.extend(f"es:{self._snowball['es'].stemWord(b)}" for b in es_without_clitic(token))
+        return list(dict.fromkeys(found))
+
+
+def compound_heads(word: str) -> list[str]:
+    """The tails of a German word that may be its compound's head, longest first.
+
+    Each leaves a first part of three letters or more that is no verb prefix
+    (``COMPOUND_PREFIXES``), and has four letters or more.
+
+    >>> compound_heads("ordnerstruktur")[:2], compound_heads("versuchen")
+    (['nerstruktur', 'erstruktur'], ['uchen', 'chen'])
+    """
+    return [
+        word[i:]
+        for i in range(_COMPOUND_PREFIX_MIN, len(word) - _COMPOUND_MIN + 1)
+        if word[:i] not in COMPOUND_PREFIXES
+    ]
+
+
+def es_without_clitic(word: str) -> list[str]:
+    """A Spanish imperative without its attached pronouns, unaccented: each reading.
+
+    One per ending of ``ES_CLITICS`` (longest first) whose rest bears the written accent
+    the pronoun put on the verb and keeps two letters or more: ``compártelo`` is
+    ``compar`` + ``telo`` or ``comparte`` + ``lo``; the lexicon decides.
+
+    >>> es_without_clitic("compártelo"), es_without_clitic("ponme"), es_without_clitic("male")
+    (['compar', 'comparte'], [], [])
+    """
+    return [
+        word[: -len(clitic)].translate(_ES_ACCENTS)
+        for clitic in ES_CLITICS
+        if word.endswith(clitic)
+        and len(word) - len(clitic) >= 2
+        and any(c in "áéíóú" for c in word[: -len(clitic)])
+    ]
 
 
 @dataclass
