@@ -402,6 +402,18 @@ def test_search_many_across_many_chunks_matches_search(registry: ToolRegistry) -
     assert gc.isenabled()
 
 
+def test_search_many_prepares_every_query_as_search_does(registry: ToolRegistry) -> None:
+    # A batch of plain strings is checked in a few passes over it; a lone surrogate, an
+    # over-long request or a str subclass anywhere in it must still be searched as alone.
+    class Text(str):
+        pass
+
+    queries = ["send message", "read file\ud800", "read file " * 600, Text("send message")]
+    assert registry.search_many(queries, k=5) == [registry.search(q, k=5) for q in queries]
+    assert registry.search_many(queries[:1], k=5) == [registry.search(queries[0], k=5)]
+    assert registry.search_many([], k=5) == []
+
+
 def test_search_many_refuses_a_lone_string_and_names_a_bad_query(registry: ToolRegistry) -> None:
     with pytest.raises(TypeError, match="not a single string"):
         registry.search_many("github")

@@ -31,7 +31,7 @@ impl From<String> for Failure {
 }
 
 impl Failure {
-    fn into_py(self) -> PyErr {
+    pub(crate) fn into_py(self) -> PyErr {
         match self {
             Failure::Core(e) => PyValueError::new_err(e.to_string()),
             Failure::Arg(msg) => PyValueError::new_err(msg),
@@ -50,7 +50,7 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// A Rust panic as the `RuntimeError` Python sees (never `PanicException`).
-fn panic_error(payload: Box<dyn Any + Send>) -> PyErr {
+pub(crate) fn panic_error(payload: Box<dyn Any + Send>) -> PyErr {
     PyRuntimeError::new_err(format!(
         "toolsurface native core failed: {}",
         panic_message(payload.as_ref())

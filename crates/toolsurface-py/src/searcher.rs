@@ -14,9 +14,14 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 use toolsurface_core as core;
 
 use crate::args::{check_k, filt, int_arg, settings};
-use crate::batch::list_in_chunks;
+use crate::batch::list_streamed;
 use crate::errors::{guard, Failure};
 use crate::filter::PyFilter;
+
+/// Queries a thread of the pool scores at a time in a batch: a few hundred microseconds of
+/// work, so the first hits can be made soon after the batch starts and handing a chunk over
+/// costs nothing measurable.
+const BATCH_CHUNK: usize = 32;
 
 /// A ranking as plain values: document ids, scores, whether the fallback ran, and each
 /// hit's boost factor.
@@ -300,7 +305,7 @@ impl PySearcher {
     }
 
     /// `search_in` for each query, in parallel, detached from the interpreter; the hits
-    /// are made a chunk at a time, the interpreter let go between chunks (`batch.rs`).
+    /// are made in order while the pool scores the next queries (`batch.rs`).
     #[pyo3(signature = (queries, k, allowed = None))]
     fn search_many<'py>(
         &self,
@@ -310,29 +315,29 @@ impl PySearcher {
         allowed: Option<PyRef<'_, PyFilter>>,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
-        let index = Arc::clone(&self.index);
-        let lexicon = self.lexicon.clone();
-        let rules = self.rules.clone();
+        let k = guard(|| Ok(check_k(k)?))?;
+        let (index, lexicon, rules) = (&self.index, self.lexicon.as_deref(), self.rules.as_deref());
         let allowed = filt(&allowed);
         let settings = self.settings;
-        let rs = py.detach(move || {
-            guard(move || {
-                let k = check_k(k)?;
-                let searcher = core::Searcher::new(&index);
-                let (lexicon, allowed) = (lexicon.as_deref(), allowed.as_deref());
-                Ok(match &rules {
-                    Some(rules) => searcher
-                        .search_many_ruled(&queries, k, &settings, lexicon, allowed, rules)?
-                        .into_iter()
-                        .map(|(r, _)| r)
-                        .collect(),
-                    None => searcher.search_many(&queries, k, &settings, lexicon, allowed)?,
-                })
-            })
-        })?;
-        list_in_chunks(
+        list_streamed(
             py,
-            rs,
+            |sink| {
+                let searcher = core::Searcher::new(index);
+                let each = |i, results| sink(i, results);
+                let allowed = allowed.as_deref();
+                searcher
+                    .search_chunks(
+                        &queries,
+                        BATCH_CHUNK,
+                        k,
+                        &settings,
+                        lexicon,
+                        allowed,
+                        rules,
+                        each,
+                    )
+                    .map_err(Failure::from)
+            },
             |r| r.docs.len(),
             |r| Ok(self.to_hits(py, r)?.into_any()),
         )

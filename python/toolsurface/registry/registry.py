@@ -33,7 +33,7 @@ from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
-from toolsurface.retrieval.fields import clean_text
+from toolsurface.retrieval.fields import SURROGATE, clean_text
 from toolsurface.retrieval.fusion import (
     DocumentRanker,
     FusionSettings,
@@ -784,13 +784,7 @@ class ToolRegistry:
         ``queries`` is a sequence of strings; a lone string is refused, not searched letter
         by letter, and a query that is not a string is named by its index.
         """
-        if isinstance(queries, str | bytes):
-            raise TypeError("queries must be a sequence of strings, not a single string")
-        prepared = []
-        for i, q in enumerate(queries):
-            if not isinstance(q, str):
-                raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
-            prepared.append(self._prepare(q, k, settings)[0])
+        prepared = self._prepare_batch(queries, k, settings)
         _, k, chosen = self._prepare("", k, settings)
         if self.semantic is not None:  # each query fused on its own, as ``search`` does
             return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
@@ -806,6 +800,30 @@ class ToolRegistry:
             hits or self._unranked(q, k, chosen, admitted, False)
             for q, hits in zip(prepared, answers)
         ]
+
+    def _prepare_batch(
+        self, queries: Sequence[str], k: object, settings: RetrievalSettings | None
+    ) -> list[str]:
+        """Each query as ``_prepare`` leaves it, checked in C-speed passes over the batch.
+
+        Preparing is the serial part of a batch the core scores on every thread, so the
+        common case (plain strings, none too long, no lone surrogate) costs a few passes of
+        builtins, not a Python call per query; anything else takes ``_prepare`` per query.
+        """
+        if isinstance(queries, str | bytes):
+            raise TypeError("queries must be a sequence of strings, not a single string")
+        batch = list(queries)
+        plain = set(map(type, batch)) <= {str}
+        if plain and (not batch or max(map(len, batch)) <= QUERY_MAX_CHARS):
+            joined = "".join(batch)
+            if joined.isascii() or SURROGATE.search(joined) is None:
+                return batch
+        prepared = []
+        for i, q in enumerate(batch):
+            if not isinstance(q, str):
+                raise TypeError(f"queries[{i}] must be a string, got {type(q).__name__}")
+            prepared.append(self._prepare(q, k, settings)[0])
+        return prepared
 
     def query_terms(
         self, query: str, settings: RetrievalSettings | None = None

@@ -18,6 +18,7 @@ __all__ = [
     "FIELD_MAX_CHARS",
     "FIELD_NAMES",
     "SOFT_ABBREVIATIONS",
+    "SURROGATE",
     "clean_text",
     "params_text",
     "schema_texts",
@@ -67,7 +68,8 @@ ABBREVIATIONS = frozenset(
 #: Abbreviations that end a sentence only when an upper-case letter starts the next one.
 SOFT_ABBREVIATIONS = frozenset(["etc", "т.д", "т.п", "и.т.д"])
 
-_SURROGATES = re.compile("[\ud800-\udfff]")
+#: A lone surrogate: not valid Unicode text, so neither engine can take it as it is.
+SURROGATE = re.compile("[\ud800-\udfff]")
 _OPENERS = "([{"
 _CLOSERS = ")]}"
 _BLOCK_STARTS = "-*•#>|`"
@@ -78,7 +80,7 @@ def clean_text(text: str) -> str:
     """Replace lone surrogates (not valid Unicode text) with U+FFFD, as both engines need."""
     if text.isascii():
         return text
-    return _SURROGATES.sub("\ufffd", text)
+    return SURROGATE.sub("\ufffd", text)
 
 
 def _word_before(text: str, end: int) -> str:
