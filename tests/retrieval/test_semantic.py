@@ -23,6 +23,7 @@ from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
 from toolsurface.retrieval.engine.backend import backend
+from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
 from toolsurface.retrieval.semantic import (
     SEMANTIC_ENV,
@@ -265,3 +266,28 @@ def test_the_gateway_follows_the_switch(semantic_env: None) -> None:
     assert Gateway([], semantic=False).registry.semantic is None
     args = _build_parser().parse_args(["gateway", "--config", "mcp.json", "--no-semantic"])
     assert args.no_semantic is True
+
+
+def test_the_even_ranking_is_fused_beside_the_semantic_one(
+    demo_pair: tuple[ToolRegistry, ToolRegistry],
+) -> None:
+    # Each search fuses three rankings: the lexical one, the same search with every field
+    # weighing alike, and the encoder's. Rebuilt here from the three, on every demo request.
+    on, off = demo_pair
+    how = FusionSettings()
+    even = even_settings(off.settings)
+    built = on._current()
+    table = on._semantic_table(on.semantic, built)  # type: ignore[arg-type]
+    assert table is not None and on.semantic is not None
+    changed = 0
+    for q in demo_queries():
+        lexical = off.search(q.query, k=50)
+        near = on.semantic.rank(q.query, *table[:2])
+        if not lexical or not near:
+            continue
+        plain = [h.name for h in lexical], [h.score for h in lexical]
+        spread = names(off.search(q.query, k=50, settings=even))
+        want = fuse_semantic(*plain, near, how, spread)[0][:5]
+        assert names(on.search(q.query, k=5)) == want, q.query
+        changed += want[:3] != fuse_semantic(*plain, near, how)[0][:3]
+    assert changed  # the even ranking changes some requests' first three

@@ -32,6 +32,7 @@ from toolsurface.retrieval.boosts.boosts import Boosts
 from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
+from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
 from toolsurface.retrieval.fields import SURROGATE, clean_text
 from toolsurface.retrieval.fusion import (
@@ -656,7 +657,9 @@ class ToolRegistry:
             table = self._semantic_table(semantic, built)
             near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
             if near:
-                names, scores = fuse_semantic(names, scores, near, how)
+                even = self._searcher(built, even_settings(chosen)).ranked(query, depth, allowed)
+                even_names = [built.names[i] for i in even[0]]
+                names, scores = fuse_semantic(names, scores, near, how, even_names)
         if hosts and k:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
             # The whole catalogue's name -> id map is its membership test.

@@ -47,14 +47,16 @@ class FusionSettings(BaseModel):
     cross-validation on the development queries with all-MiniLM-L6-v2 as the host's ranker
     (docs/quality.md, "Fusing a dense model").
 
-    The ``semantic_*`` and ``confident_*`` fields shape the fusion with the semantic extra's
-    ranking (:func:`fuse_semantic`), which adapts to how sure the lexical ranking is: its
-    top hit is *confident* when it leads the second by ``confident_margin`` of its score or
-    more. A confident top hit stays first and the lexical ranking weighs
-    ``confident_weight``; a flat one weighs ``flat_weight``; the semantic ranking weighs 1,
-    damped by ``semantic_k``; an empty lexical ranking leaves the semantic one alone. The
-    defaults (k 6, margin 0.1, weights 4 and 3) were chosen by 5-fold cross-validation on
-    the development queries (docs/quality.md, "The semantic extra").
+    The ``semantic_*``, ``confident_*`` and ``even_weight`` fields shape the fusion with
+    the semantic extra's ranking (:func:`fuse_semantic`), which adapts to how sure the
+    lexical ranking is: its top hit is *confident* when it leads the second by
+    ``confident_margin`` of its score or more. A confident top hit stays first and the
+    lexical ranking weighs ``confident_weight``; a flat one weighs ``flat_weight``; the even
+    ranking (the same search with every field weighing alike, ``retrieval/even.py``) weighs
+    ``even_weight``; the semantic ranking weighs 1, all damped by ``semantic_k``; an empty
+    lexical ranking leaves the semantic one alone. The defaults (k 6, margin 0.1, weights
+    2, 1.5 and 1) are the setting that loses on none of eight request sets and gains most
+    on them on average (docs/quality.md, "The even ranking").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -63,8 +65,9 @@ class FusionSettings(BaseModel):
     lexical_weight: float = Field(default=1.5, ge=0.0, allow_inf_nan=False)
     semantic_k: float = Field(default=6.0, gt=0.0, allow_inf_nan=False)
     confident_margin: float = Field(default=0.1, ge=0.0, allow_inf_nan=False)
-    confident_weight: float = Field(default=4.0, ge=0.0, allow_inf_nan=False)
-    flat_weight: float = Field(default=3.0, ge=0.0, allow_inf_nan=False)
+    confident_weight: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)
+    flat_weight: float = Field(default=1.5, ge=0.0, allow_inf_nan=False)
+    even_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
 
 
 def reciprocal_rank_fusion(
@@ -104,13 +107,15 @@ def fuse_semantic(
     lexical_scores: Sequence[float],
     semantic: Sequence[str],
     how: FusionSettings,
+    even: Sequence[str] = (),
 ) -> tuple[list[str], list[float]]:
-    """The lexical ranking fused with the semantic one, weighted by the lexical confidence.
+    """The lexical ranking fused with the even and semantic ones, weighted by its confidence.
 
     Reciprocal rank fusion (``weight / (semantic_k + rank)``): the lexical ranking weighs
     ``confident_weight`` when its top hit is confident (:func:`lexical_confident`), and that
-    hit then stays first; otherwise it weighs ``flat_weight``. The semantic ranking weighs
-    1. With no lexical hit the semantic ranking is served as it is, scored the same way.
+    hit then stays first; otherwise it weighs ``flat_weight``. The ``even`` ranking (the
+    same search with every field weighing alike) weighs ``even_weight``, the semantic one 1.
+    With no lexical hit the semantic ranking is served as it is, scored the same way.
     Scores never rise down the list (a kept top hit scores at least the next one).
 
     >>> from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic
@@ -119,12 +124,14 @@ def fuse_semantic(
     ['a', 'b', 'c']
     >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["b", "c"], how)[0]  # flat: b is in both
     ['b', 'a', 'c']
+    >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["c"], how, even=["b"])[0]  # b: two of three
+    ['b', 'a', 'c']
     """
     k = how.semantic_k
     confident = lexical_confident(lexical_scores, how.confident_margin)
     weight = how.confident_weight if confident else how.flat_weight
     fused = (
-        reciprocal_rank_fusion([lexical, semantic], k, [weight, 1.0])
+        reciprocal_rank_fusion([lexical, even, semantic], k, [weight, how.even_weight, 1.0])
         if lexical
         else [(name, 1.0 / (k + rank)) for rank, name in enumerate(semantic, 1)]
     )
