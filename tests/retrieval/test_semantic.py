@@ -291,3 +291,29 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         assert names(on.search(q.query, k=5)) == want, q.query
         changed += want[:3] != fuse_semantic(*plain, near, how)[0][:3]
     assert changed  # the even ranking changes some requests' first three
+
+
+def test_search_many_embeds_the_batch_at_once_and_answers_as_search(
+    demo_pair: tuple[ToolRegistry, ToolRegistry],
+) -> None:
+    on, _ = demo_pair
+    assert on.semantic is not None
+    calls: list[int] = []
+
+    class Counting:
+        def encode(self, texts: list[str]) -> object:
+            calls.append(len(texts))
+            return on.semantic.encoder.encode(texts)  # type: ignore[union-attr]
+
+    counted = ToolRegistry(demo_catalogue(), semantic=SemanticRanker(Counting()))
+    declare_server_groups(counted)
+    counted.prepare()
+    queries = [q.query for q in demo_queries()[:40]] + ["", "the", "팀에 메시지 보내줘"]
+    calls.clear()
+    many = counted.search_many(queries, k=5)
+    assert len(calls) == 1  # one batch for the encoder, not one call per query
+    assert many == [on.search(q, k=5) for q in queries]
+    admitted = set(on.names()[::2])
+    assert counted.search_many(queries, k=5, admitted=admitted) == [
+        on.search(q, k=5, admitted=admitted) for q in queries
+    ]

@@ -637,8 +637,12 @@ class ToolRegistry:
         explain: bool,
         retrievers: Sequence[HostRanker | DocumentRanker] | None,
         fusion: FusionSettings | None,
+        near: list[str] | None = None,
     ) -> list[SearchHit]:
-        """``search`` as ranked: a query without terms finds nothing here."""
+        """``search`` as ranked: a query without terms finds nothing here.
+
+        ``near`` is the query's semantic ranking when a batch has made it already.
+        """
         query, k, chosen = self._prepare(query, k, settings)
         how = self.fusion if fusion is None else check_fusion(fusion)
         built = self._current()
@@ -654,8 +658,9 @@ class ToolRegistry:
         factor_of = dict(zip(names, factors))
         if semantic is not None and k and self._has_terms(built, query, chosen):
             # A query without terms keeps the registration order (``_unranked``).
-            table = self._semantic_table(semantic, built)
-            near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
+            if near is None:
+                table = self._semantic_table(semantic, built)
+                near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
             if near:
                 even = self._searcher(built, even_settings(chosen)).ranked(query, depth, allowed)
                 even_names = [built.names[i] for i in even[0]]
@@ -789,8 +794,8 @@ class ToolRegistry:
         """
         prepared = self._prepare_batch(queries, k, settings)
         _, k, chosen = self._prepare("", k, settings)
-        if self.semantic is not None:  # each query fused on its own, as ``search`` does
-            return [self.search(q, k, settings=chosen, admitted=admitted) for q in prepared]
+        if self.semantic is not None:
+            return self._fused_many(self.semantic, prepared, k, chosen, admitted)
         built = self._current()
         searcher = self._searcher(built, chosen)
         allowed = built.filter_for(admitted) if admitted is not None else None
@@ -803,6 +808,35 @@ class ToolRegistry:
             hits or self._unranked(q, k, chosen, admitted, False)
             for q, hits in zip(prepared, answers)
         ]
+
+    def _fused_many(
+        self,
+        semantic: SemanticRanker,
+        queries: list[str],
+        k: int,
+        chosen: RetrievalSettings,
+        admitted: Collection[str] | None,
+    ) -> list[list[SearchHit]]:
+        """``search`` of each query with the semantic ranking, the queries embedded at once.
+
+        The encoder embeds a batch in well under the time of its texts one by one; each
+        query is then fused as ``search`` fuses it. Should the catalogue move on meanwhile,
+        each query is searched on its own instead.
+        """
+        built = self._current()
+        table = self._semantic_table(semantic, built)
+        if table is None or not k:
+            return [self.search(q, k, settings=chosen, admitted=admitted) for q in queries]
+        wanted = [i for i, q in enumerate(queries) if self._has_terms(built, q, chosen)]
+        ranked = semantic.rank_many([queries[i] for i in wanted], *table[:2], admitted, table[2])
+        near: list[list[str]] = [[] for _ in queries]
+        for i, found in zip(wanted, ranked):
+            near[i] = found
+        out = []
+        for query, found in zip(queries, near):
+            hits = self._ranked(query, k, chosen, admitted, False, None, None, found)
+            out.append(hits or self._unranked(query, k, chosen, admitted, False))
+        return out
 
     def _prepare_batch(
         self, queries: Sequence[str], k: object, settings: RetrievalSettings | None

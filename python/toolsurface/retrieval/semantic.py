@@ -207,22 +207,38 @@ class SemanticRanker:
         Only names in ``allowed`` are ranked when it is given (a run's policy): a tool
         not admitted is never named. A blank query ranks nothing.
         """
+        return self.rank_many([query], names, matrix, allowed, rows)[0]
+
+    def rank_many(
+        self,
+        queries: Sequence[str],
+        names: Sequence[str],
+        matrix: Any,
+        allowed: Collection[str] | None = None,
+        rows: dict[str, int] | None = None,
+    ) -> list[list[str]]:
+        """:meth:`rank` of each query, the queries embedded in one batch of the encoder."""
         import numpy as np
 
-        if not query.strip() or not len(names):
-            return []
+        out: list[list[str]] = [[] for _ in queries]
+        live = [i for i, q in enumerate(queries) if q.strip()]
+        if not live or not len(names):
+            return out
         if allowed is not None:
             known = rows if rows is not None else {n: i for i, n in enumerate(names)}
             picked = np.fromiter(sorted(known[n] for n in allowed if n in known), dtype=np.intp)
             if not len(picked):
-                return []
+                return out
         else:
             picked = None
-        vector = self._encode([query])[0]
-        scores = matrix @ vector if picked is None else matrix[picked] @ vector
-        depth = min(self.depth, len(scores))
-        # Stable: equal cosines keep the names' order (the index's, by name).
-        order = np.argsort(-scores, kind="stable")[:depth]
-        if picked is not None:
-            order = picked[order]
-        return [names[i] for i in order]
+        vectors = self._encode([queries[i] for i in live])
+        scored = matrix if picked is None else matrix[picked]
+        for i, vector in zip(live, vectors):
+            scores = scored @ vector
+            depth = min(self.depth, len(scores))
+            # Stable: equal cosines keep the names' order (the index's, by name).
+            order = np.argsort(-scores, kind="stable")[:depth]
+            if picked is not None:
+                order = picked[order]
+            out[i] = [names[j] for j in order]
+        return out
