@@ -96,6 +96,8 @@ class Aliases:
     """Group names and aliases as analysed terms (``Index.mentions`` matches queries to them)."""
 
     def __new__(cls, entries: list[tuple[int, list[str]]]) -> Aliases: ...
+    def __len__(self) -> int:
+        """The number of aliases kept (empty ones and repeats left out)."""
 
 @final
 class Filter:

@@ -145,3 +145,73 @@ def test_both_engines_find_the_same_mentions_on_the_real_catalogue(
     # Most development requests name their service, some two.
     assert sum(bool(m) for m in found["native"]) > len(dev_queries) / 2
     assert any(len(m) > 1 for m in found["native"])
+
+
+def _server_registry(engine: str, servers: int) -> ToolRegistry:
+    """``servers`` synthetic servers that share the word "github", a tool each."""
+    tools = [
+        Tool(name=f"github-{w}__list_issues", description=f"List the issues of {w}.")
+        for w in _words(servers)
+    ]
+    registry = ToolRegistry(tools, engine=engine)  # type: ignore[arg-type]
+    declare_server_groups(registry)
+    return registry
+
+
+def _words(n: int) -> list[str]:
+    """``n`` distinct words of letters only (the analyser keeps each whole)."""
+    letters = "bcdfghjklmnpqrstvwxz"
+    return [f"q{letters[i // 400]}{letters[i // 20 % 20]}{letters[i % 20]}" for i in range(n)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_many_servers_sharing_a_word_are_each_mentioned_by_their_own_name(engine: str) -> None:
+    registry = _server_registry(engine, 2000)
+    words = _words(2000)
+    for w in (words[0], words[777], words[-1]):
+        assert registry.mentioned_groups(f"list issues in github {w}") == [f"github-{w}"]
+        hits = registry.search(f"list issues in github {w}", 1)
+        assert hits[0].name == f"github-{w}__list_issues"
+    assert len(registry.groups()) == 2000
+
+
+def test_both_engines_keep_the_same_aliases_and_find_a_repeat_by_its_whole_key() -> None:
+    from toolsurface._native import Aliases
+    from toolsurface.retrieval.engine.alias_match import PureAliases
+
+    words = _words(300)
+    entries: list[tuple[int, list[str]]] = [(g, ["github", w]) for g, w in enumerate(words)]
+    # A repeat (same group, first term and set), the same set under another group, and
+    # under another first term: only the first is left out.
+    entries += [(5, ["github", words[5], "github"]), (6, ["github", words[5]])]
+    entries += [(5, [words[5], "github"])]
+    assert len(Aliases(entries)) == len(PureAliases(entries)) == 302
+
+
+class _Counted(str):
+    """A term that counts how often it is hashed or compared."""
+
+    used = 0
+
+    def __hash__(self) -> int:
+        _Counted.used += 1
+        return str.__hash__(self)
+
+    def __eq__(self, other: object) -> bool:
+        _Counted.used += 1
+        return str.__eq__(self, other)
+
+
+def test_pure_alias_table_is_built_in_work_linear_in_its_aliases() -> None:
+    """Building the table hashes and compares each term a bounded number of times, not once
+    per earlier alias sharing its first word (the scan that made a group per server
+    quadratic): twice the aliases, at most about twice the work."""
+    from toolsurface.retrieval.engine.alias_match import PureAliases
+
+    def work(n: int) -> int:
+        entries = [(0, [_Counted("github"), _Counted(w)]) for w in _words(n)]
+        _Counted.used = 0
+        PureAliases(entries)
+        return _Counted.used
+
+    assert 0 < work(2000) <= 2 * work(1000) + 10

@@ -25,4 +25,9 @@ impl PyAliases {
             })
         })
     }
+
+    /// The number of aliases kept (empty ones and repeats left out).
+    fn __len__(&self) -> usize {
+        self.inner.len()
+    }
 }

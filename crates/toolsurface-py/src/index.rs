@@ -327,13 +327,14 @@ impl PyIndex {
         mention_factor: f64,
         question_factor: f64,
     ) -> PyResult<PyBoostRules> {
-        let aliases = aliases.map_or_else(core::Aliases::default, |a| (*a.inner).clone());
+        // Shared, not copied: the rules keep only what they resolve against this index.
+        let aliases = aliases.map(|a| Arc::clone(&a.inner));
         let index = Arc::clone(&self.inner);
         let rules = py.detach(move || {
             guard(move || {
                 Ok(core::BoostRules::new(
                     &index,
-                    aliases,
+                    aliases.as_deref().unwrap_or(&core::Aliases::default()),
                     &members,
                     &read_only,
                     &question_words,

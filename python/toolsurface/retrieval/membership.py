@@ -109,8 +109,10 @@ class GroupMembership:
         self._generation = generation
         self._tokens = tokens
         self._declared: dict[str, ToolGroup] = {}
-        # What readers iterate without the lock: replaced whole, never mutated.
-        self._listed: tuple[ToolGroup, ...] = ()
+        # The declared groups in order, of the version they were listed at: made on first
+        # use after a change, never on a declaration (declaring n groups stays linear in n),
+        # and replaced whole, never mutated, so a reader iterates it without the lock.
+        self._listed: tuple[int, tuple[ToolGroup, ...]] = (0, ())
         #: Moves whenever a group is declared or undeclared (the registry's groups version).
         self.version = 0
         # The prefixes of the current version, the map of tool to group of one (generation,
@@ -148,7 +150,6 @@ class GroupMembership:
         self._check_alias_terms(group)
         with self._lock:
             self._declared[name] = group
-            self._listed = tuple(self._declared.values())
             self.version += 1
         return group
 
@@ -157,7 +158,6 @@ class GroupMembership:
         with self._lock:
             found = self._declared.pop(name, None) is not None
             if found:
-                self._listed = tuple(self._declared.values())
                 self.version += 1
             return found
 
@@ -169,7 +169,15 @@ class GroupMembership:
     def listed(self) -> tuple[int, tuple[ToolGroup, ...]]:
         """The version and the declared groups in declaration order, read as one."""
         with self._lock:
-            return self.version, self._listed
+            return self.version, self._groups_listed()
+
+    def _groups_listed(self) -> tuple[ToolGroup, ...]:
+        """The declared groups of the current version, in order (the caller holds the lock)."""
+        version, listed = self._listed
+        if version != self.version:
+            listed = tuple(self._declared.values())
+            self._listed = (self.version, listed)
+        return listed
 
     def _check_alias_terms(self, group: ToolGroup) -> None:
         """Refuse an alias that analyses to no index term (it could never be mentioned)."""
@@ -247,7 +255,7 @@ class GroupMembership:
             return prefixes
         with self._lock:
             if self._prefixes.version != self.version:
-                self._prefixes = Prefixes(self.version, self._listed)
+                self._prefixes = Prefixes(self.version, self._groups_listed())
             return self._prefixes
 
     def membership(self) -> Membership:

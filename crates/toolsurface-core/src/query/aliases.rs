@@ -6,8 +6,14 @@
 //! order the query's terms first reach one of their aliases. The pure engine's twin is
 //! `python/toolsurface/retrieval/alias_match.py`. The search layer builds the query's
 //! terms (`Searcher::mentions`); this file holds the aliases and the match.
+//!
+//! A registry with a group per server has as many aliases as tools, so the table is kept
+//! flat: each distinct term once in an interning table, every alias's term ids back to
+//! back with their end offsets, and a group number per alias (no allocation per alias or
+//! per term). Repeats are found by a hash of the whole alias, so building is linear in the
+//! number of aliases however many share a word.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::FxHashSet;
 
 use crate::query::term_list::TermList;
 use crate::strtab::{str_hash, StrTable};
@@ -15,49 +21,148 @@ use crate::strtab::{str_hash, StrTable};
 /// The analysed names and aliases of a registry's groups, numbered by the caller.
 #[derive(Clone, Debug, Default)]
 pub struct Aliases {
-    /// Per alias: its group's number and its terms with their hashes.
-    aliases: Vec<(u32, Vec<(String, u64)>)>,
-    /// Per first term: the aliases that start with it, in the order given.
-    first: FxHashMap<String, Vec<usize>>,
+    /// Every distinct term of the aliases, each once; aliases name their terms by id.
+    terms: StrTable,
+    /// Per term id: its [`str_hash`], for lookups in other tables.
+    hashes: Vec<u64>,
+    /// The term ids of every alias back to back, in the order given.
+    ids: Vec<u32>,
+    /// Per alias: the end of its terms in `ids` (its start is the previous alias's end).
+    ends: Vec<u32>,
+    /// Per alias: its group's number.
+    groups: Vec<u32>,
+    /// Per term id: the end of the aliases it begins in `by_first` (start: the previous
+    /// term's end).
+    first_ends: Vec<u32>,
+    /// Alias numbers by first term, each term's in the order given.
+    by_first: Vec<u32>,
 }
 
 impl Aliases {
     /// Aliases from `(group, terms)` pairs (terms already analysed); one with no terms is
-    /// left out, and one equal to an earlier one (same group, same set of terms) too.
+    /// left out, and one equal to an earlier one (same group, same first term, same set of
+    /// terms) too.
     pub fn new(entries: Vec<(u32, Vec<String>)>) -> Self {
         let mut made = Aliases::default();
-        for (group, terms) in entries {
-            let Some(head) = terms.first().cloned() else {
+        // What makes an alias a repeat: its group, first term and set of terms.
+        let mut seen: FxHashSet<(u32, Vec<u32>)> = FxHashSet::default();
+        let mut start = 0usize;
+        'entries: for (group, terms) in entries {
+            if terms.is_empty() {
+                continue;
+            }
+            for t in &terms {
+                let h = str_hash(t);
+                // Fails only past u32::MAX distinct terms or 4 GiB of them: the alias is
+                // then left out.
+                let Ok((id, new)) = made.terms.insert(t, h) else {
+                    made.ids.truncate(start);
+                    continue 'entries;
+                };
+                if new {
+                    made.hashes.push(h);
+                }
+                made.ids.push(id);
+            }
+            let Ok(end) = u32::try_from(made.ids.len()) else {
+                made.ids.truncate(start);
                 continue;
             };
-            let mut set: Vec<&String> = terms.iter().collect();
-            set.sort();
+            // The first term, then the set of terms.
+            let mut set = made.ids[start..].to_vec();
+            set.sort_unstable();
             set.dedup();
-            let bucket = made.first.entry(head).or_default();
-            let duplicate = bucket.iter().any(|&i| {
-                let (g, ref had) = made.aliases[i];
-                let mut old: Vec<&String> = had.iter().map(|(t, _)| t).collect();
-                old.sort();
-                old.dedup();
-                g == group && old == set
-            });
-            if !duplicate {
-                bucket.push(made.aliases.len());
-                let hashed = terms.iter().map(|t| (t.clone(), str_hash(t))).collect();
-                made.aliases.push((group, hashed));
+            let mut key = Vec::with_capacity(set.len() + 1);
+            key.push(made.ids[start]);
+            key.extend(set);
+            if seen.insert((group, key)) {
+                made.ends.push(end);
+                made.groups.push(group);
+                start = made.ids.len();
+            } else {
+                made.ids.truncate(start);
             }
         }
+        made.index_first_terms();
+        made.terms.shrink_to_fit();
+        made.ids.shrink_to_fit();
         made
+    }
+
+    /// Group the aliases by first term (a counting sort: each term's in the order given).
+    fn index_first_terms(&mut self) {
+        let mut counts = vec![0u32; self.terms.len()];
+        for i in 0..self.len() {
+            counts[self.term_ids(i)[0] as usize] += 1;
+        }
+        let mut end = 0u32;
+        let mut next: Vec<u32> = Vec::with_capacity(counts.len());
+        for c in &mut counts {
+            next.push(end);
+            end += *c;
+            *c = end;
+        }
+        self.first_ends = counts;
+        self.by_first = vec![0; end as usize];
+        for i in 0..self.len() {
+            let slot = &mut next[self.term_ids(i)[0] as usize];
+            self.by_first[*slot as usize] = i as u32;
+            *slot += 1;
+        }
     }
 
     /// Whether there is no alias at all.
     pub fn is_empty(&self) -> bool {
-        self.aliases.is_empty()
+        self.groups.is_empty()
     }
 
-    /// Each alias: its group and its terms with their hashes, in the order given.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (u32, &[(String, u64)])> {
-        self.aliases.iter().map(|(g, terms)| (*g, terms.as_slice()))
+    /// The number of aliases (repeats left out).
+    pub fn len(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Alias `i`'s group.
+    pub(crate) fn group(&self, i: usize) -> u32 {
+        self.groups[i]
+    }
+
+    /// Alias `i`'s term ids, in the order given.
+    pub(crate) fn term_ids(&self, i: usize) -> &[u32] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.ids[start..self.ends[i] as usize]
+    }
+
+    /// The number of distinct terms (ids run from 0 to it).
+    pub(crate) fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Term `id` and its [`str_hash`].
+    pub(crate) fn term(&self, id: u32) -> (&str, u64) {
+        (self.terms.get(id as usize), self.hashes[id as usize])
+    }
+
+    /// The aliases whose first term is `id`, in the order given.
+    fn beginning_with(&self, id: u32) -> &[u32] {
+        let id = id as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            self.first_ends[id - 1] as usize
+        };
+        &self.by_first[start..self.first_ends[id] as usize]
+    }
+
+    /// Heap bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.terms.memory_bytes()
+            + self.hashes.capacity() * 8
+            + (self.ids.capacity()
+                + self.ends.capacity()
+                + self.groups.capacity()
+                + self.first_ends.capacity()
+                + self.by_first.capacity())
+                * 4
     }
 }
 
@@ -68,12 +173,17 @@ impl Aliases {
     pub(crate) fn mentioned(&self, text: &StrTable, terms: &TermList) -> Vec<u32> {
         let mut found: Vec<u32> = Vec::new();
         for &(id, _) in &terms.items {
-            let Some(bucket) = self.first.get(text.get(id as usize)) else {
+            let word = text.get(id as usize);
+            let Some(first) = self.terms.find(word, str_hash(word)) else {
                 continue;
             };
-            for &i in bucket {
-                let (group, ref needed) = self.aliases[i];
-                if !found.contains(&group) && needed.iter().all(|(t, h)| text.find(t, *h).is_some())
+            for &i in self.beginning_with(first) {
+                let group = self.groups[i as usize];
+                if !found.contains(&group)
+                    && self.term_ids(i as usize).iter().all(|&t| {
+                        let (t, h) = self.term(t);
+                        text.find(t, h).is_some()
+                    })
                 {
                     found.push(group);
                 }
@@ -100,7 +210,7 @@ mod tests {
             (2, Vec::new()),
         ]);
         // The second is the first's set under the same first term: one alias.
-        assert_eq!(aliases.aliases.len(), 3);
+        assert_eq!(aliases.len(), 3);
         assert_eq!(
             Searcher::new(&idx).mentions("list pull requests on github", None, 0.6, &aliases),
             [0]
@@ -115,5 +225,45 @@ mod tests {
         assert!(Searcher::new(&idx)
             .mentions("slack", None, 0.6, &Aliases::default())
             .is_empty());
+    }
+
+    /// Many aliases sharing a first word: each kept once, a repeat found wherever it comes,
+    /// and the same set under another group or another first word is another alias.
+    #[test]
+    fn repeats_are_found_among_many_aliases_that_share_a_word() {
+        let an = analyzer();
+        // A word of its own per group: letters only, so that the analyser keeps it whole.
+        let word = |g: u32| {
+            format!(
+                "zq{}{}",
+                (b'a' + (g / 26) as u8) as char,
+                (b'a' + (g % 26) as u8) as char
+            )
+        };
+        let mut entries = Vec::new();
+        for g in 0..500u32 {
+            entries.push((g, an.tokens(&format!("github {}", word(g)))));
+        }
+        for g in (0..500u32).step_by(7) {
+            entries.push((g, an.tokens(&format!("github {} github", word(g)))));
+            entries.push((g + 1, an.tokens(&format!("github {}", word(g)))));
+            entries.push((g, an.tokens(&format!("{} github", word(g)))));
+        }
+        let aliases = Aliases::new(entries);
+        let extra = (0..500u32).step_by(7).count();
+        assert_eq!(aliases.len(), 500 + 2 * extra);
+        let kept = |i: usize| -> (u32, Vec<String>) {
+            let terms = aliases
+                .term_ids(i)
+                .iter()
+                .map(|&t| aliases.term(t).0.to_string());
+            (aliases.group(i), terms.collect())
+        };
+        assert_eq!(kept(0), (0, an.tokens(&format!("github {}", word(0)))));
+        assert_eq!(kept(500), (1, an.tokens(&format!("github {}", word(0)))));
+        assert_eq!(kept(501), (0, an.tokens(&format!("{} github", word(0)))));
+        // Each distinct term once, however many aliases use it.
+        assert!(aliases.term_count() <= 501);
+        assert!(aliases.memory_bytes() > 0);
     }
 }

@@ -25,14 +25,21 @@ enum Term {
     Oov(u32),
 }
 
-/// A registry's aliases resolved against one index.
+/// A registry's aliases resolved against one index, kept flat as [`Aliases`] is (one
+/// buffer of terms with end offsets, a group per alias; no allocation per alias).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IndexAliases {
-    /// Per alias: its group and its distinct terms.
-    aliases: Vec<(u32, Vec<Term>)>,
-    /// Per term: the aliases it anchors (each alias's least shared term), to check only
-    /// those a query can complete.
-    anchored: FxHashMap<Term, Vec<usize>>,
+    /// The distinct terms of every alias back to back, in the order given.
+    terms: Vec<Term>,
+    /// Per alias: the end of its terms in `terms` (its start is the previous alias's end).
+    ends: Vec<u32>,
+    /// Per alias: its group.
+    groups: Vec<u32>,
+    /// Per anchor term: the range of `anchored` holding the aliases it anchors (each
+    /// alias's least shared term), to check only those a query can complete.
+    anchors: FxHashMap<Term, (u32, u32)>,
+    /// Alias numbers by anchor, each anchor's in the order given.
+    anchored: Vec<u32>,
     /// The alias terms outside the vocabulary, numbered as [`Term::Oov`] says.
     pub(crate) oov: StrTable,
 }
@@ -41,47 +48,88 @@ impl IndexAliases {
     /// `aliases` resolved against `index`'s vocabulary.
     pub(crate) fn new(aliases: &Aliases, index: &Index) -> Self {
         let mut made = IndexAliases::default();
-        for (group, terms) in aliases.entries() {
-            let mut resolved: Vec<Term> = Vec::with_capacity(terms.len());
-            for (t, h) in terms {
-                let term = match index.vocab.find(t, *h) {
-                    Some(id) => Term::Vocab(id),
-                    // Fails only past u32::MAX distinct terms: the alias is then left out.
-                    None => match made.oov.insert(t, *h) {
-                        Ok((id, _)) => Term::Oov(id),
-                        Err(_) => {
-                            resolved.clear();
-                            break;
-                        }
-                    },
+        // Each distinct alias term resolved once (`None`: not yet, or not resolvable).
+        let mut resolved_terms: Vec<Option<Term>> = vec![None; aliases.term_count()];
+        let mut resolve = |id: u32, oov: &mut StrTable| -> Option<Term> {
+            if let Some(term) = resolved_terms[id as usize] {
+                return Some(term);
+            }
+            let (t, h) = aliases.term(id);
+            let term = match index.vocab.find(t, h) {
+                Some(v) => Term::Vocab(v),
+                // Fails only past u32::MAX distinct terms: the alias is then left out.
+                None => Term::Oov(oov.insert(t, h).ok()?.0),
+            };
+            resolved_terms[id as usize] = Some(term);
+            Some(term)
+        };
+        'aliases: for i in 0..aliases.len() {
+            let start = made.terms.len();
+            for &id in aliases.term_ids(i) {
+                let Some(term) = resolve(id, &mut made.oov) else {
+                    made.terms.truncate(start);
+                    continue 'aliases;
                 };
-                if !resolved.contains(&term) {
-                    resolved.push(term);
+                if !made.terms[start..].contains(&term) {
+                    made.terms.push(term);
                 }
             }
-            if !resolved.is_empty() {
-                made.aliases.push((group, resolved));
+            match u32::try_from(made.terms.len()) {
+                Ok(end) if end as usize > start => {
+                    made.ends.push(end);
+                    made.groups.push(aliases.group(i));
+                }
+                _ => made.terms.truncate(start),
             }
         }
-        // Each alias is anchored at its term that the fewest aliases share, so a common
-        // word ("github" of `github-1` ... `github-500`) leads a query to few checks.
-        let mut shared: FxHashMap<Term, usize> = FxHashMap::default();
-        for (_, terms) in &made.aliases {
-            for &t in terms {
-                *shared.entry(t).or_default() += 1;
-            }
-        }
-        for (i, (_, terms)) in made.aliases.iter().enumerate() {
-            if let Some(&anchor) = terms.iter().min_by_key(|t| shared.get(t).copied()) {
-                made.anchored.entry(anchor).or_default().push(i);
-            }
-        }
+        made.anchor();
+        made.terms.shrink_to_fit();
         made
+    }
+
+    /// Anchor each alias at its term that the fewest aliases share, so a common word
+    /// ("github" of `github-1` ... `github-500`) leads a query to few checks; of equally
+    /// shared terms, its first.
+    fn anchor(&mut self) {
+        let mut shared: FxHashMap<Term, u32> = FxHashMap::default();
+        for &t in &self.terms {
+            *shared.entry(t).or_default() += 1;
+        }
+        let picked: Vec<Term> = (0..self.groups.len())
+            .map(|i| {
+                let terms = self.terms_of(i);
+                *terms.iter().min_by_key(|t| shared[t]).unwrap_or(&terms[0])
+            })
+            .collect();
+        // A counting sort by anchor, each anchor's aliases in the order given.
+        let mut counts: FxHashMap<Term, (u32, u32)> = FxHashMap::default();
+        for &a in &picked {
+            counts.entry(a).or_default().1 += 1;
+        }
+        let mut end = 0u32;
+        for range in counts.values_mut() {
+            range.0 = end;
+            end += range.1;
+            range.1 = range.0;
+        }
+        self.anchored = vec![0; end as usize];
+        for (i, a) in picked.iter().enumerate() {
+            let range = counts.get_mut(a).expect("every anchor is counted");
+            self.anchored[range.1 as usize] = i as u32;
+            range.1 += 1;
+        }
+        self.anchors = counts;
+    }
+
+    /// Alias `i`'s distinct terms.
+    fn terms_of(&self, i: usize) -> &[Term] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.terms[start..self.ends[i] as usize]
     }
 
     /// Whether there is no alias.
     pub(crate) fn is_empty(&self) -> bool {
-        self.aliases.is_empty()
+        self.groups.is_empty()
     }
 
     /// The groups mentioned by a query whose search terms are `vocab` (vocabulary ids) and
@@ -98,9 +146,12 @@ impl IndexAliases {
             .chain(oov.iter().map(|&id| Term::Oov(id)));
         let mut found: Vec<u32> = Vec::new();
         for term in present {
-            for &i in self.anchored.get(&term).map_or(&[][..], Vec::as_slice) {
-                let (group, ref needed) = self.aliases[i];
-                if !found.contains(&group) && needed.iter().all(has) {
+            let Some(&(start, end)) = self.anchors.get(&term) else {
+                continue;
+            };
+            for &i in &self.anchored[start as usize..end as usize] {
+                let group = self.groups[i as usize];
+                if !found.contains(&group) && self.terms_of(i as usize).iter().all(has) {
                     found.push(group);
                 }
             }

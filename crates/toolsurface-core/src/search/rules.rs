@@ -6,7 +6,7 @@
 //! `search_boosted_in` applies. The pure engine's twin is
 //! `python/toolsurface/retrieval/engine/pure_rules.py`.
 
-use crate::error::{check_doc, Error};
+use crate::error::{check_doc, to_u32, Error};
 use crate::index::core::Index;
 use crate::index::filter::Filter;
 use crate::lexicon::Lexicon;
@@ -25,8 +25,12 @@ pub struct BoostRules {
     docs: usize,
     /// The groups' names and aliases, numbered as `members`, resolved against the index.
     aliases: IndexAliases,
-    /// Per group number: its documents, ascending.
-    members: Vec<Vec<u32>>,
+    /// Every group's documents back to back, each group's ascending (one buffer, not a
+    /// list per group: a registry may have a group per server, as many as tools).
+    members: Vec<u32>,
+    /// Per group number: the end of its documents in `members` (its start is the previous
+    /// group's end).
+    member_ends: Vec<u32>,
     /// What a mentioned group's documents are multiplied by (1: no mention boost).
     mention_factor: f64,
     /// The documents that only read.
@@ -87,7 +91,7 @@ impl BoostRules {
     /// off; a factor below 1 or not finite, or an id out of range, is an error.
     pub fn new(
         index: &Index,
-        aliases: Aliases,
+        aliases: &Aliases,
         members: &[Vec<i64>],
         read_only: &[i64],
         question_words: &[String],
@@ -95,14 +99,17 @@ impl BoostRules {
         question_factor: f64,
     ) -> Result<BoostRules, Error> {
         let docs = index.len();
-        let members = members
-            .iter()
-            .map(|ids| doc_ids(ids, docs))
-            .collect::<Result<Vec<_>, Error>>()?;
+        let mut flat: Vec<u32> = Vec::with_capacity(members.iter().map(Vec::len).sum());
+        let mut member_ends: Vec<u32> = Vec::with_capacity(members.len());
+        for ids in members {
+            flat.extend(doc_ids(ids, docs)?);
+            member_ends.push(to_u32(flat.len(), "group members")?);
+        }
         Ok(BoostRules {
             docs,
-            aliases: IndexAliases::new(&aliases, index),
-            members,
+            aliases: IndexAliases::new(aliases, index),
+            members: flat,
+            member_ends,
             mention_factor: check_factor(mention_factor)?,
             read_only: index.make_filter(read_only)?,
             question_words: QuestionWords::new(
@@ -111,6 +118,17 @@ impl BoostRules {
             ),
             question_factor: check_factor(question_factor)?,
         })
+    }
+
+    /// Group `g`'s documents, ascending (`None` past the last group).
+    fn members_of(&self, g: usize) -> Option<&[u32]> {
+        let end = *self.member_ends.get(g)? as usize;
+        let start = if g == 0 {
+            0
+        } else {
+            self.member_ends[g - 1] as usize
+        };
+        Some(&self.members[start..end])
     }
 
     /// Whether these rules were made for `index` (the same number of documents: a registry
@@ -153,10 +171,7 @@ impl BoostRules {
         if mentions {
             let groups = self.aliases.mentioned(&sc.query.terms, &oov);
             if !groups.is_empty() {
-                let lists = groups
-                    .iter()
-                    .filter_map(|&g| self.members.get(g as usize))
-                    .map(Vec::as_slice);
+                let lists = groups.iter().filter_map(|&g| self.members_of(g as usize));
                 let members = Filter::union_of(self.docs, lists);
                 if reaches(&members) {
                     found.mention = Some((members, self.mention_factor));
@@ -189,7 +204,7 @@ mod tests {
         let words = ["list".to_string(), "what".to_string()];
         BoostRules::new(
             idx,
-            aliases,
+            &aliases,
             &[vec![0, 1, 2], vec![3]],
             &[0, 2],
             &words,

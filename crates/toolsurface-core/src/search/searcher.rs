@@ -270,7 +270,7 @@ impl<'a> Searcher<'a> {
     /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
     /// let rules = BoostRules::new(
     ///     &index,
-    ///     Aliases::new(vec![(0, analyzer.tokens("docker")), (1, analyzer.tokens("podman"))]),
+    ///     &Aliases::new(vec![(0, analyzer.tokens("docker")), (1, analyzer.tokens("podman"))]),
     ///     &[vec![0, 1], vec![2]],  // each group's documents
     ///     &[0],                    // the documents that only read
     ///     &["what's".to_string()], // question words

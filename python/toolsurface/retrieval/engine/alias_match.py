@@ -17,20 +17,28 @@ class PureAliases:
     """``(group number, terms)`` per name or alias; empty ones and repeats left out.
 
     ``first`` maps an alias's first term to its (group, set of terms) entries: a query is
-    checked only against the aliases its terms can begin.
+    checked only against the aliases its terms can begin. A repeat (same group, first term
+    and set of terms) is found by a hash of all three, never by a scan of the aliases that
+    share its first term, so building is linear however many share a word.
     """
 
     __slots__ = ("first",)
 
     def __init__(self, entries: Sequence[tuple[int, Sequence[str]]]) -> None:
         first: dict[str, list[tuple[int, frozenset[str]]]] = {}
+        seen: set[tuple[str, int, frozenset[str]]] = set()
         for group, terms in entries:
             if terms:
                 entry = (int(group), frozenset(terms))
-                bucket = first.setdefault(terms[0], [])
-                if entry not in bucket:
-                    bucket.append(entry)
+                key = (terms[0], *entry)
+                if key not in seen:
+                    seen.add(key)
+                    first.setdefault(terms[0], []).append(entry)
         self.first = first
+
+    def __len__(self) -> int:
+        """The number of aliases (repeats left out)."""
+        return sum(len(bucket) for bucket in self.first.values())
 
     def __bool__(self) -> bool:
         return bool(self.first)
