@@ -96,6 +96,9 @@ class Aliases:
     """Group names and aliases as analysed terms (``Index.mentions`` matches queries to them)."""
 
     def __new__(cls, entries: list[tuple[int, list[str]]]) -> Aliases: ...
+    @staticmethod
+    def analysed(analyzer: Analyzer, groups: list[int], texts: list[str]) -> Aliases:
+        """Aliases from raw texts: ``texts[i]`` analysed, kept for group ``groups[i]``."""
     def __len__(self) -> int:
         """The number of aliases kept (empty ones and repeats left out)."""
 

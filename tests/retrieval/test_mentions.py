@@ -188,6 +188,21 @@ def test_both_engines_keep_the_same_aliases_and_find_a_repeat_by_its_whole_key()
     assert len(Aliases(entries)) == len(PureAliases(entries)) == 302
 
 
+def test_both_engines_analyse_alias_texts_alike_and_refuse_unpaired_lists() -> None:
+    """The table is made from raw texts in one call: the same aliases, the same mentions."""
+    from toolsurface._native import Aliases
+    from toolsurface.retrieval.engine.backend import backend
+
+    native, pure = backend("native"), backend("pure")
+    texts = ["GitHub", "git hub", "Google Drive", "google-drive", "?!", "Slack", "слак"]
+    groups = [0, 0, 1, 1, 2, 3, 3]
+    made = native.aliases(groups, texts)
+    assert len(made) == len(pure.aliases(groups, texts)) == 6  # "?!" has no index term
+    assert native.aliases([0], ["?!"]) is None and pure.aliases([0], ["?!"]) is None
+    with pytest.raises(ValueError, match="2 group numbers for 1 texts"):
+        Aliases.analysed(native.analyzer, [0, 1], ["GitHub"])
+
+
 class _Counted(str):
     """A term that counts how often it is hashed or compared."""
 

@@ -41,15 +41,15 @@ class AliasTable:
     __slots__ = ("compiled", "names", "version")
 
     def __init__(self, version: int, groups: Sequence[ToolGroup], backend: Backend) -> None:
-        entries: list[tuple[int, list[str]]] = []
+        numbers: list[int] = []
+        texts: list[str] = []
         for number, g in enumerate(groups):
-            for text in (g.name, *g.aliases):
-                terms = backend.tokens(text)
-                if terms:
-                    entries.append((number, terms))
+            numbers += [number] * (1 + len(g.aliases))
+            texts.append(g.name)
+            texts += g.aliases
         self.version = version
         self.names = tuple(g.name for g in groups)
-        self.compiled = backend.aliases(entries) if entries else None
+        self.compiled = backend.aliases(numbers, texts)
 
 
 class MentionBoost:

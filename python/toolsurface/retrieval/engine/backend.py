@@ -200,8 +200,11 @@ class Backend(Protocol):
         """A compiled lexicon for this engine."""
         ...
 
-    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
-        """Compiled group aliases, ``(group number, analysed terms)`` each, for ``mentions``."""
+    def aliases(self, groups: Sequence[int], texts: Sequence[str]) -> Any:
+        """Compiled group aliases for ``mentions``: ``texts[i]`` analysed, for ``groups[i]``.
+
+        ``None`` when no text has an index term (no alias can be mentioned).
+        """
         ...
 
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
@@ -274,8 +277,10 @@ class PureBackend:
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return pure.PureLexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
 
-    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
-        return PureAliases(entries)
+    def aliases(self, groups: Sequence[int], texts: Sequence[str]) -> Any:
+        tokens = self.analyzer.tokens
+        table = PureAliases([(g, tokens(text)) for g, text in zip(groups, texts, strict=True)])
+        return table if table else None
 
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         return pure.PureIndex(self.analyzer, names, fields)
@@ -362,8 +367,10 @@ class NativeBackend:
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return self.native.Lexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
 
-    def aliases(self, entries: Sequence[tuple[int, Sequence[str]]]) -> Any:
-        return self.native.Aliases([(int(g), list(terms)) for g, terms in entries])
+    def aliases(self, groups: Sequence[int], texts: Sequence[str]) -> Any:
+        """One native call analyses and compiles every alias (no lists of terms in Python)."""
+        table = self.native.Aliases.analysed(self.analyzer, list(groups), list(texts))
+        return table if len(table) else None
 
     def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
