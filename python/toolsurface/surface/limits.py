@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Literal
 
@@ -52,3 +53,15 @@ class SurfaceLimits(BaseModel):
         if self.window_tokens is None:
             return math.inf
         return self.window_tokens * self.tool_definitions_ratio
+
+
+@functools.lru_cache(maxsize=64)
+def with_tool_cap(limits: SurfaceLimits, cap: int | None) -> SurfaceLimits:
+    """``limits`` with a provider's tool ``cap`` when the host set no cap of its own.
+
+    One object per pair: a stateless host makes a surface for each request, and the copy
+    is made once, not each time.
+    """
+    if cap is None or limits.max_advertised_tools is not None:
+        return limits
+    return limits.model_copy(update={"max_advertised_tools": cap})

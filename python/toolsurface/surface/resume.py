@@ -127,18 +127,20 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
     """
     loaded: dict[str, LoadedEntry] = {}
     dropped: list[str] = []
+    has_tool, members = registry.__contains__, registry.group_members
     for r in snap.loaded:
+        kind, name = r.kind, r.name
         # A group exists while a tool of the view is in it (time in the session, not the
         # catalogue: its members come from the view's map).
-        exists = r.name in registry if r.kind == "tool" else bool(registry.group_members(r.name))
-        if not exists:
-            dropped.append(r.name)
-            _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", r.name)
+        if not (has_tool(name) if kind == "tool" else members(name)):
+            dropped.append(name)
+            _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
             continue
-        key = f"{r.kind}:{r.name}"
-        called_tools = [n for n in r.called_tools if n in registry]
+        key = f"{kind}:{name}"
+        called = r.called_tools
+        called_tools = [n for n in called if has_tool(n)] if called else []
         loaded[key] = LoadedEntry(
-            key, r.kind, r.name, r.how, r.order, r.last_use, r.called, called_tools
+            key, kind, name, r.how, r.order, r.last_use, r.called, called_tools
         )
     rules = RulesLedger(
         given=set(snap.rules_given),

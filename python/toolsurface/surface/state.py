@@ -21,7 +21,7 @@ LoadHow = Literal["search", "select", "group", "seed", "blind"]
 GroupOf = Callable[[str], "str | None"]
 
 
-@dataclass
+@dataclass(slots=True)
 class LoadedEntry:
     """A tool or a whole group the model loaded; a group counts as one entry under the cap.
 

@@ -43,7 +43,12 @@ from toolsurface.surface.delivery import (
 )
 from toolsurface.surface.events import Event, report
 from toolsurface.surface.held_back import catalogue_block
-from toolsurface.surface.limits import DeferralMode, SurfaceLimits, estimate_tokens
+from toolsurface.surface.limits import (
+    DeferralMode,
+    SurfaceLimits,
+    estimate_tokens,
+    with_tool_cap,
+)
 from toolsurface.surface.listing import RunListing
 from toolsurface.surface.moves import ModelMoves, Moment
 from toolsurface.surface.plan import RequestPlan, Source, list_tools, loads_after
@@ -69,6 +74,8 @@ __all__ = [
 ]
 
 _log = logging.getLogger("toolsurface.surface")
+#: The limits of a surface made without any (frozen, so one object serves every surface).
+_NO_LIMITS = SurfaceLimits()
 #: A surface's operation: it reads one view of the registry, the one the surface's pin holds.
 _one_view = one_view(lambda surface: surface._pin)
 
@@ -148,10 +155,9 @@ class ToolSurface:
         #: Responses, native: the most functions a namespace of the array holds (OpenAI
         #: advises under ten); ``None`` sends each held-back group as one namespace.
         self.namespace_size = namespace_size
-        limits = limits or SurfaceLimits()
-        if provider is not None and limits.max_advertised_tools is None:
-            cap = provider_spec(provider).max_tools
-            limits = limits.model_copy(update={"max_advertised_tools": cap})
+        limits = limits or _NO_LIMITS
+        if provider is not None:
+            limits = with_tool_cap(limits, provider_spec(provider).max_tools)
         self.limits = limits
         self.deferral_mode: DeferralMode = deferral_mode
         self.discovery_tool = discovery_tool
