@@ -6,7 +6,8 @@ Needs ``toolsurface[semantic]``, ``../shared/data`` and the public sets converte
 ``scripts/public_toolsets.py`` (a set not there is left out, named). The sets: the
 development requests, the multilingual set (``benches/data``), the unseen user-style
 requests (``tests/data/fresh_queries.jsonl``), BFCL (pooled: any expected function of the
-whole catalogue is a hit), ToolLens, StableToolBench, MCPToolBench++ and API-Bank.
+whole catalogue is a hit), ToolLens, StableToolBench, MCPToolBench++, API-Bank and
+Seal-Tools.
 
 For each request, once (native engine, groups per server as ``toolsurface eval`` declares
 them): the lexical first 50 (names and scores), the even ranking's first 50 (the same
@@ -59,7 +60,7 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
             SHARED / "catalogue" / "bfcl_queries.json",
         ),
     }
-    for name in ("toollens", "stabletoolbench", "mcptoolbench", "apibank"):
+    for name in ("toollens", "stabletoolbench", "mcptoolbench", "apibank", "sealtools"):
         out[name] = (cache / name / "catalogue.json", cache / name / "queries.jsonl")
     return out
 

@@ -1,6 +1,6 @@
 """toolsurface against bm25s on public tool-retrieval sets converted into the local cache.
 
-    python benches/public_sets.py [--sets toollens,stabletoolbench,mcptoolbench,apibank]
+    python benches/public_sets.py [--sets toollens,stabletoolbench,mcptoolbench,apibank,sealtools]
                                   [--cache DIR] [--engines native,pure] [--groups] [--json]
 
 Each set is first converted by ``scripts/public_toolsets.py`` (which says where it comes
@@ -13,9 +13,9 @@ catalogue read as ``toolsurface eval`` reads it (server records, a group per ser
 MCP adapter declares); bm25s with English stopwords and PyStemmer, and without the
 stemmer (``benches/peers.py``: each tool's name words, description and parameters).
 Prints recall@1, recall@3 and MRR per system (``--groups``: per group of the set too;
-``--json``: the figures). A hit is any expected tool: ToolLens, StableToolBench and
-some API-Bank requests need several tools, so recall@k here is the share of requests with
-at least one of theirs in the first k, not the share of their tools found.
+``--json``: the figures). A hit is any expected tool: ToolLens, StableToolBench, most
+Seal-Tools and some API-Bank requests need several tools, so recall@k here is the share
+of requests with at least one of theirs in the first k, not the share of their tools found.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import check_expected, declare_server_groups, evaluate, load_queries
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 
-SETS = ("toollens", "stabletoolbench", "mcptoolbench", "apibank")
+SETS = ("toollens", "stabletoolbench", "mcptoolbench", "apibank", "sealtools")
 MAKE = "python scripts/public_toolsets.py {name} --source <the fetched repository>"
 
 

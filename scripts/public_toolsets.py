@@ -2,11 +2,11 @@
 
     python scripts/public_toolsets.py SET --source DIR [--commit SHA] [--out DIR]
 
-``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench`` or ``apibank``. The data is read from
-where it was fetched (``--source``: the set's GitHub repository, a work tree or a git
-directory without one as the search tool's ``fetch`` gives, e.g.
-``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by default the one converted
-for docs/quality.md) and written outside the repository (default
+``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench``, ``apibank`` or
+``sealtools``. The data is read from where it was fetched (``--source``: the set's GitHub
+repository, a work tree or a git directory without one as the search tool's ``fetch``
+gives, e.g. ``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by default the
+one converted for docs/quality.md) and written outside the repository (default
 ``~/.cache/toolsurface/public/<set>/``, or ``$TOOLSURFACE_PUBLIC_DATA/<set>/``): nothing it
 reads or writes is committed. The output has the shapes ``toolsurface eval`` reads:
 
@@ -54,6 +54,22 @@ in one turn); ``expected`` is every API it calls, any of which is a hit, as for 
 above. ``GetUserToken``, called to log in before the asked-for call, is no request's answer
 and is skipped (so are dialogues that call nothing else: 212 requests are left).
 Licence: Apache-2.0 (``api-bank/LICENSE``).
+
+``sealtools``: Seal-Tools (Wu et al., 2024, "Seal-Tools: Self-Instruct Tool Learning Dataset
+for Agent Tuning and Detailed Benchmark", arXiv 2405.08355), GitHub
+``fairyshine/Seal-Tools``, ``Seal-Tools_Dataset/``: the 4,076 LLM-written tools of
+``tool.jsonl`` (``api_name``, ``api_description``, ``field`` such as ``Sports/Football``,
+``parameters``, ``required``, ``responses``) and the requests of ``test_in_domain.jsonl``
+(700) and ``test_out_domain.jsonl`` (654), 1,354 in all, each with the calls that answer it
+(one to six). A tool's ``server`` is the first level of its field (146 of them), its name
+the ``api_name`` in snake case (``getFilmDetails`` -> ``get_film_details``); the field's
+second level and the responses are dropped, as a host sees neither. Calls name a tool by
+``api_name`` alone: ``expected`` is every tool carrying a name the request calls, any of
+which is a hit. At the commit converted no two tools share an ``api_name`` (a repeat would
+get ``_2`` and both be expected) and every call names a tool of ``tool.jsonl`` (a call that
+did not would be counted, reported and skipped, and a request left with none dropped: 0
+calls here). ``style`` is the split and difficulty, e.g. ``out_domain-easy``.
+Licence: Apache-2.0 (the repository's LICENSE).
 
 Names are reduced to ``[a-z0-9_]``, the server cut to 48 characters and the name to 72
 (MCP's limit is 128; a repeated ``server__name`` gets ``_2``, ``_3``…);
@@ -127,6 +143,16 @@ SETS["apibank"] = PublicSet(
     "literals, never run), api-bank/lv1-lv2-samples/level-1-given-desc/*.jsonl",
     "Apache-2.0 (api-bank/LICENSE)",
 )
+SETS["sealtools"] = PublicSet(
+    "Seal-Tools test sets (in and out of domain)",
+    "fairyshine/Seal-Tools",
+    "ce753ecd60ed08dd376984035de531ab8421f1c6",
+    "Seal-Tools_Dataset",
+    "Seal-Tools_Dataset/{tool.jsonl,test_in_domain.jsonl,test_out_domain.jsonl}",
+    "Apache-2.0 (the repository's LICENSE)",
+)
+SEAL_TOOLS = "Seal-Tools_Dataset/tool.jsonl"
+SEAL_SPLITS = ("test_in_domain", "test_out_domain")
 APIBANK_APIS = "api-bank/apis"
 APIBANK_DIALOGUES = "api-bank/lv1-lv2-samples/level-1-given-desc"
 #: Called to log in before the asked-for call: no request asks for it.
@@ -165,6 +191,9 @@ _JSON_TYPES = {
     "array": "array",
     "object": "object",
 }
+
+#: Seal-Tools writes Python's type names; list and dict as well, though its tools use none.
+_SEAL_TYPES = {**_JSON_TYPES, "list": "array", "dict": "object"}
 
 Records = list[dict[str, Any]]
 Queries = list[dict[str, Any]]
@@ -419,8 +448,11 @@ def _api_classes(text: str, where: str) -> list[tuple[str, str, dict[str, Any]]]
 
 
 def _snake(name: str) -> str:
-    """``AddAlarm`` -> ``add_alarm``: the name as an MCP server would spell it."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+    """``AddAlarm`` -> ``add_alarm``, ``getTVSchedule`` -> ``get_tv_schedule``.
+
+    The name as an MCP server would spell it; a run of capitals is one word.
+    """
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
 
 
 def convert_apibank(read: Callable[[str], str]) -> tuple[Records, Queries]:
@@ -476,11 +508,71 @@ def convert_apibank(read: Callable[[str], str]) -> tuple[Records, Queries]:
     return cat.records, queries
 
 
+def convert_sealtools(read: Callable[[str], str]) -> tuple[Records, Queries]:
+    """Seal-Tools's tools, a server per field; its test requests and the tools they call."""
+    cat = Catalogue()
+    by_api: dict[str, list[str]] = {}
+    for lineno, line in enumerate(read(SEAL_TOOLS).splitlines(), 1):
+        if not line.strip():
+            continue
+        tool = json.loads(line)
+        api = str(tool["api_name"])
+        params = tool.get("parameters") or {}
+        props: dict[str, Any] = {}
+        for pname, spec in params.items():
+            prop: dict[str, Any] = {
+                "type": _SEAL_TYPES.get(str(spec.get("type", "")).lower(), "string")
+            }
+            if spec.get("description"):
+                prop["description"] = str(spec["description"])
+            props[str(pname)] = prop
+        schema = {
+            "type": "object",
+            "properties": props,
+            "required": [str(r) for r in tool.get("required") or []],
+        }
+        server = str(tool.get("field") or "seal_tools").split("/")[0]
+        # Each line is a tool: a repeated (field, api_name) stays two tools.
+        name = cat.add(server, _snake(api), str(tool.get("api_description") or ""), schema, lineno)
+        by_api.setdefault(api, []).append(name)
+    queries: Queries = []
+    unknown = 0
+    for split in SEAL_SPLITS:
+        for line in read(f"Seal-Tools_Dataset/{split}.jsonl").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            expected: list[str] = []
+            for call in row["calling"]:
+                names = by_api.get(str(call["api"]))
+                if names is None:
+                    unknown += 1
+                    continue
+                expected.extend(n for n in names if n not in expected)
+            if not expected:
+                continue  # every call named an API that tool.jsonl does not hold
+            rid = str(row["id"])
+            group = rid.rsplit("-", 1)[0].removeprefix("test_")  # e.g. "out_domain-easy"
+            queries.append(
+                {
+                    "id": f"sealtools-{rid}",
+                    "query": row["query"],
+                    "lang": "en",
+                    "style": group,
+                    "expected": expected,
+                }
+            )
+    if unknown:
+        print(f"sealtools: skipped {unknown} calls to APIs not in tool.jsonl", file=sys.stderr)
+    return cat.records, queries
+
+
 CONVERTERS: dict[str, Callable[[Callable[[str], str]], tuple[Records, Queries]]] = {
     "toollens": convert_toollens,
     "stabletoolbench": convert_stabletoolbench,
     "mcptoolbench": convert_mcptoolbench,
     "apibank": convert_apibank,
+    "sealtools": convert_sealtools,
 }
 
 

@@ -240,3 +240,95 @@ def test_apibank_reads_api_classes_without_running_them(conv: ModuleType, tmp_pa
         }
     ]
     assert "RAN" not in os.environ
+
+
+def test_sealtools_labels_every_tool_of_a_called_name(
+    conv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, out = tmp_path / "Seal", tmp_path / "cache"
+
+    def tool(name: str, field: str, desc: str) -> dict[str, object]:
+        return {
+            "api_name": name,
+            "api_description": desc,
+            "field": field,
+            "parameters": {
+                "title": {"type": "str", "description": "The film's title"},
+                "year": {"type": "int", "description": "Release year"},
+                "tags": {"type": "list", "description": ""},
+            },
+            "required": ["title"],
+            "responses": {"plot": {"type": "str", "description": "The film's plot"}},
+        }
+
+    tools = [
+        tool("getFilmDetails", "Entertainment/Film", "Get the details of a film"),
+        tool("getTVSchedule", "Entertainment/Television", "Get a channel's schedule"),
+        # The same api_name in the same first-level field: a second tool, both expected.
+        tool("getFilmDetails", "Entertainment/Cinema", ""),
+    ]
+    _write(src, "Seal-Tools_Dataset/tool.jsonl", "\n".join(json.dumps(t) for t in tools))
+
+    def request(rid: str, query: str, *apis: str) -> str:
+        calls = [{"api": a, "parameters": {}, "responses": ["API_call_0"]} for a in apis]
+        return json.dumps({"id": rid, "query": query, "calling": calls})
+
+    _write(
+        src,
+        "Seal-Tools_Dataset/test_in_domain.jsonl",
+        request("test_in_domain-easy-0", "Tell me about the film Inception.", "getFilmDetails"),
+    )
+    _write(
+        src,
+        "Seal-Tools_Dataset/test_out_domain.jsonl",
+        "\n".join(
+            [
+                # One call names no tool of tool.jsonl: skipped, the other kept.
+                request(
+                    "test_out_domain-difficult-3",
+                    "What is on BBC tonight, and book me a table.",
+                    "getTVSchedule",
+                    "bookRestaurant",
+                ),
+                # Every call unknown: the request is dropped.
+                request("test_out_domain-easy-1", "Book me a table.", "bookRestaurant"),
+            ]
+        ),
+    )
+    assert conv.main(["sealtools", "--source", str(src), "--out", str(out)]) == 0
+    assert "skipped 2 calls to APIs not in tool.jsonl" in capsys.readouterr().err
+    names, rows = _converted(out, "sealtools")
+    assert names == [
+        "entertainment__get_film_details",
+        "entertainment__get_tv_schedule",
+        "entertainment__get_film_details_2",
+    ]
+    assert rows == [
+        {
+            "id": "sealtools-test_in_domain-easy-0",
+            "query": "Tell me about the film Inception.",
+            "lang": "en",
+            "style": "in_domain-easy",
+            "expected": ["entertainment__get_film_details", "entertainment__get_film_details_2"],
+        },
+        {
+            "id": "sealtools-test_out_domain-difficult-3",
+            "query": "What is on BBC tonight, and book me a table.",
+            "lang": "en",
+            "style": "out_domain-difficult",
+            "expected": ["entertainment__get_tv_schedule"],
+        },
+    ]
+    records = json.loads((out / "sealtools" / "catalogue.json").read_text())
+    # Types mapped to JSON's, required kept, responses dropped; no description -> the name.
+    assert records[0]["input_schema"] == {
+        "type": "object",
+        "properties": {
+            "title": {"type": "string", "description": "The film's title"},
+            "year": {"type": "integer", "description": "Release year"},
+            "tags": {"type": "array"},
+        },
+        "required": ["title"],
+    }
+    assert records[2]["description"] == "get_film_details"
+    assert "fairyshine/Seal-Tools" in (out / "sealtools" / "SOURCE.md").read_text()
