@@ -463,6 +463,18 @@ def test_snapshot_is_a_model(reg: ToolRegistry) -> None:
     assert isinstance(_surface(reg).snapshot(), BaseModel)
 
 
+def test_snapshot_json_is_compact_and_key_sorted_with_text_as_it_is(reg: ToolRegistry) -> None:
+    """What ``to_json`` promises, whatever order the fields are declared in."""
+    surface = ToolSurface(reg, session_id="séance 7")
+    surface.tool_search({"select": ["Mcp_Github_list_issues"]})
+    surface.tool_search({"group": "slack"})
+    surface.admit([ToolCall("Mcp_Github_list_issues", {})])
+    text = surface.snapshot().to_json()
+    data = json.loads(text)
+    assert data["loaded"] and data["session_id"] == "séance 7"
+    assert text == json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 # -- the scripted run, resumed in a fresh process -------------------------------------------------
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripted_run.py"

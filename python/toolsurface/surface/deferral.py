@@ -40,6 +40,14 @@ class Decision:
     groups: frozenset[str] = frozenset()
 
     @functools.cached_property
+    def held_listed(self) -> tuple[str, ...]:
+        """The held groups with an admitted tool, sorted: what a snapshot names.
+
+        Made once per decision: a stateless host takes a snapshot after every request.
+        """
+        return tuple(sorted(self.held & self.groups))
+
+    @functools.cached_property
     def admitted_set(self) -> frozenset[str]:
         """``admitted`` as a set, made once per decision (admission tests every call)."""
         return frozenset(self.admitted)

@@ -28,7 +28,7 @@ def snapshot_of(
     run: RunState,
     rules: RulesLedger,
     *,
-    held_floor: frozenset[str],
+    held_back: Sequence[str],
     session_id: str,
     mark: str,
     tool_ok: Callable[[str], bool],
@@ -39,7 +39,8 @@ def snapshot_of(
 
     Only what the run may call now is written (``tool_ok``, ``group_ok``: a group with an
     admitted member): a tool or group the policy blocked since it was loaded is not named.
-    With the host's ``key`` the snapshot is sealed.
+    ``held_back`` is the floor already so filtered, sorted. With the host's ``key`` the
+    snapshot is sealed.
     """
     snap = SurfaceSnapshot(
         session_id=session_id,
@@ -59,7 +60,7 @@ def snapshot_of(
             for e in run.entries()
             if (tool_ok if e.kind == "tool" else group_ok)(e.name)
         ],
-        held_back=sorted(g for g in held_floor if group_ok(g)),
+        held_back=list(held_back),
         rules_given=sorted(g for g in rules.given if group_ok(g)),
         catalogue_rules=(
             None if rules.catalogue is None else [g for g in rules.catalogue if group_ok(g)]

@@ -63,16 +63,17 @@ class LoadedRow(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    kind: Literal["tool", "group"]
-    name: str = Field(min_length=1, max_length=128)
-    how: Literal["search", "select", "group", "seed", "blind"]
-    order: Counter
-    last_use: Counter
+    # Fields in key order: the JSON the serializer writes is then key-sorted as it is.
     called: bool
     #: A group row's members the model called, in the order of their first call.
     called_tools: list[Annotated[str, Field(min_length=1, max_length=128)]] = Field(
         default_factory=list, max_length=MAX_CALLED_TOOLS
     )
+    how: Literal["search", "select", "group", "seed", "blind"]
+    kind: Literal["tool", "group"]
+    last_use: Counter
+    name: str = Field(min_length=1, max_length=128)
+    order: Counter
 
 
 class SurfaceSnapshot(BaseModel):
@@ -83,17 +84,18 @@ class SurfaceSnapshot(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
-    version: Literal[3] = 3
-    session_id: str = Field(max_length=256)
-    mark: str = Field(pattern=r"^[0-9a-f]{12}$")
-    clock: Counter
-    order: Counter
-    loaded: list[LoadedRow] = Field(max_length=MAX_ROWS)
-    held_back: list[GroupName] = Field(max_length=MAX_ROWS)
-    rules_given: list[GroupName] = Field(max_length=MAX_ROWS)
+    # Fields in key order: the JSON the serializer writes is then key-sorted as it is.
     catalogue_rules: list[GroupName] | None = Field(max_length=MAX_ROWS)
+    clock: Counter
+    held_back: list[GroupName] = Field(max_length=MAX_ROWS)
+    loaded: list[LoadedRow] = Field(max_length=MAX_ROWS)
+    mark: str = Field(pattern=r"^[0-9a-f]{12}$")
+    order: Counter
+    rules_given: list[GroupName] = Field(max_length=MAX_ROWS)
     #: HMAC-SHA256 of the rest under the host's key (see :func:`seal_of`); None without one.
     seal: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    session_id: str = Field(max_length=256)
+    version: Literal[3] = 3
 
     @model_validator(mode="after")
     def _rows_agree(self) -> SurfaceSnapshot:
@@ -104,8 +106,13 @@ class SurfaceSnapshot(BaseModel):
         return self
 
     def to_json(self) -> str:
-        """The snapshot as compact, key-sorted JSON."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """The snapshot as compact, key-sorted JSON (non-ASCII characters as they are).
+
+        Written by the serializer in one native pass: its fields, and its rows', are
+        declared in key order. ``json.dumps`` took most of a snapshot's time (each of a few
+        hundred held-back group names escaped one by one).
+        """
+        return self.model_dump_json()
 
     def sealed(self, key: bytes) -> SurfaceSnapshot:
         """A copy of the snapshot carrying its seal under ``key``."""

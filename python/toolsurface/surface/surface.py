@@ -291,10 +291,12 @@ class ToolSurface:
         if self._seed_tools or self._seed_groups:
             self._apply_seeds(self._decide())
         d = self._decide()
+        floor = self._held_floor
+        held = d.held_listed if floor is d.held else sorted(floor & d.groups)
         return snapshot_of(
             self._run,
             self._rules,
-            held_floor=self._held_floor,
+            held_back=held,
             session_id=self.session_id,
             mark=self.mark,
             tool_ok=d.admitted_set.__contains__,
