@@ -52,7 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import LEXICAL_PEERS, Peer, peer_text
-from speed import grow_catalogue, malloc_trim, percentile, pick_queries, rss_bytes
+from speed import grow_catalogue, learned_pairs, malloc_trim, percentile, pick_queries, rss_bytes
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -67,14 +67,7 @@ def host_registry(tools: Sequence[Tool], engine: str, seed: int) -> ToolRegistry
     """A registry as an MCP host leaves it: server groups declared, hints learned."""
     registry = ToolRegistry(tools, engine=engine)  # type: ignore[arg-type]
     declare_server_groups(registry)
-    rng = random.Random(seed)
-    pairs = []
-    for tool in rng.sample(list(tools), max(1, len(tools) // 10)):
-        words = tool.description.split()[:8]
-        rng.shuffle(words)
-        if words:
-            pairs.append((" ".join(words), tool.name))
-    registry.learn_many(pairs)
+    registry.learn_many(learned_pairs(tools, seed))
     registry.search("warm up")  # the index and the bound searcher made outside any timer
     registry.search("warm up")
     return registry

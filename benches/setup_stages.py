@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import random
 import sys
 import time
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from speed import grow_catalogue, malloc_trim, rss_bytes
+from speed import grow_catalogue, learned_pairs, malloc_trim, rss_bytes
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -66,13 +65,7 @@ def main() -> None:
         sys.exit(f"needs the shared data: {path}")
     real = load_catalogue(path)[1]
     tools = grow_catalogue(real, args.size, 0.3, args.seed)[: args.size]
-    rng = random.Random(args.seed)
-    pairs = []
-    for tool in rng.sample(tools, max(1, len(tools) // 10)):
-        words = tool.description.split()[:8]
-        rng.shuffle(words)
-        if words:
-            pairs.append((" ".join(words), tool.name))
+    pairs = learned_pairs(tools, args.seed)
     collector = not args.no_collector
     print(f"{len(tools):,} tools, collector {'on' if collector else 'off'} in the stages")
     registry, total = stage("register the tools", lambda: ToolRegistry(tools), collector)

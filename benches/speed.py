@@ -206,6 +206,21 @@ def _rewrite_schema(schema: Any, fn: Callable[[str], str]) -> Any:
     return schema
 
 
+def learned_pairs(tools: Sequence[Tool], seed: int) -> list[tuple[str, str]]:
+    """One request to learn for a tenth of ``tools``: words of its own description reordered.
+
+    What a host that learns has taught (``benches/host_search.py``, ``setup_stages.py``).
+    """
+    rng = random.Random(seed)
+    pairs = []
+    for tool in rng.sample(list(tools), max(1, len(tools) // 10)):
+        words = tool.description.split()[:8]
+        rng.shuffle(words)
+        if words:
+            pairs.append((" ".join(words), tool.name))
+    return pairs
+
+
 def grow_catalogue(real: Sequence[Tool], size: int, replace: float, seed: int) -> list[Tool]:
     """The real tools, then synthetic ones up to ``size`` (see the module's docstring)."""
     rng = random.Random(seed)
