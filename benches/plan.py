@@ -2,6 +2,7 @@
 
     python benches/plan.py [--sizes 10000,100000] [--groups 5,500] [--rounds 7] [--json]
     python benches/plan.py --costs [--sizes 10000] [--groups 500] [--real] [--rounds 21]
+                           [--session-loads 21]
 
 For each size it registers a synthetic catalogue (``ToolSearch``, tools named
 ``gNNN__verb_noun_I`` spread evenly over the prefix groups ``gNNN__``, of which four in five
@@ -19,9 +20,10 @@ each one's median; on the synthetic catalogue requests of its own words, on the 
 development requests). Each operation is the median of ``--rounds``, over surfaces set up
 as above (a group loaded whole, two tools selected): the first plan of the registry's first
 run (once: nothing is made yet), the first plan of a later run, a plan after a tool call, a
-plan after a load, a render for Anthropic (append delivery, and native delivery), a
-snapshot, and a restore of the snapshot into a new surface with its first plan (what a
-stateless host does on every request).
+plan after a load, and, on a session that loaded a group, two tools and then
+``--session-loads`` tools one at a time (whatever the rounds), a render for Anthropic
+(append delivery, and native delivery), a snapshot, and a restore of the snapshot into a
+new surface with its first plan (what a stateless host does on every request).
 """
 
 from __future__ import annotations
@@ -143,7 +145,9 @@ def search_unit(registry: ToolRegistry, requests: Sequence[str], rounds: int) ->
     return statistics.median(median_ms(lambda q=q: registry.search(q), rounds) for q in requests)
 
 
-def costs(registry: ToolRegistry, requests: Sequence[str], rounds: int) -> dict[str, float]:
+def costs(
+    registry: ToolRegistry, requests: Sequence[str], rounds: int, session_loads: int
+) -> dict[str, float]:
     """Each operation's median in ms, and the search unit (see the module's docstring)."""
     out: dict[str, float] = {}
     start = time.perf_counter()
@@ -183,6 +187,12 @@ def costs(registry: ToolRegistry, requests: Sequence[str], rounds: int) -> dict[
         return (time.perf_counter() - start) * 1000
 
     out["plan after a load"] = statistics.median(after_load() for _ in range(rounds))
+    # The session that is rendered, snapshot and restored: the same loads whatever the
+    # rounds (a group, two tools, then ``session_loads`` tools one by one).
+    surface, _ = settled()
+    for _ in range(session_loads):
+        surface.tool_search({"select": [next(fresh)]})
+        surface.plan()
     plan = surface.plan()
     out["render, Anthropic"] = median_ms(lambda: plan.render("anthropic"), rounds)
     native, _ = settled(delivery="native")
@@ -199,6 +209,7 @@ def costs(registry: ToolRegistry, requests: Sequence[str], rounds: int) -> dict[
     out["restore + plan"] = median_ms(restore_plan, rounds)
     out["advertised"] = len(plan.tools)
     out["held back groups"] = len(plan.held_back)
+    out["loaded entries"] = len(surface.snapshot().loaded)
     return out
 
 
@@ -207,10 +218,13 @@ def show_costs(label: str, result: dict[str, float]) -> None:
     print(f"{label}: one search {unit * 1000:.1f} us")
     print(f"  {'operation':<28} {'ms':>9} {'searches':>9}")
     for name, value in result.items():
-        if name in ("search", "advertised", "held back groups"):
+        if name in ("search", "advertised", "held back groups", "loaded entries"):
             continue
         print(f"  {name:<28} {value:>9.3f} {value / unit:>9.1f}")
-    print(f"  advertised {result['advertised']:.0f}, held back {result['held back groups']:.0f}")
+    print(
+        f"  advertised {result['advertised']:.0f}, held back {result['held back groups']:.0f}, "
+        f"the session's loaded entries {result['loaded entries']:.0f}"
+    )
 
 
 def main() -> None:
@@ -218,6 +232,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--groups", default="5,500")
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--session-loads", type=int, default=21)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--costs", action="store_true")
     parser.add_argument("--real", action="store_true")
@@ -227,13 +242,15 @@ def main() -> None:
         runs: dict[str, dict[str, float]] = {}
         if args.real:
             registry, requests = real_setup(args.seed)
-            runs["1,635 real tools"] = costs(registry, requests, args.rounds)
+            runs["1,635 real tools"] = costs(registry, requests, args.rounds, args.session_loads)
         else:
             for size in (int(s) for s in args.sizes.split(",")):
                 for g in (int(x) for x in args.groups.split(",")):
                     registry = synthetic_registry(size, g)
                     requests = synthetic_requests(40, args.seed)
-                    runs[f"{size} tools, {g} groups"] = costs(registry, requests, args.rounds)
+                    runs[f"{size} tools, {g} groups"] = costs(
+                        registry, requests, args.rounds, args.session_loads
+                    )
         if args.json:
             print(json.dumps(runs, indent=1))
         else:

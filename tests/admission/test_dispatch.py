@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.admission.admit import ToolCall
+from toolsurface.groups import LoadMode
 from toolsurface.surface import Event
 from toolsurface.surface.snapshot import SnapshotError, parse_snapshot
 
@@ -296,6 +297,37 @@ def test_restored_groups_are_a_floor(engine_name: str) -> None:
     assert set(snap.held_back) <= set(held) and "new" in held
 
 
+def test_each_restore_takes_its_own_snapshots_floor(engine_name: str) -> None:
+    # Floors of one length are compared with the last one restored (docs/performance.md):
+    # a different floor, or the host editing a snapshot it restored, must not leak across.
+    reg = build_registry(engine_name)
+    for name in ("a__x", "b__x", "c__x"):
+        reg.register(_tool(name))
+        reg.declare_group(name[0], prefix=name[:3], load="auto")
+    lazy: dict[str, LoadMode] = {"a": "lazy", "b": "lazy", "c": "lazy"}
+    first = ToolSurface(reg, session_id="s", load_modes=lazy)
+    first.plan()
+    made = first.snapshot()
+    text = made.to_json()
+    model = parse_snapshot(text)
+    held = list(model.held_back)
+    assert {"a", "b", "c"} <= set(held)
+
+    def restored_held(data: str) -> tuple[str, ...]:
+        # Loaded whole in this run: only the restored floor holds them back.
+        again = ToolSurface(reg, session_id="s")
+        again.restore(data)
+        return tuple(g for g in again.plan().held_back if g in "abc")
+
+    swapped = json.loads(text)
+    swapped["held_back"] = [g for g in held if g != "c"] + ["zz"]  # same length, not c
+    for edited in (made, model):  # the host edits the snapshots it was given and parsed
+        edited.held_back[:] = swapped["held_back"]
+    assert restored_held(json.dumps(swapped)) == ("a", "b")
+    assert restored_held(text) == ("a", "b", "c")
+    assert restored_held(json.dumps(swapped)) == ("a", "b")
+
+
 def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:
     v1 = {
         "version": 1,
@@ -410,6 +442,48 @@ def _v2(clock: int, order: int, *rows: tuple[str, str, int, int]) -> dict[str, A
         (
             _v2(0, 2, ("tool", "slack__send", 1, 0), ("group", "slack", 2, 1)),
             "field 'loaded[1].last_use': 1 is above the clock 0",
+        ),
+        (
+            {**_v2(1, 1, ("tool", "slack__send", 1, 1)), "held_back": ["gh", "slack", "gh"]},
+            "field 'held_back': a group is listed twice",
+        ),
+        (
+            {**_v2(0, 0), "rules_given": ["gh", "gh"]},
+            "field 'rules_given': a group is listed twice",
+        ),
+        (
+            {
+                **_v2(1, 1),
+                "loaded": [
+                    {
+                        "kind": "tool",
+                        "name": "slack__send",
+                        "how": "select",
+                        "order": 1,
+                        "last_use": 1,
+                        "called": True,
+                        "called_tools": ["slack__send"],
+                    }
+                ],
+            },
+            "field 'loaded[0].called_tools': only a group row lists called members",
+        ),
+        (
+            {
+                **_v2(1, 1),
+                "loaded": [
+                    {
+                        "kind": "group",
+                        "name": "slack",
+                        "how": "group",
+                        "order": 1,
+                        "last_use": 1,
+                        "called": True,
+                        "called_tools": ["slack__send"] * 2,
+                    }
+                ],
+            },
+            "field 'loaded[0].called_tools': a name is listed twice",
         ),
         # A version-1 snapshot's errors name version 1's own fields, not the lifted rows.
         (

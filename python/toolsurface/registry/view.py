@@ -67,6 +67,11 @@ class RegistryView:
         """Whether the view holds a tool of that name."""
         return name in self._tools
 
+    @property
+    def has_tool(self) -> Callable[[object], bool]:
+        """``name in view`` as one C-level callable, for a loop over many names."""
+        return self._tools.__contains__
+
     def __len__(self) -> int:
         """Number of tools in the view."""
         return len(self._tools)

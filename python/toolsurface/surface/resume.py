@@ -16,6 +16,7 @@ from toolsurface.admission.rules import RulesLedger
 from toolsurface.admission.text import safe_text
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
+from toolsurface.surface.floors import floor_set
 from toolsurface.surface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 
@@ -128,7 +129,7 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
     """
     loaded: dict[str, LoadedEntry] = {}
     dropped: list[str] = []
-    has_tool, members = registry.__contains__, registry.group_members
+    has_tool, members = registry.has_tool, registry.group_members
     for r in snap.loaded:
         kind, name = r.kind, r.name
         # A group exists while a tool of the view is in it (time in the session, not the
@@ -153,4 +154,4 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
         _log.warning("toolsurface: the snapshot's mark is not this run's; rules given again")
         rules = RulesLedger()
     run = RunState(loaded, snap.clock, snap.order)
-    return Resumed(run, rules, frozenset(snap.held_back), dropped)
+    return Resumed(run, rules, floor_set(snap.held_back), dropped)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import operator
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -28,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
+from toolsurface.surface.floors import floor_set
 
 __all__ = [
     "MAX_COUNTER",
@@ -148,7 +150,40 @@ def check_seal(snapshot: SurfaceSnapshot, key: bytes | None) -> None:
 
 
 def _rows_problem(snap: SurfaceSnapshot) -> str:
-    """What makes the loaded rows disagree with each other or with the counters, or ''."""
+    """What makes the snapshot's rows and lists disagree, or ''."""
+    rows, count = snap.loaded, len(snap.loaded)
+    # Whole-list checks in C first (a stateless host restores on every request); only a
+    # snapshot that fails one is walked row by row, to name the first row at fault.
+    if rows and not (
+        len(set(zip(map(_KIND, rows), map(_NAME, rows)))) == count
+        and len(set(map(_ORDER, rows))) == count
+        and max(map(_ORDER, rows)) <= snap.order
+        and max(map(_LAST_USE, rows)) <= snap.clock
+        and all(
+            r.kind == "group" and len(set(r.called_tools)) == len(r.called_tools)
+            for r in rows
+            if r.called_tools
+        )
+    ):
+        return _row_problem(snap)
+    given = set(snap.rules_given)
+    if len(floor_set(snap.held_back)) != len(snap.held_back):
+        return "field 'held_back': a group is listed twice"
+    if len(given) != len(snap.rules_given):
+        return "field 'rules_given': a group is listed twice"
+    for i, group in enumerate(snap.catalogue_rules or ()):
+        if group not in given:
+            # Rules the catalogue carries count as given: a list that says otherwise was
+            # edited (and would let a ruled group's blind call run unruled).
+            return f"field 'catalogue_rules[{i}]': {group!r} is not in rules_given"
+    return ""
+
+
+_KIND, _NAME, _ORDER, _LAST_USE = map(operator.attrgetter, ("kind", "name", "order", "last_use"))
+
+
+def _row_problem(snap: SurfaceSnapshot) -> str:
+    """The first loaded row at fault, and what is wrong with it."""
     names: dict[tuple[str, str], int] = {}
     orders: dict[int, int] = {}
     top_order, clock = snap.order, snap.clock
@@ -170,16 +205,7 @@ def _rows_problem(snap: SurfaceSnapshot) -> str:
             problem = ".called_tools': a name is listed twice"
         if problem:
             return f"field 'loaded[{i}]{problem}"
-    given = set(snap.rules_given)
-    for field, values in (("held_back", snap.held_back), ("rules_given", snap.rules_given)):
-        if len(set(values)) != len(values):
-            return f"field '{field}': a group is listed twice"
-    for i, group in enumerate(snap.catalogue_rules or ()):
-        if group not in given:
-            # Rules the catalogue carries count as given: a list that says otherwise was
-            # edited (and would let a ruled group's blind call run unruled).
-            return f"field 'catalogue_rules[{i}]': {group!r} is not in rules_given"
-    return ""
+    return "field 'loaded': the rows disagree with each other or with the counters"
 
 
 class _DiscoveredV1(BaseModel):

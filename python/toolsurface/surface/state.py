@@ -8,6 +8,7 @@ surface asks it to load, to note a use, and to evict at a safe point.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Literal
@@ -37,6 +38,10 @@ class LoadedEntry:
     last_use: int
     called: bool = False
     called_tools: list[str] = field(default_factory=list)
+
+
+#: An entry's discovery order (the sort key of every list of entries).
+_by_order = operator.attrgetter("order")
 
 
 def entry_tools(entry: LoadedEntry, d: Decision, view: RegistryView) -> list[str]:
@@ -94,7 +99,7 @@ class RunState:
 
     def entries(self) -> list[LoadedEntry]:
         """The loaded entries in discovery order."""
-        return sorted(self.loaded.values(), key=lambda e: e.order)
+        return sorted(self.loaded.values(), key=_by_order)
 
     def admitted_entries(
         self, tools: Collection[str], groups: Collection[str]

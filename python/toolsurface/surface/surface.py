@@ -611,7 +611,8 @@ class ToolSurface:
             )
             plan.__dict__["names"] = tuple(names)  # the cached property, known already
         self._last_plan = plan
-        if self.provider is not None:
+        listened = self.on_event is not None or _log.isEnabledFor(logging.INFO)
+        if self.provider is not None and listened:
             if base is not None:
                 aliased = dict(base.aliases(self.provider))
                 aliased.update((n, a) for n in extra if (a := alias_of(n, self.provider)) != n)
@@ -619,7 +620,7 @@ class ToolSurface:
                 aliased = {n: a for n in plan.names if (a := self.shown(n)) != n}
             if aliased:
                 self.emit("tool_names_aliased", {"provider": self.provider, "aliases": aliased})
-        if self.on_event is not None or _log.isEnabledFor(logging.INFO):
+        if listened:
             tools_data = [{"name": n, "source": s} for n, s in zip(plan.names, plan.sources)]
             held, why = list(plan.held_back), list(plan.reasons)
             data = {"tools": tools_data, "held_back": held, "reasons": why}
