@@ -4,10 +4,10 @@
 
 Needs ``toolsurface[semantic]``, ``../shared/data`` and the public sets converted by
 ``scripts/public_toolsets.py`` (a set not there is left out, named). The sets: the
-development requests, the multilingual set (``benches/data``), the unseen user-style
-requests (``tests/data/fresh_queries.jsonl``), BFCL (pooled: any expected function of the
-whole catalogue is a hit), ToolLens, StableToolBench, MCPToolBench++, API-Bank and
-Seal-Tools.
+development requests, the multilingual set and the requests of several steps
+(``benches/data``), the unseen user-style requests (``tests/data/fresh_queries.jsonl``),
+BFCL (pooled: any expected function of the whole catalogue is a hit), ToolLens,
+StableToolBench, MCPToolBench++, API-Bank and Seal-Tools.
 
 For each request, once (native engine, groups per server as ``toolsurface eval`` declares
 them): the lexical first 50 (names and scores), the even ranking's first 50 (the same
@@ -55,6 +55,7 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
         "dev": (mcp, SHARED / "queries" / "dev.jsonl"),
         "multilingual": (mcp, ROOT / "benches" / "data" / "multilingual.jsonl"),
         "fresh": (mcp, ROOT / "tests" / "data" / "fresh_queries.jsonl"),
+        "multistep": (mcp, ROOT / "benches" / "data" / "multistep.jsonl"),
         "bfcl": (
             SHARED / "catalogue" / "bfcl_functions.json",
             SHARED / "catalogue" / "bfcl_queries.json",
