@@ -2,13 +2,15 @@
 
     python benches/host_search.py [--sizes 1635,10000,100000] [--per-lang 200] [--rounds 5]
                                   [--peers bm25_turbo,bm25s,tantivy] [--pure-max N] [--json OUT]
+                                  [--servers per-tool|copies]
 
 The registry is set up as an MCP host leaves it: one group per server declared with its
 aliases (``evaluation.declare_server_groups``, what MCP sync does), the servers' read-only
 hints on, and learned hints taught (one request per tool for a tenth of the catalogue, words
 of its own description reordered: the learned field is indexed and searched, as on a host
-that learns). Per catalogue size (``speed.grow_catalogue`` above the real 1,635 tools) and
-per request (``--per-lang`` English and Russian requests of dev.jsonl, a fixed sample),
+that learns). Per catalogue size (``speed.grow_catalogue`` above the real 1,635 tools; each
+synthetic tool a server of its own, or with ``--servers copies`` servers of the real ones'
+sizes) and per request (``--per-lang`` English and Russian requests of dev.jsonl, a fixed sample),
 interleaved in shuffled order, the collector paused, median of ``--rounds`` runs:
 
 - ``public``: ``ToolRegistry.search(query)``, the default API;
@@ -52,7 +54,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import LEXICAL_PEERS, Peer, peer_text
-from speed import grow_catalogue, learned_pairs, malloc_trim, percentile, pick_queries, rss_bytes
+from speed import (
+    SERVERS,
+    grow_catalogue,
+    learned_pairs,
+    malloc_trim,
+    percentile,
+    pick_queries,
+    rss_bytes,
+)
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -188,7 +198,11 @@ def inputs(size: int, args: argparse.Namespace) -> tuple[list[Tool], dict[str, l
     if not catalogue.exists() or not dev.exists():
         sys.exit(f"needs the shared data: {catalogue} and {dev}")
     real = load_catalogue(catalogue)[1]
-    tools = list(real) if size <= len(real) else grow_catalogue(real, size, 0.3, args.seed)
+    tools = (
+        list(real)
+        if size <= len(real)
+        else grow_catalogue(real, size, 0.3, args.seed, args.servers)
+    )
     return tools[:size], pick_queries(dev, args.per_lang, args.seed)
 
 
@@ -293,6 +307,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--peers", default="bm25_turbo,bm25s,tantivy")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--servers", choices=SERVERS, default="per-tool")
     parser.add_argument("--pure-max", type=int, default=10_000)
     parser.add_argument("--json")
     parser.add_argument("--batch-child", nargs=2, type=int, help=argparse.SUPPRESS)

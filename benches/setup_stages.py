@@ -1,9 +1,11 @@
 """Where a large registry's set-up goes: register, declare server groups, learn, first search.
 
-    python benches/setup_stages.py [--size 100000] [--no-collector] [--seed 7]
+    python benches/setup_stages.py [--size 100000] [--servers per-tool|copies] [--no-collector]
+                                   [--seed 7]
 
 Sets a registry up as ``benches/host_search.py`` does (``speed.grow_catalogue`` above the
-real 1,635 tools, so each synthetic tool has a server, and a group, of its own; a group per
+real 1,635 tools: with ``--servers per-tool``, the default, each synthetic tool has a server,
+and a group, of its own; with ``--servers copies`` servers of the real ones' sizes; a group per
 server declared as MCP sync does; one request learned for a tenth of the tools, words of
 its own description reordered) and times each stage alone: a full collection and
 ``malloc_trim`` before and after each, outside its timer, so a stage pays only for the
@@ -27,7 +29,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from speed import grow_catalogue, learned_pairs, malloc_trim, rss_bytes
+from speed import SERVERS, grow_catalogue, learned_pairs, malloc_trim, rss_bytes
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -59,12 +61,13 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-collector", action="store_true")
+    parser.add_argument("--servers", choices=SERVERS, default="per-tool")
     args = parser.parse_args()
     path = SHARED / "catalogue" / "mcp_tools.json"
     if not path.exists():
         sys.exit(f"needs the shared data: {path}")
     real = load_catalogue(path)[1]
-    tools = grow_catalogue(real, args.size, 0.3, args.seed)[: args.size]
+    tools = grow_catalogue(real, args.size, 0.3, args.seed, args.servers)[: args.size]
     pairs = learned_pairs(tools, args.seed)
     collector = not args.no_collector
     print(f"{len(tools):,} tools, collector {'on' if collector else 'off'} in the stages")

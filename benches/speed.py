@@ -59,7 +59,12 @@ its schema, each content word (3+ letters, not a stopword) is replaced with prob
 distribution (so term statistics stay Zipf-like and realistic), keeping capitalisation; the
 words of its tool name are replaced with the same probability by words drawn from the real
 tool names' word distribution. Its name is ``<server>-<n>__<new tool name>`` with ``n`` a
-global counter, so names are unique and servers keep their names as words. Seeded: the same
+global counter, so names are unique and servers keep their names as words: each synthetic
+tool has a server of its own (``servers="per-tool"``, the default, and the worst case for
+what a host keeps per server). With ``servers="copies"`` the n-th pass over the catalogue
+makes copy ``n`` of every server instead (``<server>-<n>__``), so servers keep the real
+ones' sizes (48 tools on average) as a host with many MCP servers has them; a name a
+rewrite made twice within a copy gets ``_2``, ``_3``, ... appended. Seeded: the same
 ``--seed`` gives the same catalogues.
 
 Caps: ``ours (pure)`` and ``rank_bm25`` (pure-Python indexes) run only up to
@@ -221,8 +226,16 @@ def learned_pairs(tools: Sequence[Tool], seed: int) -> list[tuple[str, str]]:
     return pairs
 
 
-def grow_catalogue(real: Sequence[Tool], size: int, replace: float, seed: int) -> list[Tool]:
+#: How synthetic tools get servers (see the module's docstring).
+SERVERS = ("per-tool", "copies")
+
+
+def grow_catalogue(
+    real: Sequence[Tool], size: int, replace: float, seed: int, servers: str = "per-tool"
+) -> list[Tool]:
     """The real tools, then synthetic ones up to ``size`` (see the module's docstring)."""
+    if servers not in SERVERS:
+        raise ValueError(f"servers must be one of {SERVERS}, got {servers!r}")
     rng = random.Random(seed)
     if size <= len(real):
         return list(real[:size])
@@ -256,13 +269,20 @@ def grow_catalogue(real: Sequence[Tool], size: int, replace: float, seed: int) -
     order = list(real)
     rng.shuffle(order)
     out = list(real)
+    taken = {t.name for t in real}
     n = 0
     while len(out) < size:
         template = order[n % len(order)]
         n += 1
         server, _, tool_name = template.name.rpartition("__")
-        prefix = f"{server or 'syn'}-{n}__"
-        name = (prefix + rename(tool_name))[:128]
+        copy = n if servers == "per-tool" else (n - 1) // len(order) + 1
+        prefix = f"{server or 'syn'}-{copy}__"
+        base = name = (prefix + rename(tool_name))[:128]
+        again = 1
+        while name in taken:  # only a copy can repeat a name: per tool, the prefix is unique
+            again += 1
+            name = f"{base[: 128 - len(str(again)) - 1]}_{again}"
+        taken.add(name)
         out.append(
             Tool(
                 name=name,

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toolsurface import Tool, ToolRegistry
-from toolsurface.retrieval.membership import LOOKUPS_BEFORE_MAP
+from toolsurface.groups import ToolGroup
+from toolsurface.retrieval.membership import LOOKUPS_BEFORE_MAP, Prefixes
 
 
 def _both_ways(reg: ToolRegistry, name: str) -> str | None:
@@ -165,3 +168,24 @@ def test_one_lookup_a_generation_never_makes_the_map(reg: ToolRegistry) -> None:
     made = reg._membership.made
     assert made is not None  # a plan's worth of lookups: the map is made once
     assert made.key == (reg.generation, reg.groups_version)
+
+
+@given(
+    prefixes=st.lists(
+        st.text(alphabet="ab_", min_size=0, max_size=5).map(lambda s: s + "__"),
+        min_size=1,
+        max_size=8,
+    ),
+    names=st.lists(st.text(alphabet="ab_x", min_size=1, max_size=14), max_size=20),
+)
+def test_prefixes_ending_in_separators_match_as_the_longest_prefix(
+    prefixes: list[str], names: list[str]
+) -> None:
+    # MCP servers' prefixes all end in "__", and their names are looked up only at the
+    # name's "__" (runs of underscores included); the answer is the longest prefix's.
+    groups = [ToolGroup(name=f"g{i}", prefix=p) for i, p in enumerate(prefixes)]
+    found = Prefixes(1, groups)
+    for name in names + [p + "x" for p in prefixes]:
+        longest = max((p for p in prefixes if name.startswith(p)), key=len, default=None)
+        first = None if longest is None else groups[prefixes.index(longest)].name
+        assert found.match(name) == first, (name, prefixes)

@@ -33,7 +33,7 @@ class Prefixes:
     the cost is the number of distinct lengths (a few), not the number of groups.
     """
 
-    __slots__ = ("by_prefix", "lengths", "version")
+    __slots__ = ("by_prefix", "lengths", "match", "version")
 
     def __init__(self, version: int, groups: Sequence[ToolGroup]) -> None:
         by_prefix: dict[str, str] = {}
@@ -43,8 +43,13 @@ class Prefixes:
         self.version = version
         self.by_prefix = by_prefix
         self.lengths = tuple(sorted({len(p) for p in by_prefix}, reverse=True))
+        # MCP servers' prefixes all end in "__": then a prefix a name starts with ends where
+        # one of the name's "__" does, so those few slices are all there is to look up
+        # (one, for most names), however many prefix lengths there are.
+        separated = len(self.lengths) > 2 and all(p.endswith(_SEP) for p in by_prefix)
+        self.match = self._at_separators if separated else self._by_length
 
-    def match(self, name: str) -> str | None:
+    def _by_length(self, name: str) -> str | None:
         """The group of the longest declared prefix ``name`` starts with, or ``None``."""
         by_prefix = self.by_prefix
         for n in self.lengths:
@@ -52,6 +57,21 @@ class Prefixes:
             if found is not None:
                 return found
         return None
+
+    def _at_separators(self, name: str) -> str | None:
+        """:meth:`_by_length` when every prefix ends in ``__``: slices at each ``__``."""
+        by_prefix = self.by_prefix
+        end = name.rfind(_SEP)
+        while end >= 0:
+            found = by_prefix.get(name[: end + 2])
+            if found is not None:
+                return found
+            end = name.rfind(_SEP, 0, end + 1)  # "___" holds two separators
+        return None
+
+
+#: What ends an MCP server's prefix (``server__tool``).
+_SEP = "__"
 
 
 class Membership:
