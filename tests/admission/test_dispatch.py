@@ -17,6 +17,7 @@ from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_sea
 from toolsurface.admission.admit import ToolCall
 from toolsurface.groups import LoadMode
 from toolsurface.surface import Event
+from toolsurface.surface.floors import MAX_KEPT_NAMES, kept_names
 from toolsurface.surface.snapshot import SnapshotError, parse_snapshot
 
 RULES = "Always open the page before clicking.\nNever submit payment forms."
@@ -326,6 +327,19 @@ def test_each_restore_takes_its_own_snapshots_floor(engine_name: str) -> None:
     assert restored_held(json.dumps(swapped)) == ("a", "b")
     assert restored_held(text) == ("a", "b", "c")
     assert restored_held(json.dumps(swapped)) == ("a", "b")
+
+
+def test_unchecked_snapshots_keep_a_bounded_number_of_floors() -> None:
+    # Snapshots are parsed before their seal is checked: a stream of large ones, each with a
+    # floor of its own length, must not pile up in the process.
+    for size in range(900, 1_000, 3):
+        data = {**_v2(0, 0), "held_back": [f"group-{i}" for i in range(size)]}
+        assert len(parse_snapshot(json.dumps(data)).held_back) == size
+        assert kept_names() <= MAX_KEPT_NAMES
+    big = {**_v2(0, 0), "held_back": [f"g{i}" for i in range(MAX_KEPT_NAMES + 1)]}
+    before = kept_names()
+    assert len(parse_snapshot(json.dumps(big)).held_back) == MAX_KEPT_NAMES + 1
+    assert kept_names() == before  # answered, not kept
 
 
 def test_v1_snapshot_is_lifted(reg: ToolRegistry) -> None:

@@ -5,18 +5,26 @@ A stateless host restores its session's snapshot on every request, and the held-
 Comparing the parsed list with that one costs a third of building and hashing a new set;
 and the set it returns is the object the shared decision's key already holds, so that key
 is matched by identity rather than name by name.
+
+Snapshots are read before their seal is checked, so what is kept is bounded by names in
+all (``MAX_KEPT_NAMES``), not by requests: a stream of unchecked snapshots costs the
+process a few megabytes at most, and only evicts floors, never changes one.
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["floor_set"]
+__all__ = ["MAX_KEPT_NAMES", "floor_set", "kept_names"]
 
-#: Floors kept, by their length (one each; past this many lengths the table starts over).
-MAX_FLOORS = 64
+#: Group names kept over all floors (past this the table starts over); a longer floor is
+#: answered but not kept.
+MAX_KEPT_NAMES = 16_384
 
+# Floors by their length: (the names, their set). Each entry is replaced whole, never
+# changed, so a reader needs no lock; writers take _LOCK.
 _FLOORS: dict[int, tuple[list[str], frozenset[str]]] = {}
+_KEPT = [0]
 _LOCK = threading.Lock()
 
 
@@ -27,11 +35,23 @@ def floor_set(names: list[str]) -> frozenset[str]:
     """
     found = _FLOORS.get(len(names))
     if found is not None and found[0] == names:
-        return found[1]
-    made = frozenset(names)
-    if len(made) == len(names):
+        return found[1]  # nothing is kept on this path, so an edit meanwhile cannot stick
+    # One read of the caller's list: a host editing it meanwhile cannot leave a kept list
+    # and a kept set that disagree.
+    copy = list(names)
+    made = frozenset(copy)
+    if len(made) == len(copy) <= MAX_KEPT_NAMES:
         with _LOCK:
-            if len(_FLOORS) >= MAX_FLOORS:
+            old = _FLOORS.get(len(copy))
+            kept = _KEPT[0] - (len(old[0]) if old is not None else 0)
+            if kept + len(copy) > MAX_KEPT_NAMES:
                 _FLOORS.clear()
-            _FLOORS[len(names)] = (list(names), made)
+                kept = 0
+            _FLOORS[len(copy)] = (copy, made)
+            _KEPT[0] = kept + len(copy)
     return made
+
+
+def kept_names() -> int:
+    """Group names the floors kept now hold (at most ``MAX_KEPT_NAMES``)."""
+    return _KEPT[0]
