@@ -21,8 +21,10 @@ __all__ = [
     "MIN_TOKEN_CHARS",
     "N_FIELDS",
     "PAYLOAD_WEIGHT",
+    "READ_VERBS",
     "SETTINGS_CACHE",
     "SUBJECT_MARKERS",
+    "WRITE_VERBS",
     "Aliases",
     "Analyzer",
     "BoostRules",
@@ -32,6 +34,7 @@ __all__ = [
     "Searcher",
     "__version__",
     "copy_json",
+    "read_verb_names",
     "sort_by_name",
     "tool_fields",
 ]
@@ -66,6 +69,8 @@ ASK_MARKERS: Final[tuple[str, ...]]
 #: Words that open the subject of a search, which weighs as the payload.
 SUBJECT_MARKERS: Final[tuple[str, ...]]
 FUNCTION_WORDS: Final[tuple[str, ...]]
+READ_VERBS: Final[tuple[str, ...]]
+WRITE_VERBS: Final[tuple[str, ...]]
 
 #: Per-field values: five (the learned field's then 0) or six.
 _PerField = tuple[float, ...]
@@ -276,6 +281,13 @@ def copy_json(value: object) -> Any | None:
     to Python's copy: a type other than ``dict``, ``list``, ``str``, ``int``, ``float``,
     ``bool`` and ``None`` (subclasses included), a key that is no ``str``, nesting past 192
     levels.
+    """
+
+def read_verb_names(names: list[str]) -> list[int] | None:
+    """Positions of the names whose verb (``retrieval.analysis.reading.name_verb``) reads.
+
+    ``None`` leaves the list to Python: a name that is no plain ``str`` or has a lone
+    surrogate. The names are read without the interpreter's lock, from a copy.
     """
 
 def sort_by_name(names: list[str], values: list[Any]) -> tuple[list[str], list[Any]] | None:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from conftest import native_available
 from toolsurface import Tool, ToolRegistry
-from toolsurface.retrieval.analysis.reading import name_verb, reads_only
+from toolsurface.retrieval.analysis.reading import READ_VERBS, name_verb, reads_only
+from toolsurface.retrieval.engine.backend import backend
 
 
 def _tool(name: str, description: str = "A tool.", read_only: bool | None = None) -> Tool:
@@ -63,3 +67,30 @@ def test_a_question_lifts_the_unhinted_tools_that_read(engine_name: str) -> None
     hinted = [t.model_copy(update={"read_only": t.name.endswith("run_container")}) for t in tools]
     registry = ToolRegistry(hinted, engine=engine_name)  # type: ignore[arg-type]
     assert registry.search("what's running in docker?")[0].name == "docker__run_container"
+
+
+NAME_TEXT = st.lists(
+    st.sampled_from([*"abcdeilstgpuLISTGETPRUNx_-.0129é ", "__", "HTTP", "Get", "list"]),
+    max_size=24,
+).map("".join)
+VERBS_IN_NAMES = ["getList", "LISTthings", "xRUNjob", "a__b__run_job", "é" * 300 + "__list_x"]
+
+
+@pytest.mark.skipif(not native_available(), reason="the native core is not built")
+@settings(max_examples=400, deadline=None)
+@given(names=st.lists(st.one_of(NAME_TEXT, st.sampled_from(VERBS_IN_NAMES)), max_size=30))
+def test_both_engines_find_the_same_reading_names(names: list[str]) -> None:
+    # The registry asks the engine for every name's verb at once; the native pass must read
+    # each name as the pure engine's regular expression does.
+    reading = [i for i, n in enumerate(names) if name_verb(n) in READ_VERBS]
+    assert backend("native").read_verb_names(names) == reading
+    assert backend("pure").read_verb_names(names) == reading
+
+
+@pytest.mark.skipif(not native_available(), reason="the native core is not built")
+def test_a_name_python_must_read_is_left_to_python() -> None:
+    from toolsurface import _native
+
+    names = ["ok__list_x", "bad\ud800__get", "ok__run_x"]
+    assert _native.read_verb_names(names) is None
+    assert backend("native").read_verb_names(names) == [0, 1]

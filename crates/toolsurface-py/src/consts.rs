@@ -1,13 +1,15 @@
 //! The core's public constants as module attributes, so Python can check its own copies
 //! against them (`tests/test_consts.py` pins them equal to the pure engine's).
 //!
-//! `FIELD_NAMES`, `FILE_EXTENSIONS`, `ER_ROOTS`, `ASK_MARKERS`, `SUBJECT_MARKERS` and `FUNCTION_WORDS` are tuples and `CONNECTORS` a string, the types of
-//! their Python twins.
+//! `FIELD_NAMES`, `FILE_EXTENSIONS`, `ER_ROOTS`, `ASK_MARKERS`, `SUBJECT_MARKERS`,
+//! `FUNCTION_WORDS`, `READ_VERBS` and `WRITE_VERBS` are tuples and `CONNECTORS` a string,
+//! the types of their Python twins.
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use toolsurface_core as core;
+use toolsurface_core::analysis::reading::{READ_VERBS, WRITE_VERBS};
 use toolsurface_core::analysis::{
     ASK_MARKERS, CONNECTORS, ER_ROOTS, FILE_EXTENSIONS, FUNCTION_WORDS, MIN_TOKEN_CHARS,
     SUBJECT_MARKERS,
@@ -32,5 +34,7 @@ pub(crate) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ASK_MARKERS", PyTuple::new(m.py(), ASK_MARKERS)?)?;
     m.add("SUBJECT_MARKERS", PyTuple::new(m.py(), SUBJECT_MARKERS)?)?;
     m.add("FUNCTION_WORDS", PyTuple::new(m.py(), FUNCTION_WORDS)?)?;
+    m.add("READ_VERBS", PyTuple::new(m.py(), READ_VERBS)?)?;
+    m.add("WRITE_VERBS", PyTuple::new(m.py(), WRITE_VERBS)?)?;
     Ok(())
 }

@@ -29,6 +29,7 @@ mod filter;
 mod index;
 mod json;
 mod lexicon;
+mod reading;
 mod rules;
 mod schema;
 mod searcher;
@@ -59,5 +60,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema::tool_fields, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_json, m)?)?;
     m.add_function(wrap_pyfunction!(sort::sort_by_name, m)?)?;
+    m.add_function(wrap_pyfunction!(reading::read_verb_names, m)?)?;
     Ok(())
 }

@@ -27,7 +27,6 @@ from toolsurface.models import (
 )
 from toolsurface.registry.view import RegistryView, ViewCache
 from toolsurface.retrieval.analysis.morphology import with_forms
-from toolsurface.retrieval.analysis.reading import reads_only
 from toolsurface.retrieval.boosts.boosts import Boosts
 from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
@@ -465,6 +464,23 @@ class ToolRegistry:
 
     # -- search ----------------------------------------------------------------------------
 
+    def _read_only(self) -> frozenset[str]:
+        """The tools that only read: by their hint, else by the verb their name opens with.
+
+        ``analysis.reading.reads_only`` for every tool, the names without a hint read in
+        one pass of the engine. Called under the lock.
+        """
+        hinted: list[str] = []
+        unhinted: list[str] = []
+        for name, tool in self._tools.items():
+            hint = tool.read_only
+            if hint is None:
+                unhinted.append(name)
+            elif hint:
+                hinted.append(name)
+        hinted.extend([unhinted[i] for i in self._backend.read_verb_names(unhinted)])
+        return frozenset(hinted)
+
     def _current(self) -> _Built:
         with self._lock:
             built, hints = self._built, self._learned.hints
@@ -475,7 +491,7 @@ class ToolRegistry:
             if built is not None and built.generation == stamp[0]:
                 read_only = built.read_only  # the same tools: only what was learned moved
             else:
-                read_only = frozenset(n for n, t in self._tools.items() if reads_only(t))
+                read_only = self._read_only()
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
         texts = index_texts(names, fields, hints, self._backend.tokens)

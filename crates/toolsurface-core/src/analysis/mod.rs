@@ -8,6 +8,7 @@ pub(crate) mod function_words;
 pub(crate) mod idents;
 pub mod language;
 pub(crate) mod lexkey;
+pub mod reading;
 
 pub use self::analyzer::{
     in_payload, Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, ER_ROOTS, MIN_TOKEN_CHARS,

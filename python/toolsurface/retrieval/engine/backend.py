@@ -16,6 +16,7 @@ from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
 from toolsurface.models import ScoringArgs, SearchHit, Tool
 from toolsurface.retrieval.analysis.analyzer import Analyzer, CharTable
+from toolsurface.retrieval.analysis.reading import READ_VERBS, name_verb
 from toolsurface.retrieval.engine import pure
 from toolsurface.retrieval.engine.alias_match import PureAliases
 from toolsurface.retrieval.engine.pure_rules import PureBoostRules
@@ -196,6 +197,10 @@ class Backend(Protocol):
         """``names`` and their ``fields`` in name order, the order of an index's ids."""
         ...
 
+    def read_verb_names(self, names: list[str]) -> list[int]:
+        """Positions of the names that open with a reading verb (``analysis.reading``)."""
+        ...
+
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         """A compiled lexicon for this engine."""
         ...
@@ -253,6 +258,10 @@ def _sorted_by_name(
     return [names[i] for i in order], [fields[i] for i in order]
 
 
+def _read_verb_names(names: list[str]) -> list[int]:
+    return [i for i, n in enumerate(names) if name_verb(n) in READ_VERBS]
+
+
 @dataclass(frozen=True)
 class PureBackend:
     """The pure-Python engine (``retrieval/pure.py``): the reference."""
@@ -273,6 +282,9 @@ class PureBackend:
         self, names: list[str], fields: list[IndexTexts]
     ) -> tuple[list[str], list[IndexTexts]]:
         return _sorted_by_name(names, fields)
+
+    def read_verb_names(self, names: list[str]) -> list[int]:
+        return _read_verb_names(names)
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return pure.PureLexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
@@ -327,6 +339,8 @@ class NativeBackend:
     fields_walk: Any = None
     #: The native core's ``sort_by_name`` (``None`` when the module predates it).
     name_sort: Any = None
+    #: The native core's ``read_verb_names`` (``None`` when the module predates it).
+    verbs: Any = None
 
     @property
     def name(self) -> EngineName:
@@ -363,6 +377,14 @@ class NativeBackend:
             if done is not None:
                 return done
         return _sorted_by_name(names, fields)
+
+    def read_verb_names(self, names: list[str]) -> list[int]:
+        """One Rust pass over all the names (a regular expression per name in Python)."""
+        if self.verbs is not None:
+            found: list[int] | None = self.verbs(names)
+            if found is not None:
+                return found
+        return _read_verb_names(names)
 
     def lexicon(self, entries: Sequence[tuple[str, str]]) -> Any:
         return self.native.Lexicon(self.analyzer, [(str(s), str(t)) for s, t in entries])
@@ -426,13 +448,14 @@ def _native_or_raise() -> Any:
 
 def _native_backend() -> NativeBackend:
     native = _native_or_raise()
-    # A native module built before ``tool_fields`` or ``sort_by_name`` existed leaves that
-    # work to Python.
+    # A native module built before ``tool_fields``, ``sort_by_name`` or ``read_verb_names``
+    # existed leaves that work to Python.
     return NativeBackend(
         analyzer=native.Analyzer(char_table_text(), list(stopwords())),
         native=native,
         fields_walk=getattr(native, "tool_fields", None),
         name_sort=getattr(native, "sort_by_name", None),
+        verbs=getattr(native, "read_verb_names", None),
     )
 
 
