@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from conftest import read_jsonl
 from toolsurface import Tool
 from toolsurface.evaluation import check_expected, load_queries
 
@@ -21,8 +22,7 @@ CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict[str, Any]]:
-    with PATH.open(encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return read_jsonl(PATH)
 
 
 def test_every_row_has_the_schema_and_expected_is_its_steps(rows: list[dict[str, Any]]) -> None:

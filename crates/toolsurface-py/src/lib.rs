@@ -29,6 +29,7 @@ mod filter;
 mod index;
 mod json;
 mod lexicon;
+mod names;
 mod reading;
 mod rules;
 mod schema;

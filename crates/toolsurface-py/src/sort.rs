@@ -2,9 +2,10 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString};
+use pyo3::types::PyList;
 
 use crate::errors::no_panic;
+use crate::names::copied;
 
 /// `names` and `values` (two lists of one length) reordered as `sorted(names)` orders the
 /// names, or `None` where a name is no plain `str` or has a lone surrogate (Python sorts
@@ -27,22 +28,10 @@ pub(crate) fn sort_by_name<'py>(
         )));
     }
     no_panic(|| {
-        let mut text = String::new();
-        let mut spans = Vec::with_capacity(names.len());
-        for key in names.iter() {
-            // Borrowed UTF-8, without `plain_str`'s ASCII test (a tenth of the call): tool
-            // names are ASCII, and a non-ASCII name only keeps a UTF-8 copy of itself inside
-            // (CPython's cache of that form, as any UTF-8 read makes).
-            let Some(name) = key
-                .cast_exact::<PyString>()
-                .ok()
-                .and_then(|k| k.to_str().ok())
-            else {
-                return Ok(None);
-            };
-            spans.push(text.len()..text.len() + name.len());
-            text.push_str(name);
-        }
+        let Some(copy) = copied(names) else {
+            return Ok(None);
+        };
+        let (text, spans) = (copy.text, copy.spans);
         // Each name's first 16 bytes as a number that orders as they do (zero-padded: a tie
         // of prefixes compares the whole names), so most comparisons read no text.
         let bytes = text.as_bytes();
