@@ -28,7 +28,7 @@ from toolsurface.surface.limits import SurfaceLimits
 from toolsurface.surface.plan import RequestPlan, Source, list_tools
 from toolsurface.surface.plan import _aliased as aliased_tools
 from toolsurface.surface.plan import _copy_out as copy_out
-from toolsurface.surface.state import LoadedEntry, entry_tools
+from toolsurface.surface.state import LoadedEntry, loaded_tools
 
 __all__ = ["Assembled", "BaseList", "alias_of", "base_list", "native_loads"]
 
@@ -237,6 +237,4 @@ def native_loads(
     entries: Sequence[LoadedEntry], d: Decision, view: RegistryView, listed: Collection[str]
 ) -> tuple[str, ...]:
     """Native delivery: the loads' tools the model sees already (off the listed ones)."""
-    return tuple(
-        dict.fromkeys(n for e in entries for n in entry_tools(e, d, view) if n not in listed)
-    )
+    return tuple(dict.fromkeys(n for n, _ in loaded_tools(entries, d, view) if n not in listed))

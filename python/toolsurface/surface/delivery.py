@@ -36,7 +36,7 @@ from toolsurface.providers.namespaces import MAX_FUNCTIONS, split_namespace
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.search import ToolSearchResult
-from toolsurface.surface.state import LoadedEntry, entry_tools
+from toolsurface.surface.state import LoadedEntry, loaded_tools
 
 __all__ = [
     "NATIVE_PROVIDERS",
@@ -153,7 +153,7 @@ def native_parts(
         return (), (), ()
     listed = set(names)
     held = sorted(n for n in held_members(d) if n in d.admitted_set and n not in listed)
-    loaded = dict.fromkeys(n for e in entries for n in entry_tools(e, d, view) if n not in listed)
+    loaded = dict.fromkeys(n for n, _ in loaded_tools(entries, d, view) if n not in listed)
     spaces = []
     for group in sorted(d.held):
         members = tuple(n for n in d.members.get(group, ()) if n not in listed)

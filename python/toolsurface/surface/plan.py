@@ -28,7 +28,7 @@ from toolsurface.surface.deferral import Decision, held_members
 from toolsurface.surface.delivery import Delivery, Space, render_native
 from toolsurface.surface.history_trim import trim_history
 from toolsurface.surface.limits import SurfaceLimits
-from toolsurface.surface.state import LoadedEntry
+from toolsurface.surface.state import LoadedEntry, loaded_tools
 
 __all__ = ["RenderCache", "RequestPlan", "Source", "list_tools", "loads_after"]
 
@@ -305,19 +305,10 @@ def loads_after(
     """
     seen = set()
     loaded_names: list[tuple[str, LoadedEntry]] = []
-    admitted, members = d.admitted_set, registry.group_members
-    for entry in entries:
-        # entry_tools, inlined: a restored run lays out every load on its first plan.
-        name = entry.name
-        if entry.kind == "tool":
-            if name in admitted and name not in listed and name not in seen:
-                seen.add(name)
-                loaded_names.append((name, entry))
-            continue
-        for n in members(name):
-            if n in admitted and n not in listed and n not in seen:
-                seen.add(n)
-                loaded_names.append((n, entry))
+    for n, entry in loaded_tools(entries, d, registry):
+        if n not in listed and n not in seen:
+            seen.add(n)
+            loaded_names.append((n, entry))
     if limit is not None and count + len(loaded_names) > limit:
         loaded_names = _fit_loads(loaded_names, limit - count)
     return [n for n, _ in loaded_names]

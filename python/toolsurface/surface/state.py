@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 
-__all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools"]
+__all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools", "loaded_tools"]
 
 LoadHow = Literal["search", "select", "group", "seed", "blind"]
 GroupOf = Callable[[str], "str | None"]
@@ -53,6 +53,26 @@ def entry_tools(entry: LoadedEntry, d: Decision, view: RegistryView) -> list[str
     if entry.kind == "tool":
         return [entry.name] if entry.name in admitted else []
     return [n for n in view.group_members(entry.name) if n in admitted]
+
+
+def loaded_tools(
+    entries: Iterable[LoadedEntry], d: Decision, view: RegistryView
+) -> Iterator[tuple[str, LoadedEntry]]:
+    """Each entry's admitted tools (:func:`entry_tools`), with the entry, entry by entry.
+
+    The lookups are bound once for all entries: a restored run lays out every load on its
+    first plan.
+    """
+    admitted, members = d.admitted_set, view.group_members
+    for entry in entries:
+        name = entry.name
+        if entry.kind == "tool":
+            if name in admitted:
+                yield name, entry
+            continue
+        for n in members(name):
+            if n in admitted:
+                yield n, entry
 
 
 @dataclass
