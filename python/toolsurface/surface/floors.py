@@ -6,16 +6,34 @@ Comparing the parsed list with that one costs a third of building and hashing a 
 and the set it returns is the object the shared decision's key already holds, so that key
 is matched by identity rather than name by name.
 
+A floor's JSON text is kept too (``floor_in_text``): a snapshot whose held-back list is,
+character for character, a kept floor's text is read without that list, which is most of
+its strings, so a restore costs what the session holds, not what the catalogue holds back.
+A JSON reader reads the same characters as the same value, so a kept text stands for
+exactly the names it was read as; a text that differs in any way (another floor, spaces,
+escapes, a repeated key) is read in full.
+
 Snapshots are read before their seal is checked, so what is kept is bounded by names in
-all (``MAX_KEPT_NAMES``), not by requests: a stream of unchecked snapshots costs the
-process a few megabytes at most, and only evicts floors, never changes one.
+all (``MAX_KEPT_NAMES`` for the sets, again for the texts), not by requests: a stream of
+unchecked snapshots costs the process a few megabytes at most, and only evicts floors,
+never changes one.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 
-__all__ = ["MAX_KEPT_NAMES", "floor_set", "kept_names"]
+__all__ = [
+    "MAX_KEPT_NAMES",
+    "TEXT_MIN_NAMES",
+    "floor_in_text",
+    "floor_set",
+    "forget_kept",
+    "kept_names",
+    "kept_text_names",
+    "remember_floor_text",
+]
 
 #: Group names kept over all floors (past this the table starts over); a longer floor is
 #: answered but not kept.
@@ -26,6 +44,15 @@ MAX_KEPT_NAMES = 16_384
 _FLOORS: dict[int, tuple[list[str], frozenset[str]]] = {}
 _KEPT = [0]
 _LOCK = threading.Lock()
+
+#: A floor's text is kept from this many names on (a shorter one is read faster than found).
+TEXT_MIN_NAMES = 32
+#: Compact JSON array of a floor -> its names, the most recently kept last. Each entry is
+#: added or removed whole under _LOCK; readers take a copy of the items.
+_TEXTS: dict[str, list[str]] = {}
+_TEXT_NAMES = [0]
+#: The held-back list's key as the snapshot's serializer writes it (compact JSON).
+_KEY = '"held_back":'
 
 
 def floor_set(names: list[str]) -> frozenset[str]:
@@ -55,3 +82,71 @@ def floor_set(names: list[str]) -> frozenset[str]:
 def kept_names() -> int:
     """Group names the floors kept now hold (at most ``MAX_KEPT_NAMES``)."""
     return _KEPT[0]
+
+
+def _held_back_at(text: str) -> int:
+    """Where the value of ``text``'s one ``"held_back":`` starts; -1 if none or repeated.
+
+    A repeated key is left to the full read (which of the two counts is the reader's
+    business). A match that is not the snapshot's own key (its first quote escaped, ending
+    another key) names a field no snapshot has, so that text fails to read either way, and
+    the full read names the error.
+    """
+    at = text.find(_KEY)
+    if at < 0 or text.find(_KEY, at + 1) >= 0:
+        return -1
+    return at + len(_KEY)
+
+
+def floor_in_text(text: str) -> tuple[int, int, list[str]] | None:
+    """(start, end, a copy of the names) of a kept floor's text as ``text``'s held-back list.
+
+    None when the list is not one kept (then ``text`` is read in full).
+    """
+    if not _TEXTS:
+        return None
+    start = _held_back_at(text)
+    if start < 0:
+        return None
+    for kept, names in reversed(list(_TEXTS.items())):
+        if text.startswith(kept, start):
+            return start, start + len(kept), list(names)
+    return None
+
+
+def remember_floor_text(text: str, names: list[str]) -> None:
+    """Keep the JSON text of ``names`` when ``text`` holds it as its one held-back list.
+
+    ``names`` is the list a JSON reader made of ``text``; kept only without repeats and
+    from ``TEXT_MIN_NAMES`` names on.
+    """
+    if not TEXT_MIN_NAMES <= len(names) <= MAX_KEPT_NAMES or len(set(names)) != len(names):
+        return
+    kept = json.dumps(names, separators=(",", ":"), ensure_ascii=False)
+    start = _held_back_at(text)
+    if start < 0 or not text.startswith(kept, start) or kept in _TEXTS:
+        return
+    # The floor table's own list when it is this floor: a copy of it then matches there
+    # name by name by identity.
+    found = _FLOORS.get(len(names))
+    same = found[0] if found is not None and found[0] == names else list(names)
+    with _LOCK:
+        if _TEXT_NAMES[0] + len(names) > MAX_KEPT_NAMES:
+            _TEXTS.clear()
+            _TEXT_NAMES[0] = 0
+        _TEXTS[kept] = same
+        _TEXT_NAMES[0] += len(names)
+
+
+def kept_text_names() -> int:
+    """Group names the kept floor texts hold now (at most ``MAX_KEPT_NAMES``)."""
+    return _TEXT_NAMES[0]
+
+
+def forget_kept() -> None:
+    """Forget every kept floor and floor text: what a fresh process starts with."""
+    with _LOCK:
+        _FLOORS.clear()
+        _KEPT[0] = 0
+        _TEXTS.clear()
+        _TEXT_NAMES[0] = 0

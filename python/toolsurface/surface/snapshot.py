@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.surface.floors import floor_set
+from toolsurface.surface.floors import floor_in_text, floor_set, remember_floor_text
 
 __all__ = [
     "MAX_COUNTER",
@@ -331,12 +331,41 @@ def _current_from_json(text: str | bytes) -> SurfaceSnapshot | None:
 
     Parsed and validated in one pass (pydantic's JSON parser); anything else, an older
     version, a missing one or an error, goes the long way, whose errors name the field.
+    A held-back list that is a floor read before is not read again (``floors.py``).
     """
+    if isinstance(text, str):
+        known = _with_kept_floor(text)
+        if known is not None:
+            return known
     try:
         snap = SurfaceSnapshot.model_validate_json(text)
     except ValidationError:
         return None
-    return snap if "version" in snap.model_fields_set else None
+    if "version" not in snap.model_fields_set:
+        return None
+    if isinstance(text, str):
+        remember_floor_text(text, snap.held_back)
+    return snap
+
+
+def _with_kept_floor(text: str) -> SurfaceSnapshot | None:
+    """``text``'s snapshot read with its held-back list taken from the kept floor it is.
+
+    The rest is read as it stands, the list as ``[]`` (the kept floor passed every check a
+    list does when it was read); None when the list is not a kept floor's text or the rest
+    does not read (then ``text`` is read in full, and its errors named as ever).
+    """
+    found = floor_in_text(text)
+    if found is None:
+        return None
+    start, end, names = found
+    try:
+        snap = SurfaceSnapshot.model_validate_json(f"{text[:start]}[]{text[end:]}")
+    except ValidationError:
+        return None
+    if "version" not in snap.model_fields_set or snap.held_back:
+        return None
+    return snap.model_copy(update={"held_back": names})
 
 
 def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:

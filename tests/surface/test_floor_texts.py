@@ -1,0 +1,173 @@
+"""A held-back list read before is not read again: the snapshot must come out the same.
+
+``surface/floors.py`` keeps the JSON text of floors it has read; a snapshot whose held-back
+list is such a text is read without it. Whatever the text, reading it with the texts kept
+must give what reading it afresh gives: the same snapshot, or the same error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolsurface.surface.floors import (
+    MAX_KEPT_NAMES,
+    TEXT_MIN_NAMES,
+    forget_kept,
+    kept_text_names,
+)
+from toolsurface.surface.snapshot import SnapshotError, SurfaceSnapshot, parse_snapshot
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    forget_kept()
+    yield
+    forget_kept()
+
+
+def _snapshot(held: list[str], **over: Any) -> str:
+    data: dict[str, Any] = {
+        "catalogue_rules": None,
+        "clock": 9,
+        "held_back": held,
+        "loaded": [
+            {
+                "called": True,
+                "how": "select",
+                "kind": "tool",
+                "last_use": 3,
+                "name": "a__x",
+                "order": 1,
+            },
+            {
+                "called": False,
+                "called_tools": ["b__y"],
+                "how": "group",
+                "kind": "group",
+                "last_use": 5,
+                "name": "b",
+                "order": 2,
+            },
+        ],
+        "mark": "0123456789ab",
+        "order": 2,
+        "rules_given": ["b"],
+        "session_id": "s",
+        "version": 3,
+    }
+    data.update(over)
+    return SurfaceSnapshot.model_validate(data).to_json()
+
+
+def _outcome(text: str) -> tuple[str, object]:
+    try:
+        return "snapshot", parse_snapshot(text)
+    except SnapshotError as err:
+        return "error", str(err)
+
+
+def _groups(n: int) -> list[str]:
+    return [f"server-{i:03d}" for i in range(n)]
+
+
+def test_a_floor_read_again_gives_the_same_snapshot_without_reading_its_list(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = _snapshot(_groups(40))
+    first = parse_snapshot(text)
+    assert kept_text_names() == 40
+    read: list[str] = []
+    original = SurfaceSnapshot.model_validate_json
+
+    def spy(data: str | bytes, *args: Any, **kwargs: Any) -> SurfaceSnapshot:
+        read.append(data if isinstance(data, str) else data.decode())
+        return original(data, *args, **kwargs)
+
+    monkeypatch.setattr(SurfaceSnapshot, "model_validate_json", spy)
+    again = parse_snapshot(text)
+    assert again == first and again.held_back == _groups(40)
+    assert len(read) == 1 and '"held_back":[]' in read[0]  # the list was not read
+    # Bytes, another floor or a list with spaces are read in full.
+    for other in (
+        text.encode(),
+        _snapshot(_groups(41)),
+        text.replace('"held_back":["server-000",', '"held_back":[ "server-000",'),
+    ):
+        read.clear()
+        assert parse_snapshot(other).held_back[0] == "server-000"
+        assert '"held_back":[]' not in read[0]
+
+
+def test_the_list_handed_out_is_the_hosts_own() -> None:
+    text = _snapshot(_groups(40))
+    parse_snapshot(text)
+    given_out = parse_snapshot(text)
+    given_out.held_back[:] = ["edited"] * 40  # a host editing the snapshot it was given
+    assert parse_snapshot(text).held_back == _groups(40)
+
+
+def test_short_repeated_or_unchecked_floors_are_not_kept_past_the_bound() -> None:
+    parse_snapshot(_snapshot(_groups(TEXT_MIN_NAMES - 1)))
+    assert kept_text_names() == 0
+    with pytest.raises(SnapshotError, match="held_back"):
+        parse_snapshot(_snapshot(_groups(40)).replace("server-001", "server-000"))
+    assert kept_text_names() == 0
+    for size in range(900, 1_000, 7):
+        parse_snapshot(_snapshot(_groups(size)))
+        assert kept_text_names() <= MAX_KEPT_NAMES
+
+
+def test_a_repeated_key_is_read_as_the_reader_reads_it() -> None:
+    text = _snapshot(_groups(40))
+    twice = text.replace('"clock":9', '"clock":9,"held_back":["other"]')
+    fresh = _outcome(twice)
+    parse_snapshot(text)  # its floor's text is kept now
+    assert kept_text_names() == 40
+    assert _outcome(twice) == fresh
+
+
+_NAME = st.text(alphabet=st.sampled_from(list('ab-_.0]["\\ ,é\u2028')), min_size=1, max_size=12)
+_EDIT = st.tuples(
+    st.sampled_from(["insert", "delete", "replace", "none"]),
+    st.integers(min_value=0, max_value=10_000),
+    st.sampled_from(list('"[],:\\ a0}{')),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    names=st.lists(_NAME, min_size=TEXT_MIN_NAMES, max_size=60, unique=True),
+    edits=st.lists(_EDIT, max_size=3),
+)
+def test_reading_with_kept_floors_is_reading_afresh(
+    names: list[str], edits: list[tuple[str, int, str]]
+) -> None:
+    text = _snapshot(names)
+    for how, at, char in edits:
+        at %= len(text) + 1
+        if how == "insert":
+            text = text[:at] + char + text[at:]
+        elif how == "delete":
+            text = text[:at] + text[at + 1 :]
+        elif how == "replace":
+            text = text[:at] + char + text[at + 1 :]
+    forget_kept()
+    fresh = _outcome(text)
+    parse_snapshot(_snapshot(names))  # the original floor's text is now kept
+    assert _outcome(text) == fresh
+    assert _outcome(text) == fresh  # and once more, with whatever the edited text kept
+    forget_kept()
+
+
+def test_the_snapshots_json_writes_the_floor_as_the_memo_keeps_it() -> None:
+    # The memo finds a floor by the text json.dumps writes; a snapshot's serializer must
+    # write the same, or no restore would ever take the short way.
+    names = [*_groups(38), "naïve-é", "x\u2028y"]
+    text = _snapshot(names)
+    assert f'"held_back":{json.dumps(names, separators=(",", ":"), ensure_ascii=False)}' in text
