@@ -510,17 +510,32 @@ def test_native_hits_keep_reference_counts_balanced() -> None:
     assert searcher is not None
     if sys.implementation.name == "cpython" and sys.version_info < (3, 14):
         assert searcher.direct_hits  # type: ignore[attr-defined]
-    gc.collect()  # what earlier garbage still holds goes first
-    before = [sys.getrefcount(s) for s in strings]
-    type_refs = sys.getrefcount(SearchHit)
-    blocks = sys.getallocatedblocks()
-    for _ in range(2_000):
-        reg.search(query, k=k)
-    gc.collect()
-    assert [sys.getrefcount(s) for s in strings] == before
-    assert sys.getrefcount(SearchHit) == type_refs
+
+    def moved() -> tuple[list[int], int, int]:
+        """What 2,000 searches leave changed: the names' counts, the type's, the blocks."""
+        gc.collect()  # what earlier garbage still holds goes first
+        names_before = [sys.getrefcount(s) for s in strings]
+        type_refs = sys.getrefcount(SearchHit)
+        blocks = sys.getallocatedblocks()
+        for _ in range(2_000):
+            reg.search(query, k=k)
+        gc.collect()
+        names_after = [sys.getrefcount(s) for s in strings]  # counted as before was
+        names = [a - b for a, b in zip(names_after, names_before)]
+        return names, sys.getrefcount(SearchHit) - type_refs, sys.getallocatedblocks() - blocks
+
+    # The counts and blocks are the process's: another test's thread winding down can move
+    # them during a pass. A leak moves them on every pass, so the quietest of three counts.
+    passes = [moved() for _ in range(3)]
+    names_moved, type_moved, blocks_moved = min(
+        passes, key=lambda p: (sum(map(abs, p[0])) + abs(p[1]), p[2])
+    )
+    assert names_moved == [0] * len(strings)
+    assert type_moved == 0
     # A leaked score, rank or hit per hit would be over 12,000 blocks.
-    assert sys.getallocatedblocks() - blocks < 1_000
+    assert blocks_moved < 1_000
+    gc.collect()
+    before = [sys.getrefcount(s) for s in strings]
     held = reg.search(query, k=k)
     assert {id(h.name) for h in held} == {id(s) for s in strings}
     # From 3.12 the names (literals, so interned) are immortal: their counts do not move.
