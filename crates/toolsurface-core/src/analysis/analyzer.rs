@@ -61,6 +61,13 @@ fn is_shortcode_name(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '-')
 }
 
+/// Whether `text` has a byte that can open a payload range: `"` or `:`, or the lead byte
+/// of `“` (U+201C) or `«` (U+AB). Without one [`Analyzer::payload_spans`] finds none, so
+/// a request without quotes or colons skips its walk over every character.
+fn may_open_payload(text: &str) -> bool {
+    text.bytes().any(|b| matches!(b, b'"' | b':' | 0xE2 | 0xC2))
+}
+
 /// Whether an identifier starting at byte `start` lies inside one of the payload ranges
 /// of [`Analyzer::payload_spans`].
 pub fn in_payload(spans: &[(usize, usize)], start: usize) -> bool {
@@ -595,6 +602,9 @@ impl Analyzer {
     /// [`in_payload`]).
     pub fn payload_spans(&self, text: &str, out: &mut Vec<(usize, usize)>) {
         out.clear();
+        if !may_open_payload(text) {
+            return;
+        }
         let mut open: Option<(char, usize)> = None;
         let mut colon = false;
         // Length of the shortcode name read since an opening colon (at the start or after

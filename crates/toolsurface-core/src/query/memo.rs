@@ -3,8 +3,10 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::analysis::analyzer::Analyzer;
 use crate::analysis::language::{Lang, Signals};
 use crate::lexicon::{Lexicon, NO_WORD};
+use crate::query::ask;
 use crate::strtab::StrTable;
 
 /// Identifiers (and bytes of their tokens) the per-thread query memo holds before it starts
@@ -19,8 +21,8 @@ pub(crate) const QUERY_MEMO_BYTES: usize = 1 << 18;
 pub(crate) struct QueryMemo {
     /// The analyzer the tokens come from ([`Analyzer::id`]); 0 for none.
     pub(crate) owner: u64,
-    /// Identifier -> range of `toks`, and what it says about its request's language.
-    pub(crate) map: FxHashMap<Box<str>, (usize, usize, Signals)>,
+    /// Identifier -> range of `toks`, and what it says by itself ([`IdentFacts`]).
+    pub(crate) map: FxHashMap<Box<str>, (usize, usize, IdentFacts)>,
     /// Token text, back to back.
     pub(crate) text: String,
     /// The tokens, in `text`.
@@ -35,6 +37,38 @@ pub(crate) struct QueryMemo {
     /// ([`Analyzer::lexicon_fallbacks`]), in `text`, in order; made once each for the
     /// request's language.
     pub(crate) lang_fallbacks: FxHashMap<(u32, u8), Vec<LangWord>>,
+}
+
+/// What a query identifier says by itself, whatever surrounds it: worked out with its
+/// tokens, once per identifier the memo holds (the marker lists are walked, and the
+/// identifier folded, per identifier, not per request).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IdentFacts {
+    /// What it says about its request's language.
+    pub(crate) signals: Signals,
+    /// The code of the ask-marker word it folds to ([`crate::query::ask::word_code`]), 0
+    /// for none.
+    pub(crate) ask_code: u8,
+    /// It folds to a subject marker ([`crate::query::ask::is_subject_marker`]).
+    pub(crate) subject: bool,
+    /// It is an issue key ([`Analyzer::is_issue_key`]).
+    pub(crate) issue_key: bool,
+    /// It is a number or a file name ([`Analyzer::is_number`], [`Analyzer::is_file_name`]):
+    /// its tokens weigh as the payload's.
+    pub(crate) payload_like: bool,
+}
+
+impl IdentFacts {
+    /// The facts of `ident`, whose language signals are `signals`.
+    pub(crate) fn of(analyzer: &Analyzer, ident: &str, signals: Signals) -> IdentFacts {
+        IdentFacts {
+            signals,
+            ask_code: ask::word_code(analyzer, ident),
+            subject: ask::is_subject_marker(analyzer, ident),
+            issue_key: analyzer.is_issue_key(ident),
+            payload_like: analyzer.is_number(ident) || analyzer.is_file_name(ident),
+        }
+    }
 }
 
 impl QueryMemo {

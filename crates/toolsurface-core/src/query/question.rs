@@ -18,6 +18,12 @@ fn is_question_mark(c: char) -> bool {
     matches!(c, '?' | '\u{ff1f}' | '\u{061f}' | '\u{037e}')
 }
 
+/// Whether `text` has a byte that starts a question mark ([`is_question_mark`]): `?`, or
+/// the lead byte of the full-width (U+FF1F), Arabic (U+061F) or Greek (U+037E) one.
+fn may_have_mark(text: &str) -> bool {
+    text.bytes().any(|b| matches!(b, b'?' | 0xEF | 0xD8 | 0xCD))
+}
+
 /// An apostrophe inside a word (`what's`, `who’s`); the typographic one reads as `'`.
 fn is_apostrophe(c: char) -> bool {
     matches!(c, '\'' | '\u{2019}')
@@ -91,16 +97,21 @@ pub fn is_question(
     words: &QuestionWords,
     spans: &mut Vec<(usize, usize)>,
 ) -> bool {
-    let text = match text.char_indices().nth(QUESTION_MAX_CHARS) {
-        Some((end, _)) => &text[..end],
-        None => text,
+    // A text of no more bytes than that has no more characters either.
+    let text = if text.len() <= QUESTION_MAX_CHARS {
+        text
+    } else {
+        match text.char_indices().nth(QUESTION_MAX_CHARS) {
+            Some((end, _)) => &text[..end],
+            None => text,
+        }
     };
     let mut marks = text
         .char_indices()
         .filter(|&(_, c)| is_question_mark(c))
         .map(|(i, _)| i)
         .peekable();
-    if marks.peek().is_some() {
+    if may_have_mark(text) && marks.peek().is_some() {
         analyzer.payload_spans(text, spans);
         if marks.any(|i| !in_payload(spans, i)) {
             return true;

@@ -7,23 +7,25 @@ use crate::analysis::lexkey::lexicon_key;
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
 use crate::query::buffers::QueryBuffers;
-use crate::query::memo::{MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS};
+use crate::query::memo::{
+    IdentFacts, MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS,
+};
 use crate::strtab::str_hash;
 
 /// The query weight of the tokens of `ident`, a slice of `query`: [`PAYLOAD_WEIGHT`] when
-/// it starts inside one of the payload ranges `spans`, is a number
-/// ([`Analyzer::is_number`]), a file name ([`Analyzer::is_file_name`]) or a path's part
-/// ([`Analyzer::is_path_part`]), else 1.
+/// it starts inside one of the payload ranges `spans`, is a number or a file name
+/// (`facts`, [`IdentFacts::payload_like`]) or a path's part ([`Analyzer::is_path_part`]),
+/// else 1.
 fn ident_weight(
     analyzer: &Analyzer,
     spans: &[(usize, usize)],
     query: &str,
     ident: &str,
     start: usize,
+    facts: &IdentFacts,
 ) -> f64 {
     if in_payload(spans, start)
-        || analyzer.is_number(ident)
-        || analyzer.is_file_name(ident)
+        || facts.payload_like
         || analyzer.is_path_part(query, start, start + ident.len())
     {
         PAYLOAD_WEIGHT
@@ -79,21 +81,7 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
     analyzer.payload_spans(query, spans);
     analyzer.for_each_identifier(query, |ident| {
         let start = ident.as_ptr() as usize - query.as_ptr() as usize;
-        let w = ident_weight(analyzer, spans, query, ident, start);
-        // A marker word inside the payload is the message's, no ask of the request.
-        let (code, subject) = if in_payload(spans, start) {
-            (0, false)
-        } else {
-            (
-                ask::word_code(analyzer, ident),
-                ask::is_subject_marker(analyzer, ident),
-            )
-        };
-        idents.push((qtoks.len(), issue_keys.len(), code, subject));
-        if analyzer.is_issue_key(ident) {
-            issue_keys.push(w);
-        }
-        let (a, b, sig) = match memo.map.get(ident) {
+        let (a, b, facts) = match memo.map.get(ident) {
             Some(&range) => range,
             None => {
                 let a = memo.toks.len();
@@ -128,14 +116,26 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
                     });
                 });
                 let sig = analyzer.identifier_signals(ident, tok);
-                let range = (a, memo.toks.len(), sig);
+                let range = (a, memo.toks.len(), IdentFacts::of(analyzer, ident, sig));
                 memo.key_bytes += ident.len();
                 memo.map.insert(ident.into(), range);
                 range
             }
         };
-        if !in_payload(spans, start) {
-            signals.add(&sig);
+        let w = ident_weight(analyzer, spans, query, ident, start, &facts);
+        // A marker word inside the payload is the message's, no ask of the request.
+        let outside = !in_payload(spans, start);
+        let (code, subject) = if outside {
+            (facts.ask_code, facts.subject)
+        } else {
+            (0, false)
+        };
+        idents.push((qtoks.len(), issue_keys.len(), code, subject));
+        if facts.issue_key {
+            issue_keys.push(w);
+        }
+        if outside {
+            signals.add(&facts.signals);
         }
         qtoks.extend(a..b);
         qweights.extend(std::iter::repeat_n(w, b - a));
