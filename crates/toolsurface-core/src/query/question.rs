@@ -106,17 +106,36 @@ pub fn is_question(
             None => text,
         }
     };
-    let mut marks = text
-        .char_indices()
-        .filter(|&(_, c)| is_question_mark(c))
-        .map(|(i, _)| i)
-        .peekable();
-    if may_have_mark(text) && marks.peek().is_some() {
+    let marked = may_have_mark(text) && {
         analyzer.payload_spans(text, spans);
-        if marks.any(|i| !in_payload(spans, i)) {
-            return true;
-        }
+        mark_outside(text, spans)
+    };
+    marked || opens_with_word(analyzer, text, words)
+}
+
+/// [`is_question`] of a request already analysed, whose payload ranges are `spans`
+/// (`Analyzer::payload_spans` of the whole `text`): the same answer without finding them
+/// again, when `text` is read whole (no more than [`QUESTION_MAX_CHARS`] bytes).
+pub(crate) fn is_question_spanned(
+    analyzer: &Analyzer,
+    text: &str,
+    words: &QuestionWords,
+    spans: &[(usize, usize)],
+) -> bool {
+    if text.len() > QUESTION_MAX_CHARS {
+        return is_question(analyzer, text, words, &mut Vec::new());
     }
+    (may_have_mark(text) && mark_outside(text, spans)) || opens_with_word(analyzer, text, words)
+}
+
+/// Whether a question mark of `text` lies outside its payload ranges `spans`.
+fn mark_outside(text: &str, spans: &[(usize, usize)]) -> bool {
+    text.char_indices()
+        .any(|(i, c)| is_question_mark(c) && !in_payload(spans, i))
+}
+
+/// Whether `text`'s first word is one of `words`.
+fn opens_with_word(analyzer: &Analyzer, text: &str, words: &QuestionWords) -> bool {
     !words.is_empty()
         && first_word(analyzer, text).is_some_and(|w| words.words.contains(w.as_str()))
 }

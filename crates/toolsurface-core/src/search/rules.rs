@@ -12,7 +12,7 @@ use crate::index::filter::Filter;
 use crate::lexicon::Lexicon;
 use crate::query::aliases::Aliases;
 use crate::query::index_aliases::IndexAliases;
-use crate::query::question::{is_question, QuestionWords};
+use crate::query::question::{is_question_spanned, QuestionWords};
 use crate::query::terms::{main_terms, table_terms};
 use crate::search::boosted::Boost;
 use crate::search::scratch::Scratch;
@@ -180,9 +180,13 @@ impl BoostRules {
         }
         if self.question_factor > 1.0
             && reaches(&self.read_only)
-            // Its own span buffer (allocated only for a question mark): the analysis's
-            // spans in `sc` stay the search's.
-            && is_question(&index.analyzer, query, &self.question_words, &mut Vec::new())
+            // The analysis's payload ranges of this very query, read, not found again.
+            && is_question_spanned(
+                &index.analyzer,
+                query,
+                &self.question_words,
+                &sc.query.spans,
+            )
         {
             found.question = Some(self.question_factor);
         }
