@@ -113,7 +113,8 @@ pub(crate) fn naive_score(idx: &Index, query: &str, s: &Settings, doc: usize) ->
                         / ((1.0 - s.b[f]) + s.b[f] * (lens[f] as f64 / idx.avglen[f]));
                 }
             }
-            score += (1.0 * idx.idf[id]) * (x / (s.k1 + x));
+            // The saturation is kept in single precision (`bm25f::to_single`).
+            score += (1.0 * idx.idf[id]) * f64::from((x / (s.k1 + x)) as f32);
         }
     }
     score
@@ -150,7 +151,7 @@ pub(crate) fn lcg(seed: u64) -> impl FnMut() -> usize {
 pub(crate) fn naive(
     idx: &Index,
     terms: &TermList,
-    sat: &[f64],
+    sat: &[f32],
     k: usize,
     allowed: Option<&Filter>,
 ) -> Vec<(u32, f64)> {
@@ -166,7 +167,7 @@ pub(crate) fn naive(
                 seen[d] = true;
                 touched.push(d as u32);
             }
-            acc[d] += q * sat[p];
+            acc[d] += q * f64::from(sat[p]);
         }
     }
     let mut hits: Vec<(usize, u32, f64)> = touched

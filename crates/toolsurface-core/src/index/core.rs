@@ -214,7 +214,7 @@ impl Index {
             .iter()
             .map(|lens| length_norms(&settings.b, lens, &self.avglen))
             .collect();
-        let sat: Box<[f64]> = self
+        let sat: Box<[f32]> = self
             .post_doc
             .par_iter()
             .zip(self.post_tf.par_iter())
@@ -226,14 +226,19 @@ impl Index {
                 } else {
                     small.map(u32::from)
                 };
-                tf_factor(settings, &tf, &denom[doc as usize]).sat
+                // Exact: the factor's weight is already a single-precision value.
+                tf_factor(settings, &tf, &denom[doc as usize]).sat as f32
             })
-            .collect::<Vec<f64>>()
+            .collect::<Vec<f32>>()
             .into();
         let term_max: Box<[f64]> = (0..self.vocab.len())
             .into_par_iter()
             .with_min_len(1024)
-            .map(|t| sat[self.postings(t)].iter().fold(0.0f64, |m, &x| m.max(x)))
+            .map(|t| {
+                sat[self.postings(t)]
+                    .iter()
+                    .fold(0.0f64, |m, &x| m.max(f64::from(x)))
+            })
             .collect::<Vec<f64>>()
             .into();
         self.cache.insert(key, Arc::new(SatTable { sat, term_max }))

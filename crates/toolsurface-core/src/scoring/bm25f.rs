@@ -9,8 +9,9 @@ use crate::scoring::settings::Settings;
 /// each term's largest (an upper bound of its part of any score).
 #[derive(Debug)]
 pub(crate) struct SatTable {
-    /// Per posting: `s / (k1 + s)`.
-    pub(crate) sat: Box<[f64]>,
+    /// Per posting: `s / (k1 + s)`, in four bytes ([`TfFactor::sat`] is exactly such a
+    /// value): half the memory of a table of doubles, and half the bytes a scan reads.
+    pub(crate) sat: Box<[f32]>,
     /// Per term: the largest `sat` of its postings.
     pub(crate) term_max: Box<[f64]>,
 }
@@ -37,7 +38,10 @@ pub(crate) struct TfFactor {
     pub(crate) parts: [f64; N_FIELDS],
     /// The parts summed in field order: the pseudo-frequency `s`.
     pub(crate) sum: f64,
-    /// `s / (k1 + s)`: the saturated weight a search multiplies by `qw * idf`.
+    /// `s / (k1 + s)` rounded to the nearest single-precision value: the saturated weight
+    /// a search multiplies by `qw * idf`. Rounded here, where the table and the
+    /// explanations both take it, and the same way in the pure engine (`saturated`), so
+    /// the engines' scores still agree to the bit.
     pub(crate) sat: f64,
 }
 
@@ -64,8 +68,15 @@ pub(crate) fn tf_factor(
     TfFactor {
         parts,
         sum: s,
-        sat: s / (settings.k1 + s),
+        sat: to_single(s / (settings.k1 + s)),
     }
+}
+
+/// `x` rounded to the nearest single-precision value (ties to even), as a double.
+#[inline]
+pub(crate) fn to_single(x: f64) -> f64 {
+    // A saturated weight is in [0, 1): the cast neither overflows nor loses its sign.
+    f64::from(x as f32)
 }
 
 #[cfg(test)]

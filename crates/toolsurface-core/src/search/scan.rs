@@ -324,7 +324,7 @@ pub(crate) fn scan(
                 for (&doc, &s) in docs[..m].iter().zip(sats) {
                     let slot = &mut acc[doc as usize & mask];
                     if *slot != 0.0 {
-                        *slot += q * s;
+                        *slot += q * f64::from(s);
                     }
                 }
             } else if bounded {
@@ -334,23 +334,23 @@ pub(crate) fn scan(
                 let (d4, s4) = (docs[..m].chunks_exact(4), sats.chunks_exact(4));
                 let (dr, sr) = (d4.remainder(), s4.remainder());
                 for (d, s) in d4.zip(s4) {
-                    acc[d[0] as usize & mask] += q * s[0];
-                    acc[d[1] as usize & mask] += q * s[1];
-                    acc[d[2] as usize & mask] += q * s[2];
-                    acc[d[3] as usize & mask] += q * s[3];
+                    acc[d[0] as usize & mask] += q * f64::from(s[0]);
+                    acc[d[1] as usize & mask] += q * f64::from(s[1]);
+                    acc[d[2] as usize & mask] += q * f64::from(s[2]);
+                    acc[d[3] as usize & mask] += q * f64::from(s[3]);
                 }
                 for (&doc, &s) in dr.iter().zip(sr) {
-                    acc[doc as usize & mask] += q * s;
+                    acc[doc as usize & mask] += q * f64::from(s);
                 }
             } else if sweep {
                 for (&doc, &s) in docs[..m].iter().zip(sats) {
                     let b = doc as usize & mask;
-                    acc[b] += q * s;
+                    acc[b] += q * f64::from(s);
                     seen[b >> 6] |= 1u64 << (b & 63);
                 }
             } else {
                 for (&doc, &s) in docs[..m].iter().zip(sats) {
-                    acc[doc as usize & mask] += q * s;
+                    acc[doc as usize & mask] += q * f64::from(s);
                 }
             }
             range.start += m;

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import heapq
 import math
+import struct
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 
@@ -30,6 +32,8 @@ PAYLOAD_WEIGHT = 0.5
 
 #: The scoring part of the settings: six weights, six ``b``, ``k1``.
 ScoringKey = tuple[float, ...]
+#: A single-precision value, packed: how a saturated weight is rounded (``saturated``).
+_SINGLE = struct.Struct("f")
 
 
 def per_field(values: Sequence[float]) -> tuple[float, ...]:
@@ -86,9 +90,18 @@ def field_parts(
     ]
 
 
-def saturated(s: float, k1: float) -> float:
-    """The saturation ``s / (k1 + s)`` of a pseudo-frequency."""
+def _saturation(s: float, k1: float) -> float:
+    """``s / (k1 + s)`` in double precision, before :func:`saturated` rounds it."""
     return s / (k1 + s)
+
+
+def saturated(s: float, k1: float) -> float:
+    """The saturation ``s / (k1 + s)`` of a pseudo-frequency, rounded to single precision.
+
+    The native table keeps each posting's weight in four bytes; rounded the same way
+    (to nearest, as C's cast to ``float``) here, the engines' scores agree to the bit.
+    """
+    return _SINGLE.unpack(_SINGLE.pack(_saturation(s, k1)))[0]  # type: ignore[no-any-return]
 
 
 class PureLexicon:
@@ -340,10 +353,14 @@ class PureIndex:
         avg = self.avglen
         table = {}
         for term, (docs, counts) in self.postings.items():
-            table[term] = [
-                saturated(sum(field_parts(tf, self.lengths[doc], w, b, avg)), k1)
-                for doc, tf in zip(docs, counts)
-            ]
+            # Rounded in one C pass, as ``saturated`` rounds one value.
+            table[term] = array(
+                "f",
+                [
+                    _saturation(sum(field_parts(tf, self.lengths[doc], w, b, avg)), k1)
+                    for doc, tf in zip(docs, counts)
+                ],
+            ).tolist()
         with self._lock:
             self._tables[key] = table
             while len(self._tables) > SETTINGS_CACHE:
