@@ -13,10 +13,10 @@ A JSON reader reads the same characters as the same value, so a kept text stands
 exactly the names it was read as; a text that differs in any way (another floor, spaces,
 escapes, a repeated key) is read in full.
 
-Snapshots are read before their seal is checked, so what is kept is bounded by names in
-all (``MAX_KEPT_NAMES`` for the sets, again for the texts), not by requests: a stream of
-unchecked snapshots costs the process a few megabytes at most, and only evicts floors,
-never changes one.
+Snapshots are read before their seal is checked, so what is kept is bounded, not by
+requests: the sets by names in all (``MAX_KEPT_NAMES``), the texts by their number and
+length (``MAX_KEPT_TEXTS``, ``MAX_TEXT_CHARS``). A stream of unchecked snapshots costs the
+process some megabytes at most, and only evicts floors, never changes one.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ import threading
 
 __all__ = [
     "MAX_KEPT_NAMES",
+    "MAX_KEPT_TEXTS",
+    "MAX_TEXT_CHARS",
     "TEXT_MIN_NAMES",
     "floor_in_text",
     "floor_set",
@@ -47,10 +49,13 @@ _LOCK = threading.Lock()
 
 #: A floor's text is kept from this many names on (a shorter one is read faster than found).
 TEXT_MIN_NAMES = 32
+#: Floor texts kept (the most recent ones), and the longest kept, in characters: at most
+#: 2 M characters in all, 8 MB even at four bytes a character.
+MAX_KEPT_TEXTS = 8
+MAX_TEXT_CHARS = 1 << 18
 #: Compact JSON array of a floor -> its names, the most recently kept last. Each entry is
 #: added or removed whole under _LOCK; readers take a copy of the items.
 _TEXTS: dict[str, list[str]] = {}
-_TEXT_NAMES = [0]
 #: The held-back list's key as the snapshot's serializer writes it (compact JSON).
 _KEY = '"held_back":'
 
@@ -117,30 +122,30 @@ def floor_in_text(text: str) -> tuple[int, int, list[str]] | None:
 def remember_floor_text(text: str, names: list[str]) -> None:
     """Keep the JSON text of ``names`` when ``text`` holds it as its one held-back list.
 
-    ``names`` is the list a JSON reader made of ``text``; kept only without repeats and
-    from ``TEXT_MIN_NAMES`` names on.
+    ``names`` is the list a JSON reader made of ``text``; kept only without repeats, from
+    ``TEXT_MIN_NAMES`` names on and up to ``MAX_TEXT_CHARS`` characters of text.
     """
-    if not TEXT_MIN_NAMES <= len(names) <= MAX_KEPT_NAMES or len(set(names)) != len(names):
+    if len(names) < TEXT_MIN_NAMES or len(set(names)) != len(names):
         return
     kept = json.dumps(names, separators=(",", ":"), ensure_ascii=False)
     start = _held_back_at(text)
-    if start < 0 or not text.startswith(kept, start) or kept in _TEXTS:
+    if len(kept) > MAX_TEXT_CHARS or start < 0 or not text.startswith(kept, start):
         return
     # The floor table's own list when it is this floor: a copy of it then matches there
     # name by name by identity.
     found = _FLOORS.get(len(names))
     same = found[0] if found is not None and found[0] == names else list(names)
     with _LOCK:
-        if _TEXT_NAMES[0] + len(names) > MAX_KEPT_NAMES:
-            _TEXTS.clear()
-            _TEXT_NAMES[0] = 0
+        if kept in _TEXTS:
+            return
+        while len(_TEXTS) >= MAX_KEPT_TEXTS:
+            del _TEXTS[next(iter(_TEXTS))]
         _TEXTS[kept] = same
-        _TEXT_NAMES[0] += len(names)
 
 
 def kept_text_names() -> int:
-    """Group names the kept floor texts hold now (at most ``MAX_KEPT_NAMES``)."""
-    return _TEXT_NAMES[0]
+    """Group names the kept floor texts hold now (at most ``MAX_KEPT_TEXTS`` floors)."""
+    return sum(map(len, list(_TEXTS.values())))
 
 
 def forget_kept() -> None:
@@ -149,4 +154,3 @@ def forget_kept() -> None:
         _FLOORS.clear()
         _KEPT[0] = 0
         _TEXTS.clear()
-        _TEXT_NAMES[0] = 0

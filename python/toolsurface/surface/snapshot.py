@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import json
 import operator
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -167,7 +168,8 @@ def _rows_problem(snap: SurfaceSnapshot) -> str:
     ):
         return _row_problem(snap)
     given = set(snap.rules_given)
-    if len(floor_set(snap.held_back)) != len(snap.held_back):
+    # One name cannot repeat (and a kept floor's stand-in is not kept as a floor).
+    if len(snap.held_back) > 1 and len(floor_set(snap.held_back)) != len(snap.held_back):
         return "field 'held_back': a group is listed twice"
     if len(given) != len(snap.rules_given):
         return "field 'rules_given': a group is listed twice"
@@ -351,21 +353,29 @@ def _current_from_json(text: str | bytes) -> SurfaceSnapshot | None:
 def _with_kept_floor(text: str) -> SurfaceSnapshot | None:
     """``text``'s snapshot read with its held-back list taken from the kept floor it is.
 
-    The rest is read as it stands, the list as ``[]`` (the kept floor passed every check a
-    list does when it was read); None when the list is not a kept floor's text or the rest
-    does not read (then ``text`` is read in full, and its errors named as ever).
+    The rest is read as it stands, the list as a one-name stand-in (the kept floor passed
+    every check a list does when it was read); None when the list is not a kept floor's
+    text, the rest does not read, or the stand-in is not what was read (then ``text`` is
+    read in full, and its errors named as ever).
     """
     found = floor_in_text(text)
     if found is None:
         return None
     start, end, names = found
     try:
-        snap = SurfaceSnapshot.model_validate_json(f"{text[:start]}[]{text[end:]}")
+        snap = SurfaceSnapshot.model_validate_json(f'{text[:start]}["{_STAND_IN}"]{text[end:]}')
     except ValidationError:
         return None
-    if "version" not in snap.model_fields_set or snap.held_back:
+    # Only the stand-in read back says the list read was the one replaced: the same key
+    # again, written otherwise ('"held_back" :', an escape), is the one a reader keeps.
+    if "version" not in snap.model_fields_set or snap.held_back != [_STAND_IN]:
         return None
     return snap.model_copy(update={"held_back": names})
+
+
+#: What a kept floor's text is replaced by while the rest of a snapshot is read: a group
+#: name no snapshot holds (random per process, so none can be written to match it).
+_STAND_IN = f"toolsurface-held-back-{secrets.token_hex(16)}"
 
 
 def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:

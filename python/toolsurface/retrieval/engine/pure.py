@@ -14,6 +14,8 @@ import threading
 from array import array
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
+from functools import reduce
+from operator import add
 
 from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
 from toolsurface.retrieval.analysis.language import language_of_source
@@ -88,6 +90,15 @@ def field_parts(
         else 0.0
         for f in range(N_FIELDS)
     ]
+
+
+def _added(parts: list[float]) -> float:
+    """``parts`` added left to right from 0.0, as the native core adds a posting's fields.
+
+    Not ``sum``: from Python 3.12 it adds floats with compensation, which can differ from
+    plain addition in the last place, and the engines' scores must agree to the bit.
+    """
+    return reduce(add, parts, 0.0)
 
 
 def _saturation(s: float, k1: float) -> float:
@@ -357,7 +368,7 @@ class PureIndex:
             table[term] = array(
                 "f",
                 [
-                    _saturation(sum(field_parts(tf, self.lengths[doc], w, b, avg)), k1)
+                    _saturation(_added(field_parts(tf, self.lengths[doc], w, b, avg)), k1)
                     for doc, tf in zip(docs, counts)
                 ],
             ).tolist()
@@ -545,7 +556,7 @@ class PureIndex:
                 continue
             tf = posting[1][posting[0].index(doc)]
             parts = field_parts(tf, lens, weights, b, self.avglen)
-            s = sum(parts)
+            s = _added(parts)
             total = (weight * self.idf[term]) * saturated(s, k1)
             out.append((term, weight, [total * (p / s) if p > 0.0 else 0.0 for p in parts]))
         return out
