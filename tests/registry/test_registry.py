@@ -486,7 +486,9 @@ def test_native_hits_made_directly_are_the_named_tuples_python_makes() -> None:
             assert hit.explanation is None and hit._replace(rank=99).rank == 99
             assert hit._asdict()["name"] == hit[0] == ref.name
             assert pickle.loads(pickle.dumps(hit)) == hit
-            assert gc.is_tracked(hit)
+            # Made directly, a hit of atomic items is untracked, as the collector leaves
+            # such tuples of Python's after a pass (the next test).
+            assert gc.is_tracked(hit) is not direct.direct_hits
             referents = {id(r) for r in gc.get_referents(hit)}
             assert {id(hit.name), id(hit.score), id(hit.rank)} <= referents
     assert any(direct.search(q, 10) for q in queries)
@@ -559,6 +561,39 @@ def test_native_hits_of_a_tuple_type_with_its_own_constructor_go_through_tuple_n
     assert searcher.direct_hits is False
     with pytest.raises(TypeError, match="is not safe"):
         searcher.search("read a file", 3)
+
+
+def test_native_hits_are_left_to_the_collector_only_when_they_could_be_in_a_cycle() -> None:
+    """Hits of atomic items and no ``__dict__`` are made untracked, as CPython's tuples are.
+
+    A hit type whose instances have a ``__dict__`` could be made part of a cycle through it,
+    so its hits stay tracked, and such a cycle is still collected.
+    """
+    pytest.importorskip("toolsurface._native", reason="the native core is not built")
+    reg = ToolRegistry(TOOLS, engine="native")
+    reg.search("read a file")
+    hits = reg.search("read a file")
+    assert hits and all(type(h) is SearchHit for h in hits)
+    direct = reg._fast is not None and reg._fast[4].direct_hits  # type: ignore[attr-defined]
+    assert all(gc.is_tracked(h) is not direct for h in hits)
+
+    collected: list[bool] = []
+
+    class WithDict(tuple):  # type: ignore[type-arg]
+        def __del__(self) -> None:
+            collected.append(True)
+
+    built = reg._current()
+    args = ((1.0,) * 5, (0.5,) * 5, 1.2, 1.0)
+    searcher = built.index.searcher(built.names, WithDict, *args, None)
+    hits_with_dict = searcher.search("read a file", 3)
+    assert hits_with_dict and all(gc.is_tracked(h) for h in hits_with_dict)
+    hit = hits_with_dict[0]
+    hit.me = hit  # type: ignore[attr-defined]
+    del hit, hits_with_dict
+    collected.clear()  # the other hits went with their list
+    gc.collect()
+    assert collected == [True]  # the cycle through the hit's __dict__ was collected
 
 
 def test_native_hits_follow_a_hit_type_whose_bases_change() -> None:

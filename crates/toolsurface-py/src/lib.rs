@@ -13,8 +13,9 @@
 //! (`sort_by_name`).
 //!
 //! All `unsafe` code is in `searcher.rs`: it makes a search hit as `tuple.__new__` would but
-//! without its generic call, for an admitted hit type; each `unsafe` block says why it is
-//! sound. The rest of the crate denies `unsafe`.
+//! without its generic call, for an admitted hit type, and leaves a hit of atomic items
+//! untracked by the collector, as CPython leaves such tuples; each `unsafe` block says why
+//! it is sound. The rest of the crate denies `unsafe`.
 
 #![deny(unsafe_code)]
 

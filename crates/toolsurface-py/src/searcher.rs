@@ -1,8 +1,9 @@
 //! The `Searcher` class, the registry's hot path, which builds each hit itself.
 //!
 //! All of the crate's `unsafe` code is here: [`alloc_hit`] makes a hit as `tuple.__new__`
-//! would but without its generic call, for a hit type [`can_alloc_hits`] has admitted;
-//! each `unsafe` block says why it is sound.
+//! would but without its generic call, for a hit type [`can_alloc_hits`] has admitted, and
+//! [`PySearcher::to_hits`] leaves such a hit untracked by the collector when it cannot be in
+//! a reference cycle; each `unsafe` block says why it is sound.
 
 use std::sync::Arc;
 
@@ -47,6 +48,9 @@ pub(crate) struct PySearcher {
     /// [`alloc_hit`]; a new one (its bases reassigned) takes the hits back through
     /// `tuple.__new__`, which checks them again.
     admitted: Option<Py<PyAny>>,
+    /// `hit_type`'s instances have no `__dict__` (`__dictoffset__` 0, as a named tuple's):
+    /// a hit of atomic items is then made untracked by the collector ([`PySearcher::to_hits`]).
+    no_dict: bool,
 }
 
 /// Whether [`alloc_hit`] makes a `hit_type` exactly as `tuple.__new__(hit_type, items)`
@@ -160,7 +164,12 @@ impl PySearcher {
         } else {
             None
         };
+        let no_dict = hit_type
+            .getattr(intern!(py, "__dictoffset__"))?
+            .extract::<isize>()?
+            == 0;
         Ok(PySearcher {
+            no_dict,
             index: Arc::clone(index),
             settings,
             lexicon,
@@ -230,7 +239,24 @@ impl PySearcher {
                 // private to this module and immutable), and its `__mro__` is still the one
                 // it had then.
                 #[allow(unsafe_code)]
-                out.append(unsafe { alloc_hit(py, hit_type, items) }?)?;
+                let hit = unsafe { alloc_hit(py, hit_type, items) }?;
+                // SAFETY: both calls take a live object we hold a reference to, with the
+                // interpreter attached. `hit` was made tracked by `PyType_GenericAlloc`
+                // (`alloc_hit`), so untracking it is allowed. It cannot hide a reference
+                // cycle: it has no `__dict__` (`no_dict`, and its `__mro__` is unchanged
+                // since it was read), and its items are a float, an int, a bool and None,
+                // which the collector never tracks, and the name, when not tracked either:
+                // CPython's own tuples of such items are untracked the same way
+                // (`_PyTuple_MaybeUntrack`). Untracked, a search's hits neither count
+                // towards nor are walked by the young generation's collections.
+                #[allow(unsafe_code)]
+                if self.no_dict && unsafe { pyo3::ffi::PyObject_GC_IsTracked(name.as_ptr()) } == 0 {
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        pyo3::ffi::PyObject_GC_UnTrack(hit.as_ptr().cast())
+                    };
+                }
+                out.append(hit)?;
             } else {
                 out.append(tuple_new.call1((hit_type, PyTuple::new(py, items)?))?)?;
             }
