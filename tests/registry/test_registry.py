@@ -385,9 +385,14 @@ def test_fusion_must_be_fusion_settings(registry: ToolRegistry) -> None:
 
 
 def test_search_many_matches_search(registry: ToolRegistry) -> None:
-    queries = ["send message", "покажи пулреквесты", "read file", "zzzz"]
-    many = registry.search_many(queries, k=3)
-    assert many == [registry.search(q, k=3) for q in queries]
+    # Every query found, a query that finds nothing, one of function words only (answered
+    # in registration order), and k=0.
+    every = ["send message", "покажи пулреквесты", "read file"]
+    for queries in (every, [*every, "zzzz"], [*every, "what is it?"]):
+        many = registry.search_many(queries, k=3)
+        assert many == [registry.search(q, k=3) for q in queries]
+    assert registry.search("what is it?", k=3)
+    assert registry.search_many(every, k=0) == [[], [], []]
 
 
 def test_search_many_across_many_chunks_matches_search(registry: ToolRegistry) -> None:

@@ -820,6 +820,9 @@ class ToolRegistry:
         with gc_paused():
             answers = searcher.search_many(prepared, k, allowed)
         # A query without terms answers the first k in registration order, as search does.
+        # Most batches have none: the core's fresh list is the answer, with no serial pass.
+        if all(answers):
+            return answers
         return [
             hits or self._unranked(q, k, chosen, admitted, False)
             for q, hits in zip(prepared, answers)
