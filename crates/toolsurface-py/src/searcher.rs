@@ -10,6 +10,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
@@ -336,7 +337,7 @@ impl PySearcher {
     fn search_many<'py>(
         &self,
         py: Python<'py>,
-        queries: Vec<String>,
+        queries: Vec<PyBackedStr>,
         k: &Bound<'_, PyInt>,
         allowed: Option<PyRef<'_, PyFilter>>,
     ) -> PyResult<Bound<'py, PyList>> {

@@ -362,9 +362,9 @@ impl<'a> Searcher<'a> {
     /// # Ok::<(), toolsurface_core::Error>(())
     /// ```
     #[allow(clippy::too_many_arguments)]
-    pub fn search_chunks(
+    pub fn search_chunks<Q: AsRef<str> + Sync>(
         &self,
-        queries: &[String],
+        queries: &[Q],
         chunk: usize,
         k: usize,
         settings: &Settings,
@@ -394,8 +394,10 @@ impl<'a> Searcher<'a> {
                     .iter()
                     .map(|q| {
                         with_scratch(|sc| match rules {
-                            Some(rules) => search_ruled_in(self.index, q, &req, rules, sc).0,
-                            None => search_in(self.index, q, &req, &[], sc),
+                            Some(rules) => {
+                                search_ruled_in(self.index, q.as_ref(), &req, rules, sc).0
+                            }
+                            None => search_in(self.index, q.as_ref(), &req, &[], sc),
                         })
                     })
                     .collect();
