@@ -12,7 +12,12 @@
 //! `schema.rs` (`tool_fields`, with `json.rs`), `copy.rs` (`copy_json`) and `sort.rs`
 //! (`sort_by_name`).
 //!
-//! All `unsafe` code is in `searcher.rs`: it makes a search hit as `tuple.__new__` would but
+//! `alloc.rs` is the extension's global allocator: blocks of 64 KiB and more are mapped
+//! and unmapped directly, so that an index build's freed temporaries leave the process
+//! instead of staying in the rayon workers' glibc arenas.
+//!
+//! The `unsafe` code is in `alloc.rs` (the allocator, each block and its `libc` calls
+//! argued sound) and `searcher.rs`: it makes a search hit as `tuple.__new__` would but
 //! without its generic call, for an admitted hit type, and leaves a hit of atomic items
 //! untracked by the collector, as CPython leaves such tuples; each `unsafe` block says why
 //! it is sound. The rest of the crate denies `unsafe`.
@@ -20,6 +25,7 @@
 #![deny(unsafe_code)]
 
 mod aliases;
+mod alloc;
 mod analyzer;
 mod args;
 mod batch;
@@ -46,6 +52,11 @@ use crate::index::PyIndex;
 use crate::lexicon::PyLexicon;
 use crate::rules::PyBoostRules;
 use crate::searcher::PySearcher;
+
+/// Large blocks straight from the kernel, so that freed build memory leaves the process
+/// (`alloc.rs`).
+#[global_allocator]
+static GLOBAL: alloc::Allocator = alloc::Allocator;
 
 /// The native engine of toolsurface.
 #[pymodule]
