@@ -56,6 +56,7 @@ from typing import Any, ClassVar
 
 from toolsurface.models import Tool
 from toolsurface.retrieval.fields import params_text
+from toolsurface.retrieval.packed_fields import unpack_fields
 
 _NAME_SEPARATORS = re.compile(r"[_\-.]+")
 _WORDS = re.compile(r"[^\W_]+")
@@ -447,8 +448,8 @@ class OursAdapter(Peer):
             "index_s": t2 - t1,
             "text_bytes": sum(
                 len(f.encode("utf-8", "replace"))
-                for fields in registry._fields.values()
-                for f in fields
+                for name, stored in registry._fields.items()
+                for f in unpack_fields(name, stored)
             ),
         }
 

@@ -36,7 +36,7 @@ __all__ = [
     "copy_json",
     "read_verb_names",
     "sort_by_name",
-    "tool_fields",
+    "tool_fields_packed",
 ]
 
 __version__: str
@@ -113,13 +113,19 @@ class Filter:
 
 @final
 class Index:
-    """The BM25F index over five fields."""
+    """The BM25F index over six fields.
+
+    A document of ``fields`` is five or six strings (the learned field then empty); or packed
+    texts (``tool_fields_packed``; the name, the first field, is ``names[i]``), alone or in a
+    pair with the learned text. Another form is a ``TypeError``, malformed packed texts a
+    ``ValueError``, each naming the document.
+    """
 
     def __new__(
         cls,
         analyzer: Analyzer,
         names: list[str],
-        fields: list[tuple[str, ...]],
+        fields: list[tuple[str, ...] | bytes | tuple[bytes, str]],
     ) -> Index: ...
     def __len__(self) -> int:
         """Number of documents."""
@@ -262,10 +268,12 @@ class Searcher:
 class BoostRules:
     """A registry's boost rules over one index (made by ``Index.boost_rules``)."""
 
-def tool_fields(
+def tool_fields_packed(
     name: str, search_hint: str, description: str, input_schema: object, max_chars: int
-) -> tuple[str, str, str, str, str] | None:
-    """``registry.tool_fields`` of a tool in one pass, or ``None`` to leave it to Python.
+) -> bytes | None:
+    """``registry.tool_fields`` of a tool in one pass, packed, or ``None`` to leave it to Python.
+
+    Packed as ``retrieval/packed_fields.py`` says: every field but the name (the tool's own).
 
     Declines what Python must decide: a subclass of ``str`` or ``dict``, a mapping that is no
     plain dict, any other non-JSON value where the walk looks for a mapping (a tuple), a

@@ -1,4 +1,4 @@
-"""The native core's field texts (``_native.tool_fields``) against the Python reference.
+"""The native core's field texts (``_native.tool_fields_packed``) against the Python reference.
 
 The native registry registers a tool through one Rust pass over its description and schema;
 that pass either returns exactly what ``registry.tool_fields`` returns or declines (``None``)
@@ -23,6 +23,7 @@ from toolsurface.catalogue import load_catalogue
 from toolsurface.models import Tool
 from toolsurface.registry import ToolRegistry, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS
+from toolsurface.retrieval.packed_fields import pack_fields, unpack_fields
 
 if not native_available():
     pytest.skip("the native core is not built: nothing to compare", allow_module_level=True)
@@ -34,9 +35,10 @@ DEMO = "python/toolsurface/data/demo_catalogue.json"
 
 
 def native(tool: Tool) -> tuple[str, str, str, str, str] | None:
-    return _native.tool_fields(
+    packed = _native.tool_fields_packed(
         tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
     )
+    return None if packed is None else unpack_fields(tool.name, packed)
 
 
 def check_catalogue(tools: list[Tool]) -> None:
@@ -339,7 +341,10 @@ def test_registry_fields_equal_on_both_engines(mcp_tools: list[Tool]) -> None:
     sample = mcp_tools[:300]
     native_reg = ToolRegistry(sample, engine="native")
     pure_reg = ToolRegistry(sample, engine="pure")
-    assert native_reg._fields == pure_reg._fields
+    # The native registry keeps them packed, byte for byte as Python packs the reference's.
+    assert all(isinstance(f, bytes) for f in native_reg._fields.values())
+    assert native_reg._fields == {n: pack_fields(f) for n, f in pure_reg._fields.items()}  # type: ignore[arg-type]
+    assert {n: unpack_fields(n, f) for n, f in native_reg._fields.items()} == pure_reg._fields
 
 
 # -- the native copy of schema data ---------------------------------------------------------
@@ -470,7 +475,7 @@ def test_the_native_registry_registers_through_the_rust_pass(
 
     def spy(name: str, *args: Any) -> Any:
         calls.append(name)
-        return _native.tool_fields(name, *args)
+        return _native.tool_fields_packed(name, *args)
 
     engine = backend("native")
     monkeypatch.setattr(

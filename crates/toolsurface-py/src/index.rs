@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple, PyType};
 
 use toolsurface_core as core;
 use toolsurface_core::N_FIELDS;
@@ -17,22 +17,26 @@ use crate::batch::list_in_chunks;
 use crate::errors::guard;
 use crate::filter::PyFilter;
 use crate::lexicon::PyLexicon;
+use crate::packed::unpack;
 use crate::rules::PyBoostRules;
 use crate::searcher::PySearcher;
 
 type Hits = (Vec<u32>, Vec<f64>, bool);
 
 /// The names and the documents' field texts of an index build, borrowed from the Python
-/// strings themselves: no copy of the catalogue's text (61 MB at 100,000 tools) and nothing
-/// to free. The strings stay valid while the index is built without the interpreter: they
-/// are immutable, `names` holds a reference to each name and `fields` to each tuple, which
-/// holds its items. An item of `fields` is five strings (the learned field then empty) or
-/// six; anything else is a `TypeError`.
+/// objects themselves: no copy of the catalogue's text (61 MB at 100,000 tools) and nothing
+/// to free. The texts stay valid while the index is built without the interpreter: `str`
+/// and `bytes` are immutable, `names` holds a reference to each name and `fields` to each
+/// document, which holds its items.
+///
+/// A document is five strings (the learned field then empty) or six; or the registry's
+/// packed texts (`packed.rs`: every field but the name, which is `names[i]`), alone or in a
+/// pair with the learned text. Anything else is a `TypeError` naming the document.
 type BorrowedTexts<'a> = (Vec<&'a str>, Vec<[&'a str; N_FIELDS]>);
 
 fn borrow_texts<'a>(
     names: &'a [Bound<'_, PyString>],
-    fields: &'a [Bound<'_, PyTuple>],
+    fields: &'a [Bound<'_, PyAny>],
 ) -> PyResult<BorrowedTexts<'a>> {
     let names = names
         .iter()
@@ -40,27 +44,76 @@ fn borrow_texts<'a>(
         .collect::<PyResult<Vec<&str>>>()?;
     let mut docs = Vec::with_capacity(fields.len());
     for (i, doc) in fields.iter().enumerate() {
-        if doc.len() != 5 && doc.len() != N_FIELDS {
-            return Err(PyTypeError::new_err(format!(
-                "fields[{i}] must be a tuple of five or six strings, got {} items",
-                doc.len()
-            )));
-        }
-        let mut texts = [""; N_FIELDS];
-        for (slot, item) in texts.iter_mut().zip(doc.iter_borrowed()) {
-            if !item.is_instance_of::<PyString>() {
-                return Err(PyTypeError::new_err(format!(
-                    "fields[{i}] must be a tuple of five or six strings, got an item of type {}",
-                    item.get_type()
-                        .name()
-                        .map_or_else(|_| "?".into(), |n| n.to_string())
-                )));
-            }
-            *slot = item.extract::<&str>()?;
-        }
-        docs.push(texts);
+        let name = names.get(i).copied().unwrap_or("");
+        docs.push(borrow_doc(i, name, doc)?);
     }
     Ok((names, docs))
+}
+
+/// The six texts of document `i`, named `name` (see [`BorrowedTexts`]).
+fn borrow_doc<'a>(
+    i: usize,
+    name: &'a str,
+    doc: &'a Bound<'_, PyAny>,
+) -> PyResult<[&'a str; N_FIELDS]> {
+    let wrong = |what: String| {
+        PyTypeError::new_err(format!(
+            "fields[{i}] must be five or six strings, or packed field texts with or without \
+             a learned text; got {what}"
+        ))
+    };
+    let type_name = |item: &Bound<'_, PyAny>| {
+        item.get_type()
+            .name()
+            .map_or_else(|_| "?".into(), |n| n.to_string())
+    };
+    if let Ok(packed) = doc.cast::<PyBytes>() {
+        return unpacked(i, name, packed.as_bytes(), "");
+    }
+    let Ok(doc) = doc.cast::<PyTuple>() else {
+        return Err(wrong(format!("an object of type {}", type_name(doc))));
+    };
+    if doc.len() == 2 {
+        if let Ok(packed) = doc.get_borrowed_item(0)?.extract::<&[u8]>() {
+            let learned = doc.get_borrowed_item(1)?;
+            let Ok(learned) = learned.extract::<&str>() else {
+                return Err(wrong(format!(
+                    "a learned text of type {}",
+                    type_name(&learned.to_owned())
+                )));
+            };
+            return unpacked(i, name, packed, learned);
+        }
+    }
+    if doc.len() != 5 && doc.len() != N_FIELDS {
+        return Err(wrong(format!("a tuple of {} items", doc.len())));
+    }
+    let mut texts = [""; N_FIELDS];
+    for (slot, item) in texts.iter_mut().zip(doc.iter_borrowed()) {
+        if !item.is_instance_of::<PyString>() {
+            return Err(wrong(format!(
+                "an item of type {}",
+                type_name(&item.to_owned())
+            )));
+        }
+        *slot = item.extract::<&str>()?;
+    }
+    Ok(texts)
+}
+
+/// The six texts of a packed document: `name`, the packed four, `learned`.
+fn unpacked<'a>(
+    i: usize,
+    name: &'a str,
+    packed: &'a [u8],
+    learned: &'a str,
+) -> PyResult<[&'a str; N_FIELDS]> {
+    let [hint, summary, body, params] = unpack(packed).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "fields[{i}]: packed field texts of {name:?} are malformed"
+        ))
+    })?;
+    Ok([name, hint, summary, body, params, learned])
 }
 
 /// The BM25F index over six fields.
@@ -87,7 +140,7 @@ impl PyIndex {
         py: Python<'_>,
         analyzer: PyRef<'_, PyAnalyzer>,
         names: Vec<Bound<'_, PyString>>,
-        fields: Vec<Bound<'_, PyTuple>>,
+        fields: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let an = Arc::clone(&analyzer.inner);
         let (names, fields) = borrow_texts(&names, &fields)?;

@@ -9,7 +9,7 @@
 //! `args.rs` (argument conversion), `batch.rs` (a batch's results
 //! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
 //! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
-//! `schema.rs` (`tool_fields`, with `json.rs`), `copy.rs` (`copy_json`) and `sort.rs`
+//! `schema.rs` (`tool_fields_packed`, with `json.rs`), `packed.rs` (the packed field texts' layout), `copy.rs` (`copy_json`) and `sort.rs`
 //! (`sort_by_name`).
 //!
 //! `alloc.rs` is the extension's global allocator: blocks of 64 KiB and more are mapped
@@ -37,6 +37,7 @@ mod index;
 mod json;
 mod lexicon;
 mod names;
+mod packed;
 mod reading;
 mod rules;
 mod schema;
@@ -70,7 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyIndex>()?;
     m.add_class::<PySearcher>()?;
     m.add_class::<PyBoostRules>()?;
-    m.add_function(wrap_pyfunction!(schema::tool_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(schema::tool_fields_packed, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_json, m)?)?;
     m.add_function(wrap_pyfunction!(sort::sort_by_name, m)?)?;
     m.add_function(wrap_pyfunction!(reading::read_verb_names, m)?)?;

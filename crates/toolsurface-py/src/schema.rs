@@ -1,17 +1,19 @@
-//! `tool_fields`: a tool's five field texts in one Rust pass over its description and its
-//! input schema (the walk of `retrieval/fields.py`), or `None` to leave the tool to Python.
+//! `tool_fields_packed`: a tool's field texts in one Rust pass over its description and its
+//! input schema (the walk of `retrieval/fields.py`), packed as the registry keeps them, or
+//! `None` to leave the tool to Python.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use toolsurface_core as core;
 
 use crate::errors::no_panic;
 use crate::json::json_scalar;
+use crate::packed::pack;
 
 /// What a schema value is to the parameter walk of `retrieval/fields.py`.
 enum Node<'a, 'py> {
@@ -234,14 +236,15 @@ fn over(text: &str, max_chars: usize) -> bool {
     text.len() > max_chars && text.chars().count() > max_chars
 }
 
-/// The summary, body and parameter texts of a tool, or `None` (see `tool_fields`).
-fn texts_of(
+/// The search hint, summary, body and parameter texts of a tool, or `None` (see
+/// `tool_fields_packed`).
+fn texts_of<'a>(
     name: &Bound<'_, PyAny>,
-    search_hint: &Bound<'_, PyAny>,
+    search_hint: &'a Bound<'_, PyAny>,
     description: &Bound<'_, PyAny>,
     input_schema: &Bound<'_, PyAny>,
     max_chars: usize,
-) -> Option<[String; 3]> {
+) -> Option<(Cow<'a, str>, [String; 3])> {
     let (name, hint) = (plain_str(name)?, plain_str(search_hint)?);
     let schema = input_schema.cast_exact::<PyDict>().ok()?;
     let mut walk = Walk {
@@ -264,10 +267,11 @@ fn texts_of(
     if texts.iter().any(|t| over(t, max_chars)) {
         return None;
     }
-    Some([summary, body, params.text])
+    Some((hint, [summary, body, params.text]))
 }
 
-/// The five field texts of `registry.tool_fields`, or `None` to leave the tool to it.
+/// The field texts of `registry.tool_fields` but the name (the tool's own), packed as the
+/// registry keeps them (`packed.rs`), or `None` to leave the tool to Python.
 ///
 /// One pass in Rust over the plain-`str`, plain-`dict` tools that make nearly every
 /// catalogue; it declines (`None`) whatever would need Python to decide: a subclass, a
@@ -275,14 +279,14 @@ fn texts_of(
 /// name that is no `str`, a lone surrogate, a field over `max_chars`, a description whose
 /// first sentence turns on a character outside what `toolsurface_core::fields` knows.
 #[pyfunction]
-pub(crate) fn tool_fields<'py>(
+pub(crate) fn tool_fields_packed<'py>(
     py: Python<'py>,
     name: &Bound<'py, PyAny>,
     search_hint: &Bound<'py, PyAny>,
     description: &Bound<'py, PyAny>,
     input_schema: &Bound<'py, PyAny>,
     max_chars: usize,
-) -> PyResult<Option<Bound<'py, PyTuple>>> {
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let made = no_panic(|| {
         Ok(texts_of(
             name,
@@ -292,17 +296,9 @@ pub(crate) fn tool_fields<'py>(
             max_chars,
         ))
     })?;
-    match made {
-        Some([summary, body, params]) => {
-            let items: [Bound<'py, PyAny>; 5] = [
-                name.clone(),
-                search_hint.clone(),
-                PyString::new(py, &summary).into_any(),
-                PyString::new(py, &body).into_any(),
-                PyString::new(py, &params).into_any(),
-            ];
-            Ok(Some(PyTuple::new(py, items)?))
-        }
-        None => Ok(None),
-    }
+    Ok(
+        made.and_then(|(hint, [summary, body, params])| {
+            pack(py, [&hint, &summary, &body, &params])
+        }),
+    )
 }

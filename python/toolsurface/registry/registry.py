@@ -32,7 +32,7 @@ from toolsurface.retrieval.boosts.mentions import MentionBoost
 from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.even import even_settings
-from toolsurface.retrieval.field_texts import FieldTexts, tool_fields
+from toolsurface.retrieval.field_texts import tool_fields
 from toolsurface.retrieval.fields import SURROGATE, clean_text
 from toolsurface.retrieval.fusion import (
     DocumentRanker,
@@ -47,6 +47,7 @@ from toolsurface.retrieval.fusion import (
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts
 from toolsurface.retrieval.membership import GroupMembership
+from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
 from toolsurface.retrieval.semantic import (
     SemanticRanker,
@@ -153,7 +154,8 @@ class ToolRegistry:
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
-        self._fields: dict[str, FieldTexts] = {}
+        # Each tool's texts as the engine keeps them (packed on the native engine).
+        self._fields: dict[str, StoredFields] = {}
         self._generation = 0
         # The registry's parts, each the owner of its own state. They read the tools and
         # the generation (never write them) and share the lock, so that what one reads
@@ -223,7 +225,7 @@ class ToolRegistry:
         # field texts are made outside the lock, as ``register`` makes them.
         parsed: list[Tool] = []
         names: list[str] = []
-        texts: list[FieldTexts] = []
+        texts: list[StoredFields] = []
         tool_fields_ = self._tool_fields
         with gc_paused():  # millions of new containers, none garbage (see _internal/gcpause.py)
             for i, t in enumerate(tools):
@@ -725,7 +727,7 @@ class ToolRegistry:
             if self._generation != built.generation:
                 return None
             fields = self._fields
-            texts = [fields[n] for n in built.names]
+            texts = [unpack_fields(n, fields[n]) for n in built.names]
         return semantic.table(built.generation, built.names, texts)
 
     def _factors(
@@ -782,7 +784,12 @@ class ToolRegistry:
             with self._lock:
                 tools, fields = self._tools, self._fields
                 docs = tuple(  # a tuple: one ranker cannot change what the next is given
-                    ToolDocument(n, tools[n].description, tools[n].search_hint, fields[n][4])
+                    ToolDocument(
+                        n,
+                        tools[n].description,
+                        tools[n].search_hint,
+                        unpack_fields(n, fields[n])[4],
+                    )
                     for n in built.names
                     if n in tools
                 )

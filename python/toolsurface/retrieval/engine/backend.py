@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
@@ -21,8 +21,9 @@ from toolsurface.retrieval.engine import pure
 from toolsurface.retrieval.engine.alias_match import PureAliases
 from toolsurface.retrieval.engine.pure_rules import PureBoostRules
 from toolsurface.retrieval.engine.ranking import Hits, boost_factor
-from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts, tool_fields
+from toolsurface.retrieval.field_texts import IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
+from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, pack_fields
 from toolsurface.retrieval.resources import char_table_text, stopwords
 
 __all__ = [
@@ -187,13 +188,14 @@ class Backend(Protocol):
         """Index terms of ``text`` under this engine."""
         ...
 
-    def fields(self, tool: Tool) -> FieldTexts:
-        """The five indexed field texts of ``tool`` (see ``field_texts.tool_fields``)."""
+    def fields(self, tool: Tool) -> StoredFields:
+        """The five indexed field texts of ``tool`` (``field_texts.tool_fields``), as kept.
+
+        ``packed_fields.unpack_fields`` gives the five back whatever the form.
+        """
         ...
 
-    def by_name(
-        self, names: list[str], fields: list[IndexTexts]
-    ) -> tuple[list[str], list[IndexTexts]]:
+    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
         """``names`` and their ``fields`` in name order, the order of an index's ids."""
         ...
 
@@ -212,10 +214,11 @@ class Backend(Protocol):
         """
         ...
 
-    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
+    def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         """An index of the given documents (ids are positions in ``names``).
 
-        A document is a tool's five field texts, or those and its learned text.
+        A document is a tool's texts as :meth:`fields` made them, or those and its learned
+        text (``learning.index_texts``).
         """
         ...
 
@@ -251,9 +254,7 @@ class Backend(Protocol):
         ...
 
 
-def _sorted_by_name(
-    names: list[str], fields: list[IndexTexts]
-) -> tuple[list[str], list[IndexTexts]]:
+def _sorted_by_name(names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
     order = sorted(range(len(names)), key=names.__getitem__)
     return [names[i] for i in order], [fields[i] for i in order]
 
@@ -275,12 +276,10 @@ class PureBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool) -> FieldTexts:
+    def fields(self, tool: Tool) -> StoredFields:
         return tool_fields(tool)
 
-    def by_name(
-        self, names: list[str], fields: list[IndexTexts]
-    ) -> tuple[list[str], list[IndexTexts]]:
+    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
         return _sorted_by_name(names, fields)
 
     def read_verb_names(self, names: list[str]) -> list[int]:
@@ -294,8 +293,9 @@ class PureBackend:
         table = PureAliases([(g, tokens(text)) for g, text in zip(groups, texts, strict=True)])
         return table if table else None
 
-    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
-        return pure.PureIndex(self.analyzer, names, fields)
+    def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
+        # This backend's ``fields`` are the five strings, never packed.
+        return pure.PureIndex(self.analyzer, names, cast(Sequence[IndexTexts], fields))
 
     def rules(
         self,
@@ -334,8 +334,9 @@ class NativeBackend:
 
     analyzer: Any
     native: Any
-    #: The native core's ``tool_fields`` (field texts in one Rust pass, or ``None`` to leave
-    #: a tool to the Python reference); ``None`` when the module predates it.
+    #: The native core's ``tool_fields_packed`` (field texts in one Rust pass, packed, or
+    #: ``None`` to leave a tool to the Python reference); ``None`` when the module predates
+    #: it, and then the texts are kept as tuples, the form such a module's index reads.
     fields_walk: Any = None
     #: The native core's ``sort_by_name`` (``None`` when the module predates it).
     name_sort: Any = None
@@ -349,31 +350,28 @@ class NativeBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool) -> FieldTexts:
-        """The Rust pass's texts, or the Python reference for what it declines.
+    def fields(self, tool: Tool) -> StoredFields:
+        """The Rust pass's texts, packed; or the Python reference's for what it declines.
 
         It declines what needs Python (subclasses, non-dict mappings, lone surrogates, long
         fields, rare characters at a sentence's end).
         """
         walk = self.fields_walk
-        if walk is not None:
-            texts: FieldTexts | None = walk(
-                tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
-            )
-            if texts is not None:
-                return texts
-        return tool_fields(tool)
+        if walk is None:
+            return tool_fields(tool)
+        packed: bytes | None = walk(
+            tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
+        )
+        return packed if packed is not None else pack_fields(tool_fields(tool))
 
-    def by_name(
-        self, names: list[str], fields: list[IndexTexts]
-    ) -> tuple[list[str], list[IndexTexts]]:
+    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
         """The native sort orders copies of the names in one buffer.
 
         At 100,000 tools, ``sorted`` and a lookup per name wait on memory for about 120 ms
         of the build.
         """
         if self.name_sort is not None:
-            done: tuple[list[str], list[IndexTexts]] | None = self.name_sort(names, fields)
+            done: tuple[list[str], list[IndexDoc]] | None = self.name_sort(names, fields)
             if done is not None:
                 return done
         return _sorted_by_name(names, fields)
@@ -394,7 +392,7 @@ class NativeBackend:
         table = self.native.Aliases.analysed(self.analyzer, list(groups), list(texts))
         return table if len(table) else None
 
-    def index(self, names: Sequence[str], fields: Sequence[IndexTexts]) -> IndexLike:
+    def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
         return idx
 
@@ -448,12 +446,12 @@ def _native_or_raise() -> Any:
 
 def _native_backend() -> NativeBackend:
     native = _native_or_raise()
-    # A native module built before ``tool_fields``, ``sort_by_name`` or ``read_verb_names``
+    # A native module built before ``tool_fields_packed``, ``sort_by_name`` or ``read_verb_names``
     # existed leaves that work to Python.
     return NativeBackend(
         analyzer=native.Analyzer(char_table_text(), list(stopwords())),
         native=native,
-        fields_walk=getattr(native, "tool_fields", None),
+        fields_walk=getattr(native, "tool_fields_packed", None),
         name_sort=getattr(native, "sort_by_name", None),
         verbs=getattr(native, "read_verb_names", None),
     )

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from toolsurface._internal.durable import remove_leftovers, write_durably
 from toolsurface.errors import UnknownToolError
-from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
+from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 
 __all__ = ["LearnedField", "OwnWords", "index_texts"]
 
@@ -135,7 +135,7 @@ class OwnWords:
     def __init__(
         self,
         names: Sequence[str],
-        fields: Sequence[FieldTexts],
+        fields: Sequence[StoredFields],
         tokens: Callable[[str], list[str]],
     ) -> None:
         self._fields = dict(zip(names, fields))
@@ -146,7 +146,8 @@ class OwnWords:
         """The words of ``request``, in order, whose every term is one of ``tool``'s own."""
         own = self._own.get(tool)
         if own is None:
-            texts = self._fields.get(tool, ())
+            stored = self._fields.get(tool)
+            texts = unpack_fields(tool, stored) if stored is not None else ()
             own = self._own[tool] = frozenset(self._tokens("\n".join(texts)))
         kept = []
         for word in _NOT_WORD.split(request):
@@ -158,11 +159,14 @@ class OwnWords:
 
 def index_texts(
     names: list[str],
-    fields: list[FieldTexts],
+    fields: list[StoredFields],
     hints: LearnedHints,
     tokens: Callable[[str], list[str]],
-) -> list[IndexTexts]:
-    """The documents to index: a tool's five texts, six where it has learned ones.
+) -> list[IndexDoc]:
+    """The documents to index: a tool's stored texts, with its learned ones where it has any.
+
+    The learned text is a sixth string after five, or the second of a pair after packed
+    texts (``packed_fields``).
 
     ``tokens`` is the index's analysis, with which a session-taught request is cut to the
     words each tool's own texts reach (:class:`OwnWords`).
@@ -170,7 +174,14 @@ def index_texts(
     learned = hints.texts(OwnWords(names, fields, tokens))
     if not learned:
         return list(fields)
-    return [(*f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
+    return [_with_learned(f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
+
+
+def _with_learned(stored: StoredFields, learned: str) -> IndexDoc:
+    """``stored`` texts with a learned text: six strings, or packed texts and the text."""
+    if isinstance(stored, bytes):
+        return (stored, learned)
+    return (*stored, learned)
 
 
 def _removed_leftovers(where: Path) -> None:
