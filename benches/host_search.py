@@ -26,14 +26,17 @@ Each system's build (ours: registering the tools, declaring the groups, teaching
 and building the index; a peer: its tokenising and index, from text made beforehand) is
 timed, and the resident memory it adds is read after the collector and glibc's
 ``malloc_trim`` (systems built one after another in this process: a rough figure, but one
-that sees Rust, C++ and Python alike). The pure engine is left out above ``--pure-max``
-tools (its build and search take minutes there).
+that sees Rust, C++ and Python alike; a later build reuses what an earlier one freed). So
+each system is also built alone in a fresh process, twice, and the median of what its build
+adds there is the memory figure to compare (``fresh_memory``). The pure engine is left out
+above ``--pure-max`` tools (its build and search take minutes there).
 
 Printed: build seconds and memory per system, p50 and p99 per system and language, the
 per-request ratio medians (public over core; each peer over public: above 1, ours is
 faster), native over pure, and the batch:
 ``search_many`` of all requests with the process on one core, then on two (child processes
-pinned to their cores, the engine's pool sized to them; the throughput ratio).
+pinned to their cores, the engine's pool sized to them; the throughput ratio), then the
+memory each build adds in a fresh process and ours over each peer's.
 """
 
 from __future__ import annotations
@@ -191,6 +194,49 @@ def batch_child(size: int, cores: int, args: argparse.Namespace) -> None:
     print(batch_qps(registry, queries["en"] + queries["ru"], args.rounds))
 
 
+def fresh_memory(size: int, args: argparse.Namespace) -> dict[str, float]:
+    """The resident memory each system's build adds, each built alone in a fresh process.
+
+    In one process a system's figure depends on what the ones before it freed (glibc hands
+    freed memory to the next build); here each child loads the same inputs, then measures
+    one build between two reads (after the collector and ``malloc_trim``). Children run
+    ours, then each peer, twice over; the median of the two is kept.
+    """
+    systems = ["ours", *[p for p in args.peers.split(",") if p]]
+    got: dict[str, list[float]] = {key: [] for key in systems}
+    for _ in range(2):
+        for key in systems:
+            flags = ["--seed", str(args.seed), "--servers", args.servers, "--per-lang", "1"]
+            child = subprocess.run(
+                [sys.executable, __file__, "--memory-child", str(size), key, *flags],
+                capture_output=True,
+                text=True,
+            )
+            if child.returncode == 0:
+                got[key].append(float(child.stdout.split()[-1]))
+    return {key: statistics.median(v) for key, v in got.items() if v}
+
+
+def memory_child(size: int, key: str, args: argparse.Namespace) -> None:
+    """The child of ``fresh_memory``: builds ``key`` and prints the MB its build added."""
+    tools, _ = inputs(size, args)
+    names = [t.name for t in tools]
+    texts = [peer_text(t) for t in tools] if key != "ours" else []
+    peer = LEXICAL_PEERS[key]() if key != "ours" else None
+    gc.collect()
+    malloc_trim()
+    before = rss_bytes()
+    if peer is None:
+        made: Any = host_registry(tools, "native", args.seed)
+    else:
+        peer.build(names, texts, tools)
+        made = peer
+    gc.collect()
+    malloc_trim()
+    print((rss_bytes() - before) / 2**20)
+    del made
+
+
 def inputs(size: int, args: argparse.Namespace) -> tuple[list[Tool], dict[str, list[str]]]:
     """The catalogue of ``size`` tools and the requests, the same in every process."""
     catalogue = SHARED / "catalogue" / "mcp_tools.json"
@@ -273,6 +319,7 @@ def run_size(
             row["ratios"]["pure/native"] = ratio(pure_t["pure"], pure_t["public"])
         out[lang] = row
     out["batch"] = batch_scaling(len(tools), args)
+    out["fresh_memory_mb"] = fresh_memory(len(tools), args)
     return out
 
 
@@ -294,6 +341,12 @@ def show(result: dict[str, Any]) -> None:
             f"  search_many: one core {b['one_core_qps']:,.0f} q/s, two cores "
             f"{b['two_cores_qps']:,.0f} q/s ({b['ratio']:.2f}x)"
         )
+    fresh = result.get("fresh_memory_mb", {})
+    if fresh:
+        each = ", ".join(f"{key} +{mb:.1f} MB" for key, mb in fresh.items())
+        print(f"  memory, each built alone in a fresh process: {each}")
+        for peer in [k for k in fresh if k != "ours" and fresh[k] > 0 and "ours" in fresh]:
+            print(f"    ours / {peer:<20} {fresh['ours'] / fresh[peer]:6.2f}x")
     for key, why in result.get("skipped", {}).items():
         print(f"  skipped {key}: {why}")
 
@@ -311,9 +364,13 @@ def main() -> None:
     parser.add_argument("--pure-max", type=int, default=10_000)
     parser.add_argument("--json")
     parser.add_argument("--batch-child", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.batch_child:
         batch_child(*args.batch_child, args)
+        return
+    if args.memory_child:
+        memory_child(int(args.memory_child[0]), args.memory_child[1], args)
         return
     report = []
     for size in (int(s) for s in args.sizes.split(",")):
