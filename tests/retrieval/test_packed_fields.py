@@ -76,3 +76,7 @@ def test_malformed_packed_texts_and_other_forms_are_refused_by_document() -> Non
         native.index(names, [good[0], (good[1], 3), good[2]])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"fields\[2\].*tuple of 3 items"):
         native.index(names, [good[0], good[1], ("a", "b", "c")])
+    with pytest.raises(TypeError, match=r"fields\[1\].*pair whose first item is of type bytearray"):
+        native.index(names, [good[0], (bytearray(good[1]), "x"), good[2]])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="3 names but 2 field tuples"):
+        native.index(names, good[:2])

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -188,6 +189,32 @@ def test_vectors_are_made_once_per_tool() -> None:
     )
     registry.search("write to disk", k=3)
     assert encoder.texts[-2:] == ["fs write file: Overwrite a file on disk.", "write to disk"]
+
+
+def test_a_search_reads_no_tool_texts_while_the_catalogue_stands(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The tools' texts are gathered (and unpacked) only when the vectors' table is made;
+    # afterwards a search finds the table by generation without touching them.
+    import toolsurface.registry.registry as registry_module
+
+    unpacked: list[str] = []
+    real = registry_module.unpack_fields
+
+    def counting(name: str, stored: Any) -> Any:
+        unpacked.append(name)
+        return real(name, stored)
+
+    monkeypatch.setattr(registry_module, "unpack_fields", counting)
+    registry = ToolRegistry(SMALL, semantic=SemanticRanker(CountingEncoder()))
+    registry.search("send a message", k=3)
+    assert sorted(unpacked) == sorted(t.name for t in SMALL)
+    registry.search("read a file", k=3)
+    registry.search_many(["write to disk", "who is on call"], k=3)
+    assert len(unpacked) == len(SMALL)
+    registry.register(Tool(name="gmail__send_email", description="Send an email."))
+    registry.search("send an email", k=3)
+    assert len(unpacked) == 2 * len(SMALL) + 1
 
 
 def test_the_default_follows_the_extra_and_the_variable(semantic_env: None) -> None:

@@ -91,6 +91,7 @@ mod pages {
 }
 
 #[cfg(not(target_os = "linux"))]
+#[allow(unsafe_code)] // `unsafe fn` signatures only, matching the Linux module's
 mod pages {
     // Never called: `is_mapped` is false off Linux.
     pub(super) fn map(_: usize) -> *mut u8 {

@@ -38,13 +38,19 @@ fn borrow_texts<'a>(
     names: &'a [Bound<'_, PyString>],
     fields: &'a [Bound<'_, PyAny>],
 ) -> PyResult<BorrowedTexts<'a>> {
+    if names.len() != fields.len() {
+        let mismatch = core::Error::LengthMismatch {
+            names: names.len(),
+            fields: fields.len(),
+        };
+        return Err(PyValueError::new_err(mismatch.to_string()));
+    }
     let names = names
         .iter()
         .map(|name| name.to_str())
         .collect::<PyResult<Vec<&str>>>()?;
     let mut docs = Vec::with_capacity(fields.len());
-    for (i, doc) in fields.iter().enumerate() {
-        let name = names.get(i).copied().unwrap_or("");
+    for ((i, doc), &name) in fields.iter().enumerate().zip(&names) {
         docs.push(borrow_doc(i, name, doc)?);
     }
     Ok((names, docs))
@@ -74,7 +80,14 @@ fn borrow_doc<'a>(
         return Err(wrong(format!("an object of type {}", type_name(doc))));
     };
     if doc.len() == 2 {
-        if let Ok(packed) = doc.get_borrowed_item(0)?.extract::<&[u8]>() {
+        let first = doc.get_borrowed_item(0)?;
+        if !first.is_instance_of::<PyString>() && !first.is_instance_of::<PyBytes>() {
+            return Err(wrong(format!(
+                "a pair whose first item is of type {} (packed texts are bytes)",
+                type_name(&first.to_owned())
+            )));
+        }
+        if let Ok(packed) = first.extract::<&[u8]>() {
             let learned = doc.get_borrowed_item(1)?;
             let Ok(learned) = learned.extract::<&str>() else {
                 return Err(wrong(format!(

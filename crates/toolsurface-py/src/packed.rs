@@ -17,12 +17,18 @@ pub(crate) const PACKED: usize = 4;
 /// The lengths before the texts.
 const HEADER: usize = 4 * PACKED;
 
-/// `texts` packed as a `bytes` object, or `None` when one is 4 GiB or longer (then Python
-/// keeps the tuple, as it does for anything the native walk declines).
-pub(crate) fn pack<'py>(py: Python<'py>, texts: [&str; PACKED]) -> Option<Bound<'py, PyBytes>> {
+/// `texts` packed as a `bytes` object; `None` when one is 4 GiB or longer, which the field
+/// cap (`FIELD_MAX_CHARS` characters) rules out for the texts of a tool.
+pub(crate) fn pack<'py>(
+    py: Python<'py>,
+    texts: [&str; PACKED],
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
     let mut lens = [0u32; PACKED];
     for (len, text) in lens.iter_mut().zip(texts) {
-        *len = u32::try_from(text.len()).ok()?;
+        let Ok(n) = u32::try_from(text.len()) else {
+            return Ok(None);
+        };
+        *len = n;
     }
     let size = HEADER + texts.iter().map(|t| t.len()).sum::<usize>();
     let mut at = HEADER;
@@ -35,8 +41,8 @@ pub(crate) fn pack<'py>(py: Python<'py>, texts: [&str; PACKED]) -> Option<Bound<
             at += text.len();
         }
         Ok(())
-    });
-    made.ok()
+    })?;
+    Ok(Some(made))
 }
 
 /// The four texts of a packed object, borrowed from it, or `None` when `packed` is not of

@@ -296,9 +296,8 @@ pub(crate) fn tool_fields_packed<'py>(
             max_chars,
         ))
     })?;
-    Ok(
-        made.and_then(|(hint, [summary, body, params])| {
-            pack(py, [&hint, &summary, &body, &params])
-        }),
-    )
+    match made {
+        Some((hint, [summary, body, params])) => pack(py, [&hint, &summary, &body, &params]),
+        None => Ok(None),
+    }
 }

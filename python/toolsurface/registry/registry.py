@@ -723,11 +723,16 @@ class ToolRegistry:
         ``None`` when the catalogue moved on since ``built`` was made: that search keeps
         the lexical ranking, and the next one ranks the new generation.
         """
+        made = semantic.cached(built.generation, built.names)
+        if made is not None:
+            return made
         with self._lock:
             if self._generation != built.generation:
                 return None
             fields = self._fields
-            texts = [unpack_fields(n, fields[n]) for n in built.names]
+            stored = [fields[n] for n in built.names]
+        # Unpacked outside the lock: a registration need not wait for it.
+        texts = [unpack_fields(n, f) for n, f in zip(built.names, stored)]
         return semantic.table(built.generation, built.names, texts)
 
     def _factors(

@@ -1,8 +1,8 @@
 """A tool's five field texts, the reference both engines are held to.
 
-The native core's ``tool_fields`` makes the same texts in one Rust pass or declines; what it
-declines, and the whole pure engine, comes here (tests/retrieval/test_fields_native.py holds the two
-equal).
+The native core's ``tool_fields_packed`` makes the same texts in one Rust pass (packed, as
+``packed_fields`` says) or declines; what it declines, and the whole pure engine, comes
+here (tests/retrieval/test_fields_native.py holds the two equal).
 """
 
 from __future__ import annotations

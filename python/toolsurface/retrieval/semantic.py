@@ -160,6 +160,20 @@ class SemanticRanker:
         self.embedded += len(texts)
         return rows
 
+    def cached(
+        self, generation: int, names: Sequence[str]
+    ) -> tuple[Sequence[str], Any, dict[str, int]] | None:
+        """The table :meth:`table` made for ``generation`` and ``names``, or ``None``.
+
+        A search asks this first, so that while the catalogue stands it reads no tool's
+        texts (at 100,000 tools, gathering them took longer than the search).
+        """
+        with self._lock:
+            made = self._table
+            if made is not None and made[0] == generation and made[1] is names:
+                return made[1], made[2], made[3]
+        return None
+
     def table(
         self, generation: int, names: Sequence[str], fields: Sequence[FieldTexts]
     ) -> tuple[Sequence[str], Any, dict[str, int]]:
