@@ -549,14 +549,17 @@ def test_concurrent_rank_sees_whole_catalogues() -> None:
 
     def work(worker: int) -> None:
         start.wait()
-        for round_ in range(40):
-            which = (worker + round_) % 2
-            # New lists each time: every call goes through the check, half through rebuilds.
-            docs = list(catalogues[which])
-            for q in QUERIES[:4]:
-                got = retriever.rank(q, docs, 5)
-                if got != expected[which][q]:
-                    failures.append(f"worker {worker} round {round_} {q!r}: {got}")
+        try:
+            for round_ in range(40):
+                which = (worker + round_) % 2
+                # New lists each time: every call goes through the check, half through rebuilds.
+                docs = list(catalogues[which])
+                for q in QUERIES[:4]:
+                    got = retriever.rank(q, docs, 5)
+                    if got != expected[which][q]:
+                        failures.append(f"worker {worker} round {round_} {q!r}: {got}")
+        except Exception as exc:  # a worker that fails must fail the test, not warn
+            failures.append(f"worker {worker}: {exc!r}")
 
     threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
     for t in threads:

@@ -28,6 +28,7 @@ from toolsurface.retrieval.analysis.language import (
     letter_language,
 )
 from toolsurface.retrieval.analysis.lexkey import lexicon_key
+from toolsurface.retrieval.analysis.snowball import ThreadStemmer
 
 __all__ = [
     "ASK_MARKERS",
@@ -423,8 +424,8 @@ class Analyzer:
             if lang in BASE_LANGUAGES:
                 stops.add(folded)
         self.stopwords = frozenset(stops)
-        self._english = EnglishStemmer()
-        self._russian = RussianStemmer()
+        self._english = ThreadStemmer(EnglishStemmer)
+        self._russian = ThreadStemmer(RussianStemmer)
         self._languages = LanguageStemmers()
         self._memo: dict[str, tuple[tuple[str, str], ...]] = {}
         self._signals: dict[str, Signals] = {}
@@ -641,14 +642,14 @@ class Analyzer:
         ends with none of ``ER_ROOTS``, the stem is Snowball's plus ``er``: ``reviewers``
         stems to ``reviewer``, apart from ``review``.
         """
-        stem = str(self._english.stemWord(token))
+        stem = self._english.stem_word(token)
         if stem.endswith("er"):
             return stem
         ending = 3 if token.endswith("ers") else 2 if token.endswith("er") else 0
         if not ending or len(token) <= ending + 2:
             return stem
         er_form = token[: len(token) - ending + 2]
-        if er_form.endswith(ER_ROOTS) or self._english.stemWord(token[:-ending]) != stem:
+        if er_form.endswith(ER_ROOTS) or self._english.stem_word(token[:-ending]) != stem:
             return stem
         return stem + "er"
 
@@ -686,5 +687,5 @@ class Analyzer:
         if _ENGLISH_TOKEN.fullmatch(token):
             return self._english_stem(token)
         if _RUSSIAN_TOKEN.fullmatch(token):
-            return str(self._russian.stemWord(token))
+            return self._russian.stem_word(token)
         return token

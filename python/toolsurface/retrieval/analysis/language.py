@@ -15,6 +15,8 @@ from snowballstemmer.french_stemmer import FrenchStemmer  # type: ignore[import-
 from snowballstemmer.german_stemmer import GermanStemmer  # type: ignore[import-untyped]
 from snowballstemmer.spanish_stemmer import SpanishStemmer  # type: ignore[import-untyped]
 
+from toolsurface.retrieval.analysis.snowball import ThreadStemmer
+
 __all__ = [
     "BASE_LANGUAGES",
     "COMPOUND_PREFIXES",
@@ -143,14 +145,18 @@ class LanguageStemmers:
     """The lexicon words of tokens in the languages with entries of their own."""
 
     def __init__(self) -> None:
-        self._snowball = {"de": GermanStemmer(), "es": SpanishStemmer(), "fr": FrenchStemmer()}
+        self._snowball = {
+            "de": ThreadStemmer(GermanStemmer),
+            "es": ThreadStemmer(SpanishStemmer),
+            "fr": ThreadStemmer(FrenchStemmer),
+        }
 
     def lexicon_word(self, lang: str, token: str) -> str | None:
         """``code:stem`` of a folded token, or None when not of ``lang``'s script (or base)."""
         if lang in self._snowball:
             if not _is_latin_word(token):
                 return None
-            stem = str(self._snowball[lang].stemWord(token))
+            stem = self._snowball[lang].stem_word(token)
         elif lang == "uk" and all(0x400 <= ord(c) <= 0x4FF for c in token):
             stem = uk_stem(token)
         elif lang == "zh" and all(is_han(c) for c in token):
@@ -170,9 +176,11 @@ class LanguageStemmers:
         if not _is_latin_word(token):
             return found
         if lang in ("de", "latin"):
-            found.extend(f"de:{self._snowball['de'].stemWord(h)}" for h in compound_heads(token))
+            found.extend(f"de:{self._snowball['de'].stem_word(h)}" for h in compound_heads(token))
         if lang in ("es", "latin"):
-            found.extend(f"es:{self._snowball['es'].stemWord(b)}" for b in es_without_clitic(token))
+            found.extend(
+                f"es:{self._snowball['es'].stem_word(b)}" for b in es_without_clitic(token)
+            )
         return list(dict.fromkeys(found))
 
 
