@@ -7,7 +7,7 @@ Needs ``toolsurface[semantic]``, ``../shared/data`` and the public sets converte
 development requests, the multilingual set and the requests of several steps
 (``benches/data``), the unseen user-style requests (``tests/data/fresh_queries.jsonl``),
 BFCL (pooled: any expected function of the whole catalogue is a hit), ToolLens,
-StableToolBench, MCPToolBench++, API-Bank and Seal-Tools.
+StableToolBench, MCPToolBench++, API-Bank, Seal-Tools, ToolAlpaca and RestBench.
 
 For each request, once (native engine, groups per server as ``toolsurface eval`` declares
 them): the lexical first 50 (names and scores), the even ranking's first 50 (the same
@@ -34,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from peers import Bm25sAdapter, peer_text
+from public_sets import SETS as PUBLIC
 
 from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
@@ -61,7 +62,7 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
             SHARED / "catalogue" / "bfcl_queries.json",
         ),
     }
-    for name in ("toollens", "stabletoolbench", "mcptoolbench", "apibank", "sealtools"):
+    for name in PUBLIC:
         out[name] = (cache / name / "catalogue.json", cache / name / "queries.jsonl")
     return out
 

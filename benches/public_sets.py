@@ -1,6 +1,6 @@
 """toolsurface against bm25s on public tool-retrieval sets converted into the local cache.
 
-    python benches/public_sets.py [--sets toollens,stabletoolbench,mcptoolbench,apibank,sealtools]
+    python benches/public_sets.py [--sets toollens,stabletoolbench,...,toolalpaca,restbench]
                                   [--cache DIR] [--engines native,pure] [--groups] [--json]
 
 Each set is first converted by ``scripts/public_toolsets.py`` (which says where it comes
@@ -37,7 +37,15 @@ from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import check_expected, declare_server_groups, evaluate, load_queries
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 
-SETS = ("toollens", "stabletoolbench", "mcptoolbench", "apibank", "sealtools")
+SETS = (
+    "toollens",
+    "stabletoolbench",
+    "mcptoolbench",
+    "apibank",
+    "sealtools",
+    "toolalpaca",
+    "restbench",
+)
 MAKE = "python scripts/public_toolsets.py {name} --source <the fetched repository>"
 
 

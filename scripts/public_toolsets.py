@@ -2,11 +2,11 @@
 
     python scripts/public_toolsets.py SET --source DIR [--commit SHA] [--out DIR]
 
-``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench``, ``apibank`` or
-``sealtools``. The data is read from where it was fetched (``--source``: the set's GitHub
-repository, a work tree or a git directory without one as the search tool's ``fetch``
-gives, e.g. ``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by default the
-one converted for docs/quality.md) and written outside the repository (default
+``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench``, ``apibank``, ``sealtools``,
+``toolalpaca`` or ``restbench``. The data is read from where it was fetched (``--source``:
+the set's GitHub repository, a work tree or a git directory without one as the search tool's
+``fetch`` gives, e.g. ``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by
+default the one converted for docs/quality.md) and written outside the repository (default
 ``~/.cache/toolsurface/public/<set>/``, or ``$TOOLSURFACE_PUBLIC_DATA/<set>/``): nothing it
 reads or writes is committed. The output has the shapes ``toolsurface eval`` reads:
 
@@ -70,6 +70,28 @@ get ``_2`` and both be expected) and every call names a tool of ``tool.jsonl`` (
 did not would be counted, reported and skipped, and a request left with none dropped: 0
 calls here). ``style`` is the split and difficulty, e.g. ``out_domain-easy``.
 Licence: Apache-2.0 (the repository's LICENSE).
+
+``toolalpaca``: ToolAlpaca's evaluation sets (Tang et al., 2023, "ToolAlpaca: Generalized
+Tool Learning for Language Models with 3000 Simulated Cases", arXiv 2306.05301), GitHub
+``tangqiaoyu/ToolAlpaca``, ``data/eval_simulated.json`` and ``data/eval_real.json``: 21
+public APIs (a server each), their operations read from each API's OpenAPI
+``Documentation`` (summary and description, parameters and JSON request body; 94 tools),
+and the APIs' ``Instructions``, user-written requests of everyday situations ("I'm planning
+a trip to Japan next month. Could you find out how much 1000 US dollars would be in
+Japanese yen?"), each expecting the operations its ``Golden_Answers`` call. An operation is
+named by its key in ``Function_Projection`` (the name the answers use), in snake case; a
+call to an operation the documentation does not hold is counted, reported and skipped (15
+at the commit converted), and a request left with none dropped (209 of 214 are kept).
+``style`` is ``simulated`` or ``real``. Licence: Apache-2.0 (the repository's LICENSE).
+
+``restbench``: RestBench (Song et al., 2023, "RestGPT: Connecting Large Language Models with
+Real-World RESTful APIs", arXiv 2306.06624), GitHub ``Yifan-Song793/RestGPT``: the TMDB and
+Spotify OpenAPI specs (``specs/{tmdb,spotify}_oas.json``; each operation a tool of server
+``tmdb`` or ``spotify``, named by its method and path, ``get_movie_movie_id_credits``) pooled
+into one catalogue of 94 tools, and the 157 requests of ``datasets/{tmdb,spotify}.json``,
+each expecting every endpoint of its solution path (two endpoints that the specs do not hold
+are counted, reported and skipped). ``style`` is the service. Licence: MIT (the
+repository's LICENSE).
 
 Names are reduced to ``[a-z0-9_]``, the server cut to 48 characters and the name to 72
 (MCP's limit is 128; a repeated ``server__name`` gets ``_2``, ``_3``…);
@@ -150,6 +172,23 @@ SETS["sealtools"] = PublicSet(
     "Seal-Tools_Dataset",
     "Seal-Tools_Dataset/{tool.jsonl,test_in_domain.jsonl,test_out_domain.jsonl}",
     "Apache-2.0 (the repository's LICENSE)",
+)
+SETS["toolalpaca"] = PublicSet(
+    "ToolAlpaca evaluation sets (simulated and real)",
+    "tangqiaoyu/ToolAlpaca",
+    "189069998d64a7baf1b4a1c3c4b2e75eb9d05532",
+    "data",
+    "data/{eval_simulated,eval_real}.json (each API's OpenAPI ``Documentation``, its "
+    "``Instructions`` and ``Golden_Answers``)",
+    "Apache-2.0 (the repository's LICENSE)",
+)
+SETS["restbench"] = PublicSet(
+    "RestBench (TMDB and Spotify)",
+    "Yifan-Song793/RestGPT",
+    "d99012860cb45323975bf5780152d7aa44f390f5",
+    "specs",
+    "specs/{tmdb,spotify}_oas.json, datasets/{tmdb,spotify}.json",
+    "MIT (the repository's LICENSE)",
 )
 SEAL_TOOLS = "Seal-Tools_Dataset/tool.jsonl"
 SEAL_SPLITS = ("test_in_domain", "test_out_domain")
@@ -567,12 +606,161 @@ def convert_sealtools(read: Callable[[str], str]) -> tuple[Records, Queries]:
     return cat.records, queries
 
 
+def _resolve(spec: Any, node: Any) -> Any:
+    """``node`` with a local ``$ref`` (``#/components/...``) followed, at most 20 deep."""
+    for _ in range(20):
+        if not (isinstance(node, dict) and isinstance(node.get("$ref"), str)):
+            return node
+        target: Any = spec
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        node = target
+    return node
+
+
+_HTTP_METHODS = ("get", "post", "put", "patch", "delete")
+
+
+def openapi_operations(spec: Any) -> list[tuple[str, str, Any, str, Any]]:
+    """Each operation of an OpenAPI document: (method, path, operation, description, schema).
+
+    The description is the summary and the description joined; the schema holds the path,
+    query and header parameters and a JSON request body's properties, each with its type and
+    description, as an MCP tool's input schema would.
+    """
+    ops = []
+    for path, item in (spec.get("paths") or {}).items():
+        item = _resolve(spec, item)
+        shared = [_resolve(spec, x) for x in item.get("parameters") or []]
+        for method in _HTTP_METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict):
+                continue
+            props: dict[str, Any] = {}
+            required: list[str] = []
+            for param in [*shared, *(_resolve(spec, x) for x in op.get("parameters") or [])]:
+                name = str(param.get("name") or "").strip()
+                if not name:
+                    continue
+                schema = _resolve(spec, param.get("schema") or {})
+                prop: dict[str, Any] = {
+                    "type": _JSON_TYPES.get(str(schema.get("type", "")).lower(), "string")
+                }
+                # Some specs (Spotify's) keep the description in the schema.
+                about = param.get("description") or schema.get("description")
+                if about:
+                    prop["description"] = str(about)
+                props[name] = prop
+                # ... and write ``required`` as the string "true" or "false".
+                if str(param.get("required", "")).lower() == "true":
+                    required.append(name)
+            body = _resolve(spec, op.get("requestBody") or {})
+            content = body.get("content") or {}
+            media: Any = content.get("application/json") or next(iter(content.values()), {})
+            body_schema = _resolve(spec, (media or {}).get("schema") or {})
+            for name, sub in (body_schema.get("properties") or {}).items():
+                sub = _resolve(spec, sub)
+                prop = {"type": _JSON_TYPES.get(str(sub.get("type", "")).lower(), "string")}
+                if sub.get("description"):
+                    prop["description"] = str(sub["description"])
+                props[str(name)] = prop
+            required += [str(r) for r in body_schema.get("required") or [] if str(r) in props]
+            text = ". ".join(
+                t.strip().rstrip(".")
+                for t in (str(op.get("summary") or ""), str(op.get("description") or ""))
+                if t.strip()
+            )
+            schema_out = {"type": "object", "properties": props, "required": required}
+            ops.append((method, str(path), op, text, schema_out))
+    return ops
+
+
+def labels(calls: list[str], known: dict[str, str]) -> tuple[list[str], int]:
+    """The tools ``calls`` name through ``known`` (in order, once each); how many name none."""
+    expected: list[str] = []
+    for call in calls:
+        name = known.get(call)
+        if name is not None and name not in expected:
+            expected.append(name)
+    return expected, sum(call not in known for call in calls)
+
+
+def request(qid: str, query: str, style: str, expected: list[str]) -> dict[str, Any]:
+    """One line of ``queries.jsonl`` (every request of these sets is English)."""
+    return {"id": qid, "query": query, "lang": "en", "style": style, "expected": expected}
+
+
+TOOLALPACA_FILES = ("eval_simulated", "eval_real")
+
+
+def convert_toolalpaca(read: Callable[[str], str]) -> tuple[Records, Queries]:
+    """ToolAlpaca's evaluation APIs as servers of their operations; each instruction's calls."""
+    cat = Catalogue()
+    queries: Queries = []
+    unknown = 0
+    for split in TOOLALPACA_FILES:
+        for api in json.loads(read(f"data/{split}.json")):
+            server = str(api["Name"])
+            spec = json.loads(api["Documentation"])
+            # The set names an operation by its key in Function_Projection ([path, method]).
+            named = {
+                (str(where[0]).strip("/"), str(where[1]).lower()): str(fname)
+                for fname, where in (api.get("Function_Projection") or {}).items()
+            }
+            by_op: dict[str, str] = {}
+            for method, path, op, text, schema in openapi_operations(spec):
+                op_id = named.get((path.strip("/"), method)) or str(
+                    op.get("operationId") or f"{method} {path}"
+                )
+                by_op[op_id] = cat.add(server, _snake(op_id), text, schema, (split, server, op_id))
+            for i, (ask, answer) in enumerate(
+                zip(api["Instructions"], api["Golden_Answers"], strict=True)
+            ):
+                expected, missed = labels([str(step["Action"]) for step in answer], by_op)
+                unknown += missed
+                if expected:
+                    qid = f"toolalpaca-{split}-{slug(server)}-{i}"
+                    queries.append(request(qid, str(ask), split.removeprefix("eval_"), expected))
+    if unknown:
+        print(f"toolalpaca: skipped {unknown} calls to operations not documented", file=sys.stderr)
+    return cat.records, queries
+
+
+RESTBENCH_SERVICES = ("tmdb", "spotify")
+
+
+def convert_restbench(read: Callable[[str], str]) -> tuple[Records, Queries]:
+    """RestBench's two OpenAPI specs as one catalogue; each request's solution endpoints."""
+    cat = Catalogue()
+    queries: Queries = []
+    unknown = 0
+    for service in RESTBENCH_SERVICES:
+        spec = json.loads(read(f"specs/{service}_oas.json"))
+        by_call: dict[str, str] = {}
+        for method, path, _op, text, schema in openapi_operations(spec):
+            call = f"{method.upper()} {path}"
+            by_call[call] = cat.add(service, f"{method} {path}", text or call, schema, call)
+        for i, row in enumerate(json.loads(read(f"datasets/{service}.json"))):
+            calls = [" ".join(str(call).split()) for call in row["solution"]]
+            expected, missed = labels(calls, by_call)
+            unknown += missed
+            if expected:
+                queries.append(
+                    request(f"restbench-{service}-{i}", str(row["query"]), service, expected)
+                )
+    if unknown:
+        print(f"restbench: skipped {unknown} calls to endpoints not in the spec", file=sys.stderr)
+    return cat.records, queries
+
+
 CONVERTERS: dict[str, Callable[[Callable[[str], str]], tuple[Records, Queries]]] = {
     "toollens": convert_toollens,
     "stabletoolbench": convert_stabletoolbench,
     "mcptoolbench": convert_mcptoolbench,
     "apibank": convert_apibank,
     "sealtools": convert_sealtools,
+    "toolalpaca": convert_toolalpaca,
+    "restbench": convert_restbench,
 }
 
 

@@ -12,8 +12,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -332,3 +334,403 @@ def test_sealtools_labels_every_tool_of_a_called_name(
     }
     assert records[2]["description"] == "get_film_details"
     assert "fairyshine/Seal-Tools" in (out / "sealtools" / "SOURCE.md").read_text()
+
+
+def _api(name: str, paths: dict[str, Any], projection: dict[str, list[str]]) -> dict[str, Any]:
+    """A ToolAlpaca API: its OpenAPI document is a JSON string, as the set publishes it."""
+    doc = {"openapi": "3.0.1", "info": {"title": name}, "paths": paths}
+    return {"Name": name, "Documentation": json.dumps(doc), "Function_Projection": projection}
+
+
+def test_toolalpaca_names_operations_by_their_projection_key(
+    conv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, out = tmp_path / "ToolAlpaca", tmp_path / "cache"
+    fruit = _api(
+        "Fruityvice",
+        {
+            "/api/fruit/{name}": {
+                "get": {
+                    "summary": "Get a fruit.",
+                    "description": "Returns its nutrition facts.",
+                    # The projection key, not the operationId, is the name the answers use.
+                    "operationId": "fruitByName",
+                    "parameters": [
+                        {
+                            "name": "name",
+                            "in": "path",
+                            "required": True,
+                            "description": "The fruit's name",
+                            "schema": {"type": "string"},
+                        }
+                    ],
+                }
+            },
+            "/api/fruit/all": {
+                "get": {
+                    "summary": "All fruit",
+                    "operationId": "getAllFruit",  # in no projection: named by its operationId
+                    "parameters": [{"name": "limit", "in": "query", "schema": {"type": "integer"}}],
+                }
+            },
+            "/api/fruit": {
+                "put": {
+                    "description": "Add a fruit",
+                    "parameters": [
+                        {
+                            "name": "dryRun",
+                            "in": "query",
+                            "description": "Only validate",
+                            "schema": {"type": "boolean"},
+                        }
+                    ],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "name": {"type": "string", "description": "Its name"},
+                                        "calories": {"type": "number"},
+                                    },
+                                    "required": ["name"],
+                                }
+                            }
+                        }
+                    },
+                }
+            },
+        },
+        # As the real data has it: a path without its leading "/", a method in any case.
+        {"getFruitByName": ["api/fruit/{name}", "get"], "addFruit": ["/api/fruit", "PUT"]},
+    )
+    fruit["Instructions"] = [
+        "How many calories are in a banana? And add a mango.",
+        "Tell me about yourself.",
+        "List every fruit you know.",
+    ]
+    fruit["Golden_Answers"] = [
+        [
+            {"Action": "getFruitByName", "Action_Input": '{"name": "banana"}'},
+            {"Action": "getFruitByName", "Action_Input": '{"name": "mango"}'},
+            {"Action": "getDetails", "Action_Input": "{}"},  # documented nowhere: skipped
+            {"Action": "addFruit", "Action_Input": '{"name": "mango"}'},
+        ],
+        [{"Action": "getDetails", "Action_Input": "{}"}],  # nothing left: dropped
+        [{"Action": "getAllFruit", "Action_Input": "{}"}],
+    ]
+    holidays = _api(
+        "Nager.Date",
+        {"/api/v3/Version": {"get": {"description": "The library's version."}}},
+        {"VersionGetVersion": ["/api/v3/Version", "get"]},
+    )
+    holidays["Instructions"] = ["Which version of Nager.Date is this?"]
+    holidays["Golden_Answers"] = [[{"Action": "VersionGetVersion", "Action_Input": "{}"}]]
+    _write(src, "data/eval_simulated.json", json.dumps([fruit]))
+    _write(src, "data/eval_real.json", json.dumps([holidays]))
+    assert conv.main(["toolalpaca", "--source", str(src), "--out", str(out)]) == 0
+    assert "toolalpaca: skipped 2 calls to operations not documented" in capsys.readouterr().err
+    names, rows = _converted(out, "toolalpaca")
+    assert names == [
+        "fruityvice__get_fruit_by_name",
+        "fruityvice__get_all_fruit",
+        "fruityvice__add_fruit",
+        "nager_date__version_get_version",
+    ]
+    assert rows == [
+        {
+            "id": "toolalpaca-eval_simulated-fruityvice-0",
+            "query": "How many calories are in a banana? And add a mango.",
+            "lang": "en",
+            "style": "simulated",
+            "expected": ["fruityvice__get_fruit_by_name", "fruityvice__add_fruit"],
+        },
+        {
+            "id": "toolalpaca-eval_simulated-fruityvice-2",
+            "query": "List every fruit you know.",
+            "lang": "en",
+            "style": "simulated",
+            "expected": ["fruityvice__get_all_fruit"],
+        },
+        {
+            "id": "toolalpaca-eval_real-nager_date-0",
+            "query": "Which version of Nager.Date is this?",
+            "lang": "en",
+            "style": "real",
+            "expected": ["nager_date__version_get_version"],
+        },
+    ]
+    records = json.loads((out / "toolalpaca" / "catalogue.json").read_text())
+    assert [r["description"] for r in records] == [
+        "Get a fruit. Returns its nutrition facts",
+        "All fruit",
+        "Add a fruit",
+        "The library's version",
+    ]
+    assert [r["input_schema"] for r in records[:3]] == [
+        {
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "The fruit's name"}},
+            "required": ["name"],
+        },
+        {"type": "object", "properties": {"limit": {"type": "integer"}}, "required": []},
+        {
+            "type": "object",
+            "properties": {
+                "dryRun": {"type": "boolean", "description": "Only validate"},
+                "name": {"type": "string", "description": "Its name"},
+                "calories": {"type": "number"},
+            },
+            "required": ["name"],
+        },
+    ]
+    assert "tangqiaoyu/ToolAlpaca" in (out / "toolalpaca" / "SOURCE.md").read_text()
+
+
+def test_restbench_resolves_refs_and_shared_parameters(
+    conv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, out = tmp_path / "RestGPT", tmp_path / "cache"
+    movie_id = {"$ref": "#/components/parameters/movie_id"}
+    tmdb = {
+        "openapi": "3.0.0",
+        "paths": {
+            "/search/person": {
+                "get": {
+                    "summary": "Search for people",
+                    "parameters": [
+                        {
+                            "name": "query",
+                            "in": "query",
+                            "required": True,
+                            "description": "Text to search",
+                            "schema": {"type": "string"},
+                        },
+                        {"$ref": "#/components/parameters/page"},
+                    ],
+                }
+            },
+            "/movie/{movie_id}/credits": {
+                # Shared by every operation of the path.
+                "parameters": [movie_id],
+                "get": {
+                    "description": "Get the cast and crew for a movie.",
+                    "parameters": [{"name": "language", "in": "query", "schema": {}}],
+                },
+            },
+            "/movie/{movie_id}/rating": {
+                "parameters": [movie_id],
+                "post": {
+                    "summary": "Rate a movie",
+                    "requestBody": {
+                        "content": {
+                            "application/json": {"schema": {"$ref": "#/components/schemas/Rating"}}
+                        }
+                    },
+                },
+                "delete": {},  # no text: described by its call
+            },
+        },
+        "components": {
+            "parameters": {
+                "movie_id": {
+                    "name": "movie_id",
+                    "in": "path",
+                    "required": True,
+                    "description": "The movie's id",
+                    "schema": {"type": "integer"},
+                },
+                "page": {
+                    "name": "page",
+                    "in": "query",
+                    "description": "Page of results",
+                    "schema": {"$ref": "#/components/schemas/Page"},
+                },
+            },
+            "schemas": {
+                "Page": {"type": "integer"},
+                "Rating": {
+                    "type": "object",
+                    "properties": {"value": {"$ref": "#/components/schemas/Score"}},
+                    "required": ["value"],
+                },
+                "Score": {"type": "number", "description": "From 0.5 to 10"},
+            },
+        },
+    }
+    spotify = {
+        "openapi": "3.0.3",
+        "paths": {"/me": {"get": {"summary": "Get Current User's Profile\n"}}},
+    }
+    _write(src, "specs/tmdb_oas.json", json.dumps(tmdb))
+    _write(src, "specs/spotify_oas.json", json.dumps(spotify))
+    requests = [
+        {
+            "query": "Who starred in the films of Sofia Coppola's favourite actor?",
+            # As the real data has them: stray spaces, a repeat, an endpoint not in the spec.
+            "solution": [
+                "GET /search/person",
+                " GET /movie/{movie_id}/credits ",
+                "GET /search/person",
+                "GET /person/{person_id}/movie_credits",
+            ],
+        },
+        {
+            "query": "What is trending today?",
+            "solution": ["GET /trending/{media_type}/{time_window}"],
+        },
+        {"query": "Rate Fight Club an 8.", "solution": ["POST /movie/{movie_id}/rating"]},
+    ]
+    _write(src, "datasets/tmdb.json", json.dumps(requests))
+    _write(
+        src, "datasets/spotify.json", json.dumps([{"query": "Who am I?", "solution": ["GET /me"]}])
+    )
+    assert conv.main(["restbench", "--source", str(src), "--out", str(out)]) == 0
+    assert "restbench: skipped 2 calls to endpoints not in the spec" in capsys.readouterr().err
+    names, rows = _converted(out, "restbench")
+    assert names == [
+        "tmdb__get_search_person",
+        "tmdb__get_movie_movie_id_credits",
+        "tmdb__post_movie_movie_id_rating",
+        "tmdb__delete_movie_movie_id_rating",
+        "spotify__get_me",
+    ]
+    assert rows == [
+        {
+            "id": "restbench-tmdb-0",
+            "query": "Who starred in the films of Sofia Coppola's favourite actor?",
+            "lang": "en",
+            "style": "tmdb",
+            "expected": ["tmdb__get_search_person", "tmdb__get_movie_movie_id_credits"],
+        },
+        {
+            "id": "restbench-tmdb-2",
+            "query": "Rate Fight Club an 8.",
+            "lang": "en",
+            "style": "tmdb",
+            "expected": ["tmdb__post_movie_movie_id_rating"],
+        },
+        {
+            "id": "restbench-spotify-0",
+            "query": "Who am I?",
+            "lang": "en",
+            "style": "spotify",
+            "expected": ["spotify__get_me"],
+        },
+    ]
+    records = json.loads((out / "restbench" / "catalogue.json").read_text())
+    assert [r["description"] for r in records] == [
+        "Search for people",
+        "Get the cast and crew for a movie",
+        "Rate a movie",
+        "DELETE /movie/{movie_id}/rating",
+        "Get Current User's Profile",
+    ]
+    movie = {"type": "integer", "description": "The movie's id"}
+    assert [r["input_schema"] for r in records] == [
+        {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Text to search"},
+                "page": {"type": "integer", "description": "Page of results"},
+            },
+            "required": ["query"],
+        },
+        {
+            "type": "object",
+            "properties": {"movie_id": movie, "language": {"type": "string"}},
+            "required": ["movie_id"],
+        },
+        {
+            "type": "object",
+            "properties": {
+                "movie_id": movie,
+                "value": {"type": "number", "description": "From 0.5 to 10"},
+            },
+            "required": ["movie_id", "value"],
+        },
+        {"type": "object", "properties": {"movie_id": movie}, "required": ["movie_id"]},
+        {"type": "object", "properties": {}, "required": []},
+    ]
+    assert "Yifan-Song793/RestGPT" in (out / "restbench" / "SOURCE.md").read_text()
+
+
+def test_openapi_operations_stops_at_a_ref_cycle(conv: ModuleType) -> None:
+    spec = {
+        "paths": {
+            "/loop": {
+                "parameters": [{"$ref": "#/components/parameters/Self"}],
+                "get": {
+                    "summary": "Still listed",
+                    "parameters": [
+                        {"$ref": "#/components/parameters/A"},
+                        {
+                            "name": "q",
+                            "in": "query",
+                            "required": True,
+                            "schema": {"$ref": "#/components/schemas/Loop"},
+                        },
+                    ],
+                    "requestBody": {"$ref": "#/components/requestBodies/Loop"},
+                },
+            }
+        },
+        "components": {
+            "parameters": {
+                "Self": {"$ref": "#/components/parameters/Self"},
+                "A": {"$ref": "#/components/parameters/B"},
+                "B": {"$ref": "#/components/parameters/A"},
+            },
+            "schemas": {"Loop": {"$ref": "#/components/schemas/Loop"}},
+            "requestBodies": {"Loop": {"$ref": "#/components/requestBodies/Loop"}},
+        },
+    }
+    found: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: found.append(conv.openapi_operations(spec)), daemon=True
+    )
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "openapi_operations followed a $ref cycle without end"
+    [ops] = found
+    assert [(m, p, text, schema) for m, p, _op, text, schema in ops] == [
+        (
+            "get",
+            "/loop",
+            "Still listed",
+            # The parameters that only point at themselves are dropped; the rest is kept.
+            {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        )
+    ]
+
+
+def _spotify_spec(param: dict[str, Any]) -> dict[str, Any]:
+    """Spotify's spec as RestGPT ships it: booleans written as strings, texts in the schema."""
+    return {"paths": {"/search": {"get": {"parameters": [param]}}}}
+
+
+def test_restbench_a_parameter_required_false_as_a_string_is_optional(conv: ModuleType) -> None:
+    # specs/spotify_oas.json writes "required": "false" on 22 parameters (limit, offset,
+    # market...), and "true" on the ones a call needs.
+    spec = _spotify_spec({"in": "query", "name": "limit", "required": "false"})
+    [(_, _, _, _, schema)] = conv.openapi_operations(spec)
+    assert schema["required"] == []
+    spec = _spotify_spec({"in": "query", "name": "q", "required": "true"})
+    [(_, _, _, _, schema)] = conv.openapi_operations(spec)
+    assert schema["required"] == ["q"]
+
+
+def test_restbench_a_parameter_description_in_its_schema_is_kept(conv: ModuleType) -> None:
+    # Every parameter of components.parameters in specs/spotify_oas.json, and 32 inline ones,
+    # hold their description in "schema", none at the parameter's level.
+    spec = _spotify_spec(
+        {
+            "in": "query",
+            "name": "limit",
+            "schema": {"type": "integer", "description": "The maximum number of items"},
+        }
+    )
+    [(_, _, _, _, schema)] = conv.openapi_operations(spec)
+    assert schema["properties"] == {
+        "limit": {"type": "integer", "description": "The maximum number of items"}
+    }
