@@ -44,6 +44,7 @@ SETS = (
     "apibank",
     "sealtools",
     "toolalpaca",
+    "toolalpaca_apis",
     "restbench",
 )
 MAKE = "python scripts/public_toolsets.py {name} --source <the fetched repository>"

@@ -3,12 +3,13 @@
     python scripts/public_toolsets.py SET --source DIR [--commit SHA] [--out DIR]
 
 ``SET`` is ``toollens``, ``stabletoolbench``, ``mcptoolbench``, ``apibank``, ``sealtools``,
-``toolalpaca`` or ``restbench``. The data is read from where it was fetched (``--source``:
-the set's GitHub repository, a work tree or a git directory without one as the search tool's
-``fetch`` gives, e.g. ``/work/.mirror/quchangle1+COLT/repo``; read at ``--commit``, by
-default the one converted for docs/quality.md) and written outside the repository (default
-``~/.cache/toolsurface/public/<set>/``, or ``$TOOLSURFACE_PUBLIC_DATA/<set>/``): nothing it
-reads or writes is committed. The output has the shapes ``toolsurface eval`` reads:
+``toolalpaca``, ``toolalpaca_apis`` or ``restbench``. The data is read from where it was
+fetched (``--source``: the set's GitHub repository, a work tree or a git directory without
+one as the search tool's ``fetch`` gives, e.g. ``/work/.mirror/quchangle1+COLT/repo``; read
+at ``--commit``, by default the one converted for docs/quality.md) and written outside the
+repository (default ``~/.cache/toolsurface/public/<set>/``, or
+``$TOOLSURFACE_PUBLIC_DATA/<set>/``): nothing it reads or writes is committed. The output
+has the shapes ``toolsurface eval`` reads:
 
 - ``catalogue.json``: server records, ``[{"server", "name", "description",
   "input_schema"}]``, so each tool is ``server__name``;
@@ -83,6 +84,15 @@ named by its key in ``Function_Projection`` (the name the answers use), in snake
 call to an operation the documentation does not hold is counted, reported and skipped (15
 at the commit converted), and a request left with none dropped (209 of 214 are kept).
 ``style`` is ``simulated`` or ``real``. Licence: Apache-2.0 (the repository's LICENSE).
+
+``toolalpaca_apis``: the same requests one level up, as a host of plugins sees them: the
+1,425 APIs of ToolAlpaca's ``data/public_apis.json`` (the public-apis list, which ToolAlpaca
+drew its APIs from) are the catalogue, a tool an API (its name, its one-line description,
+no parameters; a server per category; an API listed twice is one tool, 1,412 in all), and
+each evaluation request expects the API it was written for (an API not in the list,
+CurrencyBeacon at the commit converted, has its requests counted, reported and skipped: 203
+of 214 are kept). Brand names and a line of
+description each, against requests written from the API's whole documentation.
 
 ``restbench``: RestBench (Song et al., 2023, "RestGPT: Connecting Large Language Models with
 Real-World RESTful APIs", arXiv 2306.06624), GitHub ``Yifan-Song793/RestGPT``: the TMDB and
@@ -189,6 +199,15 @@ SETS["restbench"] = PublicSet(
     "specs",
     "specs/{tmdb,spotify}_oas.json, datasets/{tmdb,spotify}.json",
     "MIT (the repository's LICENSE)",
+)
+SETS["toolalpaca_apis"] = PublicSet(
+    "ToolAlpaca's requests over the public-apis list, one tool an API",
+    "tangqiaoyu/ToolAlpaca",
+    "189069998d64a7baf1b4a1c3c4b2e75eb9d05532",
+    "data",
+    "data/public_apis.json (each API's name, description and category), "
+    "data/{eval_simulated,eval_real}.json (each API's name and ``Instructions``)",
+    "Apache-2.0 (the repository's LICENSE); the list itself is public-apis/public-apis (MIT)",
 )
 SEAL_TOOLS = "Seal-Tools_Dataset/tool.jsonl"
 SEAL_SPLITS = ("test_in_domain", "test_out_domain")
@@ -726,6 +745,36 @@ def convert_toolalpaca(read: Callable[[str], str]) -> tuple[Records, Queries]:
     return cat.records, queries
 
 
+def convert_toolalpaca_apis(read: Callable[[str], str]) -> tuple[Records, Queries]:
+    """The public-apis list as tools (one an API, a server per category); ToolAlpaca's
+    evaluation requests, each expecting the API it was written for."""
+    cat = Catalogue()
+    by_api: dict[str, str] = {}
+    for row in json.loads(read("data/public_apis.json"))["entries"]:
+        title = str(row["API"])
+        # An API listed under two categories is one tool, under the first.
+        by_api[title] = cat.add(
+            str(row["Category"]), title, str(row["Description"]), _NO_PARAMETERS, title
+        )
+    queries: Queries = []
+    unlisted = 0
+    for split in TOOLALPACA_FILES:
+        for api in json.loads(read(f"data/{split}.json")):
+            tool = by_api.get(str(api["Name"]))
+            if tool is None:
+                unlisted += len(api["Instructions"])
+                continue
+            for i, ask in enumerate(api["Instructions"]):
+                qid = f"toolalpaca_apis-{split}-{slug(str(api['Name']))}-{i}"
+                queries.append(request(qid, str(ask), split.removeprefix("eval_"), [tool]))
+    if unlisted:
+        print(f"toolalpaca_apis: skipped {unlisted} requests of APIs not listed", file=sys.stderr)
+    return cat.records, queries
+
+
+_NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
 RESTBENCH_SERVICES = ("tmdb", "spotify")
 
 
@@ -761,6 +810,7 @@ CONVERTERS: dict[str, Callable[[Callable[[str], str]], tuple[Records, Queries]]]
     "sealtools": convert_sealtools,
     "toolalpaca": convert_toolalpaca,
     "restbench": convert_restbench,
+    "toolalpaca_apis": convert_toolalpaca_apis,
 }
 
 

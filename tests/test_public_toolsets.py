@@ -342,6 +342,37 @@ def _api(name: str, paths: dict[str, Any], projection: dict[str, list[str]]) -> 
     return {"Name": name, "Documentation": json.dumps(doc), "Function_Projection": projection}
 
 
+def test_toolalpaca_apis_lists_every_api_as_one_tool(
+    conv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src, out = tmp_path / "ToolAlpaca", tmp_path / "cache"
+    listed = [
+        {"API": "Axolotl", "Description": "Collection of axolotl pictures", "Category": "Animals"},
+        {"API": "Cataas", "Description": "Cat as a service", "Category": "Animals"},
+        # Listed under two categories: one tool, under the first.
+        {"API": "Cataas", "Description": "Cats, again", "Category": "Entertainment"},
+        {"API": "Nager.Date", "Description": "Public holidays", "Category": "Calendar"},
+    ]
+    _write(src, "data/public_apis.json", json.dumps({"count": 4, "entries": listed}))
+    asks = {"Instructions": ["Show me an axolotl", "Any axolotl facts?"]}
+    simulated = [{"Name": "Axolotl", **asks}, {"Name": "Unlisted", "Instructions": ["Hi"]}]
+    real = [{"Name": "Nager.Date", "Instructions": ["Holidays in Spain?"]}]
+    _write(src, "data/eval_simulated.json", json.dumps(simulated))
+    _write(src, "data/eval_real.json", json.dumps(real))
+    assert conv.main(["toolalpaca_apis", "--source", str(src), "--out", str(out)]) == 0
+    names, rows = _converted(out, "toolalpaca_apis")
+    assert names == ["animals__axolotl", "animals__cataas", "calendar__nager_date"]
+    records = json.loads((out / "toolalpaca_apis" / "catalogue.json").read_text())
+    assert records[1]["description"] == "Cat as a service"
+    assert all(r["input_schema"] == {"type": "object", "properties": {}} for r in records)
+    assert [(r["id"], r["style"], r["expected"]) for r in rows] == [
+        ("toolalpaca_apis-eval_simulated-axolotl-0", "simulated", ["animals__axolotl"]),
+        ("toolalpaca_apis-eval_simulated-axolotl-1", "simulated", ["animals__axolotl"]),
+        ("toolalpaca_apis-eval_real-nager_date-0", "real", ["calendar__nager_date"]),
+    ]
+    assert "skipped 1 requests of APIs not listed" in capsys.readouterr().err
+
+
 def test_toolalpaca_names_operations_by_their_projection_key(
     conv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
