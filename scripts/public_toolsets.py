@@ -76,32 +76,38 @@ Licence: Apache-2.0 (the repository's LICENSE).
 Tool Learning for Language Models with 3000 Simulated Cases", arXiv 2306.05301), GitHub
 ``tangqiaoyu/ToolAlpaca``, ``data/eval_simulated.json`` and ``data/eval_real.json``: 21
 public APIs (a server each), their operations read from each API's OpenAPI
-``Documentation`` (summary and description, parameters and JSON request body; 94 tools),
-and the APIs' ``Instructions``, user-written requests of everyday situations ("I'm planning
-a trip to Japan next month. Could you find out how much 1000 US dollars would be in
-Japanese yen?"), each expecting the operations its ``Golden_Answers`` call. An operation is
-named by its key in ``Function_Projection`` (the name the answers use), in snake case; a
-call to an operation the documentation does not hold is counted, reported and skipped (15
-at the commit converted), and a request left with none dropped (209 of 214 are kept).
-``style`` is ``simulated`` or ``real``. Licence: Apache-2.0 (the repository's LICENSE).
+``Documentation`` (summary and description, else the API's own line; parameters and JSON
+request body; a path written inside another path's item read as a path; 99 tools), and
+the APIs' ``Instructions``, user-written requests of everyday situations ("I'm planning a
+trip to Japan next month. Could you find out how much 1000 US dollars would be in Japanese
+yen?"), each expecting the operations its ``Golden_Answers`` call. An operation is named,
+in snake case, by its key in ``Function_Projection`` (the name the answers use), else its
+``operationId``, else as ToolAlpaca names one (path and method: ``jokes_random_get``), which
+the answers also use. ``getDetails`` (asking the user for details) is no tool, and a mark
+before a name (``[Optional]``) is dropped; a call to an operation not found would be
+counted, reported and skipped, and a request left with none dropped (none at the commit
+converted: 214 requests). ``style`` is ``simulated`` or ``real``. Licence: Apache-2.0 (the
+repository's LICENSE).
 
 ``toolalpaca_apis``: the same requests one level up, as a host of plugins sees them: the
 1,425 APIs of ToolAlpaca's ``data/public_apis.json`` (the public-apis list, which ToolAlpaca
 drew its APIs from) are the catalogue, a tool an API (its name, its one-line description,
-no parameters; a server per category; an API listed twice is one tool, 1,412 in all), and
-each evaluation request expects the API it was written for (an API not in the list,
-CurrencyBeacon at the commit converted, has its requests counted, reported and skipped: 203
-of 214 are kept). Brand names and a line of
-description each, against requests written from the API's whole documentation.
+no parameters; a server per category; a name the list repeats for another API gets
+``_2``), and each evaluation request expects the API it was written for (the first of its
+name; an API not in the list, CurrencyBeacon at the commit converted, has its requests
+counted, reported and skipped: 203 of 214 are kept). Brand names and a line of description
+each, against requests written from the API's whole documentation.
 
 ``restbench``: RestBench (Song et al., 2023, "RestGPT: Connecting Large Language Models with
 Real-World RESTful APIs", arXiv 2306.06624), GitHub ``Yifan-Song793/RestGPT``: the TMDB and
 Spotify OpenAPI specs (``specs/{tmdb,spotify}_oas.json``; each operation a tool of server
-``tmdb`` or ``spotify``, named by its method and path, ``get_movie_movie_id_credits``) pooled
-into one catalogue of 94 tools, and the 157 requests of ``datasets/{tmdb,spotify}.json``,
-each expecting every endpoint of its solution path (two endpoints that the specs do not hold
-are counted, reported and skipped). ``style`` is the service. Licence: MIT (the
-repository's LICENSE).
+``tmdb`` or ``spotify``, named by its method and path, ``get_movie_movie_id_credits``; a body
+property never replaces a parameter of its name) pooled into one catalogue of 94 tools, and
+the 157 requests of ``datasets/{tmdb,spotify}.json``, each expecting every endpoint of its
+solution path. Endpoints are compared with their path parameters unnamed (the solution's
+``/person/{movie_id}/movie_credits`` is the spec's ``/person/{person_id}/...``); one the
+specs do not hold (``GET /track/{id}`` at the commit converted) is reported with its request
+and skipped. ``style`` is the service. Licence: MIT (the repository's LICENSE).
 
 Names are reduced to ``[a-z0-9_]``, the server cut to 48 characters and the name to 72
 (MCP's limit is 128; a repeated ``server__name`` gets ``_2``, ``_3``…);
@@ -648,8 +654,12 @@ def openapi_operations(spec: Any) -> list[tuple[str, str, Any, str, Any]]:
     description, as an MCP tool's input schema would.
     """
     ops = []
-    for path, item in (spec.get("paths") or {}).items():
+    paths = list((spec.get("paths") or {}).items())
+    for path, item in paths:
         item = _resolve(spec, item)
+        # A path written inside another's item (as ToolAlpaca's AviationAPI has them) is read
+        # as a path of its own.
+        paths += [(k, v) for k, v in item.items() if str(k).startswith("/") and isinstance(v, dict)]
         shared = [_resolve(spec, x) for x in item.get("parameters") or []]
         for method in _HTTP_METHODS:
             op = item.get(method)
@@ -677,13 +687,19 @@ def openapi_operations(spec: Any) -> list[tuple[str, str, Any, str, Any]]:
             content = body.get("content") or {}
             media: Any = content.get("application/json") or next(iter(content.values()), {})
             body_schema = _resolve(spec, (media or {}).get("schema") or {})
+            body_names = set()
             for name, sub in (body_schema.get("properties") or {}).items():
+                if str(name) in props:
+                    continue  # a parameter of the same name is what a call names
                 sub = _resolve(spec, sub)
                 prop = {"type": _JSON_TYPES.get(str(sub.get("type", "")).lower(), "string")}
                 if sub.get("description"):
                     prop["description"] = str(sub["description"])
                 props[str(name)] = prop
-            required += [str(r) for r in body_schema.get("required") or [] if str(r) in props]
+                body_names.add(str(name))
+            for name in body_schema.get("required") or []:
+                if str(name) in body_names and str(name) not in required:
+                    required.append(str(name))
             text = ". ".join(
                 t.strip().rstrip(".")
                 for t in (str(op.get("summary") or ""), str(op.get("description") or ""))
@@ -710,6 +726,10 @@ def request(qid: str, query: str, style: str, expected: list[str]) -> dict[str, 
 
 
 TOOLALPACA_FILES = ("eval_simulated", "eval_real")
+#: What ToolAlpaca's answers call that is no API operation: asking the user for details.
+TOOLALPACA_NOT_TOOLS = frozenset({"getDetails"})
+#: A mark some answers put before an operation's name (``[Optional]updateUserProfile``).
+_TOOLALPACA_MARK = re.compile(r"^\[[A-Za-z]+\]")
 
 
 def convert_toolalpaca(read: Callable[[str], str]) -> tuple[Records, Queries]:
@@ -727,21 +747,28 @@ def convert_toolalpaca(read: Callable[[str], str]) -> tuple[Records, Queries]:
                 for fname, where in (api.get("Function_Projection") or {}).items()
             }
             by_op: dict[str, str] = {}
+            about = str(api.get("Description") or server)
             for method, path, op, text, schema in openapi_operations(spec):
+                # ToolAlpaca names an operation without an operationId by its path and method
+                # ("/jokes/random/{category}" get: "jokes_random_category_get").
+                generated = f"{re.sub(r'[{}]', '', path.strip('/')).replace('/', '_')}_{method}"
                 op_id = named.get((path.strip("/"), method)) or str(
-                    op.get("operationId") or f"{method} {path}"
+                    op.get("operationId") or generated
                 )
-                by_op[op_id] = cat.add(server, _snake(op_id), text, schema, (split, server, op_id))
+                tool = cat.add(server, _snake(op_id), text or about, schema, (split, server, op_id))
+                by_op[op_id] = by_op.setdefault(generated, tool)
             for i, (ask, answer) in enumerate(
                 zip(api["Instructions"], api["Golden_Answers"], strict=True)
             ):
-                expected, missed = labels([str(step["Action"]) for step in answer], by_op)
+                calls = [_TOOLALPACA_MARK.sub("", str(step["Action"])) for step in answer]
+                asked = [c for c in calls if c not in TOOLALPACA_NOT_TOOLS]
+                expected, missed = labels(asked, by_op)
                 unknown += missed
                 if expected:
                     qid = f"toolalpaca-{split}-{slug(server)}-{i}"
                     queries.append(request(qid, str(ask), split.removeprefix("eval_"), expected))
     if unknown:
-        print(f"toolalpaca: skipped {unknown} calls to operations not documented", file=sys.stderr)
+        print(f"toolalpaca: skipped {unknown} calls to operations not found", file=sys.stderr)
     return cat.records, queries
 
 
@@ -750,23 +777,23 @@ def convert_toolalpaca_apis(read: Callable[[str], str]) -> tuple[Records, Querie
     evaluation requests, each expecting the API it was written for."""
     cat = Catalogue()
     by_api: dict[str, str] = {}
-    for row in json.loads(read("data/public_apis.json"))["entries"]:
+    for i, row in enumerate(json.loads(read("data/public_apis.json"))["entries"]):
         title = str(row["API"])
-        # An API listed under two categories is one tool, under the first.
-        by_api[title] = cat.add(
-            str(row["Category"]), title, str(row["Description"]), _NO_PARAMETERS, title
-        )
+        # Every entry is a tool: the list repeats a name for different APIs (two transport
+        # APIs of the Netherlands); a request names the first of its name.
+        tool = cat.add(str(row["Category"]), title, str(row["Description"]), _NO_PARAMETERS, i)
+        by_api.setdefault(title, tool)
     queries: Queries = []
     unlisted = 0
     for split in TOOLALPACA_FILES:
         for api in json.loads(read(f"data/{split}.json")):
-            tool = by_api.get(str(api["Name"]))
-            if tool is None:
+            wanted = by_api.get(str(api["Name"]))
+            if wanted is None:
                 unlisted += len(api["Instructions"])
                 continue
             for i, ask in enumerate(api["Instructions"]):
                 qid = f"toolalpaca_apis-{split}-{slug(str(api['Name']))}-{i}"
-                queries.append(request(qid, str(ask), split.removeprefix("eval_"), [tool]))
+                queries.append(request(qid, str(ask), split.removeprefix("eval_"), [wanted]))
     if unlisted:
         print(f"toolalpaca_apis: skipped {unlisted} requests of APIs not listed", file=sys.stderr)
     return cat.records, queries
@@ -776,6 +803,15 @@ _NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 RESTBENCH_SERVICES = ("tmdb", "spotify")
+
+
+def _endpoint(call: str) -> str:
+    """``METHOD /path`` with white space folded and path parameters unnamed (``{}``).
+
+    Two templates that differ only in a parameter's name are one endpoint: a solution
+    written ``/person/{movie_id}/movie_credits`` is the spec's ``/person/{person_id}/...``.
+    """
+    return re.sub(r"\{[^}]*\}", "{}", " ".join(call.split()))
 
 
 def convert_restbench(read: Callable[[str], str]) -> tuple[Records, Queries]:
@@ -788,10 +824,14 @@ def convert_restbench(read: Callable[[str], str]) -> tuple[Records, Queries]:
         by_call: dict[str, str] = {}
         for method, path, _op, text, schema in openapi_operations(spec):
             call = f"{method.upper()} {path}"
-            by_call[call] = cat.add(service, f"{method} {path}", text or call, schema, call)
+            tool = cat.add(service, f"{method} {path}", text or call, schema, call)
+            by_call[_endpoint(call)] = tool
         for i, row in enumerate(json.loads(read(f"datasets/{service}.json"))):
-            calls = [" ".join(str(call).split()) for call in row["solution"]]
+            calls = [_endpoint(str(call)) for call in row["solution"]]
             expected, missed = labels(calls, by_call)
+            for call in calls:
+                if call not in by_call:
+                    print(f"restbench: {service} request {i}: no endpoint {call}", file=sys.stderr)
             unknown += missed
             if expected:
                 queries.append(

@@ -349,8 +349,8 @@ def test_toolalpaca_apis_lists_every_api_as_one_tool(
     listed = [
         {"API": "Axolotl", "Description": "Collection of axolotl pictures", "Category": "Animals"},
         {"API": "Cataas", "Description": "Cat as a service", "Category": "Animals"},
-        # Listed under two categories: one tool, under the first.
-        {"API": "Cataas", "Description": "Cats, again", "Category": "Entertainment"},
+        # The list repeats a name for another API: a tool of its own, the first one named.
+        {"API": "Cataas", "Description": "Another cat API", "Category": "Entertainment"},
         {"API": "Nager.Date", "Description": "Public holidays", "Category": "Calendar"},
     ]
     _write(src, "data/public_apis.json", json.dumps({"count": 4, "entries": listed}))
@@ -361,7 +361,12 @@ def test_toolalpaca_apis_lists_every_api_as_one_tool(
     _write(src, "data/eval_real.json", json.dumps(real))
     assert conv.main(["toolalpaca_apis", "--source", str(src), "--out", str(out)]) == 0
     names, rows = _converted(out, "toolalpaca_apis")
-    assert names == ["animals__axolotl", "animals__cataas", "calendar__nager_date"]
+    assert names == [
+        "animals__axolotl",
+        "animals__cataas",
+        "entertainment__cataas",
+        "calendar__nager_date",
+    ]
     records = json.loads((out / "toolalpaca_apis" / "catalogue.json").read_text())
     assert records[1]["description"] == "Cat as a service"
     assert all(r["input_schema"] == {"type": "object", "properties": {}} for r in records)
@@ -444,29 +449,44 @@ def test_toolalpaca_names_operations_by_their_projection_key(
         [
             {"Action": "getFruitByName", "Action_Input": '{"name": "banana"}'},
             {"Action": "getFruitByName", "Action_Input": '{"name": "mango"}'},
-            {"Action": "getDetails", "Action_Input": "{}"},  # documented nowhere: skipped
-            {"Action": "addFruit", "Action_Input": '{"name": "mango"}'},
+            {"Action": "getDetails", "Action_Input": "{}"},  # asks the user: no tool
+            {"Action": "getSecrets", "Action_Input": "{}"},  # documented nowhere: skipped
+            # The set marks some calls; the mark is no part of the name.
+            {"Action": "[Optional]addFruit", "Action_Input": '{"name": "mango"}'},
         ],
-        [{"Action": "getDetails", "Action_Input": "{}"}],  # nothing left: dropped
+        [{"Action": "getSecrets", "Action_Input": "{}"}],  # nothing left: dropped
         [{"Action": "getAllFruit", "Action_Input": "{}"}],
     ]
     holidays = _api(
         "Nager.Date",
-        {"/api/v3/Version": {"get": {"description": "The library's version."}}},
+        {
+            "/api/v3/Version": {
+                "get": {"description": "The library's version."},
+                # A path inside another's item, no operationId, no text, in no projection:
+                # read as a path, named by path and method as the answers name it, and
+                # described by the API's own line.
+                "/api/v3/Countries/{code}": {"get": {}},
+            }
+        },
         {"VersionGetVersion": ["/api/v3/Version", "get"]},
     )
-    holidays["Instructions"] = ["Which version of Nager.Date is this?"]
-    holidays["Golden_Answers"] = [[{"Action": "VersionGetVersion", "Action_Input": "{}"}]]
+    holidays["Description"] = "Public holidays for more than 90 countries"
+    holidays["Instructions"] = ["Which version of Nager.Date is this?", "Tell me about Peru."]
+    holidays["Golden_Answers"] = [
+        [{"Action": "VersionGetVersion", "Action_Input": "{}"}],
+        [{"Action": "api_v3_Countries_code_get", "Action_Input": '{"code": "PE"}'}],
+    ]
     _write(src, "data/eval_simulated.json", json.dumps([fruit]))
     _write(src, "data/eval_real.json", json.dumps([holidays]))
     assert conv.main(["toolalpaca", "--source", str(src), "--out", str(out)]) == 0
-    assert "toolalpaca: skipped 2 calls to operations not documented" in capsys.readouterr().err
+    assert "toolalpaca: skipped 2 calls to operations not found" in capsys.readouterr().err
     names, rows = _converted(out, "toolalpaca")
     assert names == [
         "fruityvice__get_fruit_by_name",
         "fruityvice__get_all_fruit",
         "fruityvice__add_fruit",
         "nager_date__version_get_version",
+        "nager_date__api_v3_countries_code_get",
     ]
     assert rows == [
         {
@@ -490,6 +510,13 @@ def test_toolalpaca_names_operations_by_their_projection_key(
             "style": "real",
             "expected": ["nager_date__version_get_version"],
         },
+        {
+            "id": "toolalpaca-eval_real-nager_date-1",
+            "query": "Tell me about Peru.",
+            "lang": "en",
+            "style": "real",
+            "expected": ["nager_date__api_v3_countries_code_get"],
+        },
     ]
     records = json.loads((out / "toolalpaca" / "catalogue.json").read_text())
     assert [r["description"] for r in records] == [
@@ -497,6 +524,7 @@ def test_toolalpaca_names_operations_by_their_projection_key(
         "All fruit",
         "Add a fruit",
         "The library's version",
+        "Public holidays for more than 90 countries",
     ]
     assert [r["input_schema"] for r in records[:3]] == [
         {
@@ -604,6 +632,8 @@ def test_restbench_resolves_refs_and_shared_parameters(
                 " GET /movie/{movie_id}/credits ",
                 "GET /search/person",
                 "GET /person/{person_id}/movie_credits",
+                # The spec's /movie/{movie_id}/credits, a parameter named otherwise.
+                "GET /movie/{id}/credits",
             ],
         },
         {
@@ -617,7 +647,10 @@ def test_restbench_resolves_refs_and_shared_parameters(
         src, "datasets/spotify.json", json.dumps([{"query": "Who am I?", "solution": ["GET /me"]}])
     )
     assert conv.main(["restbench", "--source", str(src), "--out", str(out)]) == 0
-    assert "restbench: skipped 2 calls to endpoints not in the spec" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "restbench: skipped 2 calls to endpoints not in the spec" in err
+    # Each named, with its request; parameters are unnamed ({}) when endpoints are compared.
+    assert "restbench: tmdb request 0: no endpoint GET /person/{}/movie_credits" in err
     names, rows = _converted(out, "restbench")
     assert names == [
         "tmdb__get_search_person",
@@ -764,4 +797,21 @@ def test_restbench_a_parameter_description_in_its_schema_is_kept(conv: ModuleTyp
     [(_, _, _, _, schema)] = conv.openapi_operations(spec)
     assert schema["properties"] == {
         "limit": {"type": "integer", "description": "The maximum number of items"}
+    }
+
+
+def test_openapi_a_body_property_never_replaces_a_parameter(conv: ModuleType) -> None:
+    # Spotify's PUT /me/following takes "ids" in the query and again in its JSON body.
+    query = {"name": "ids", "in": "query", "required": "true", "schema": {"type": "string"}}
+    body = {
+        "type": "object",
+        "properties": {"ids": {"type": "array"}, "public": {"type": "boolean"}},
+        "required": ["ids", "public"],
+    }
+    op = {"parameters": [query], "requestBody": {"content": {"application/json": {"schema": body}}}}
+    [(_, _, _, _, schema)] = conv.openapi_operations({"paths": {"/me/following": {"put": op}}})
+    assert schema == {
+        "type": "object",
+        "properties": {"ids": {"type": "string"}, "public": {"type": "boolean"}},
+        "required": ["ids", "public"],
     }

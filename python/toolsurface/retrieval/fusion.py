@@ -56,7 +56,7 @@ class FusionSettings(BaseModel):
     ``even_weight``; the semantic ranking weighs 1, all damped by ``semantic_k``; an empty
     lexical ranking leaves the semantic one alone. The defaults (k 6, margin 0.1, weights
     2, 1.5 and 1) are the setting that loses on none of eight request sets and gains most
-    on them on average (docs/quality.md, "The even ranking"), and again over twelve.
+    on them on average (docs/quality.md, "The even ranking"), and again over thirteen.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
