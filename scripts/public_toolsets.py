@@ -880,7 +880,14 @@ def main(argv: list[str] | None = None) -> int:
     repo = Path(__file__).resolve().parent.parent
     if out.resolve().is_relative_to(repo):
         raise SystemExit(f"{out}: inside the repository; the converted data is never committed")
-    records, queries = CONVERTERS[args.set](reader(args.source, commit, spec.marker))
+    try:
+        records, queries = CONVERTERS[args.set](reader(args.source, commit, spec.marker))
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        # A file of another shape than the set publishes (another commit, an edited copy).
+        raise SystemExit(
+            f"{args.set}: {args.source} at {commit}: not the set's published shape "
+            f"({type(exc).__name__}: {exc})"
+        ) from None
     out.mkdir(parents=True, exist_ok=True)
     (out / "catalogue.json").write_text(
         json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8"

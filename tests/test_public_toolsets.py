@@ -815,3 +815,16 @@ def test_openapi_a_body_property_never_replaces_a_parameter(conv: ModuleType) ->
         "properties": {"ids": {"type": "string"}, "public": {"type": "boolean"}},
         "required": ["ids", "public"],
     }
+
+
+def test_a_source_of_another_shape_stops_naming_the_set(conv: ModuleType, tmp_path: Path) -> None:
+    src, out = tmp_path / "ToolAlpaca", tmp_path / "cache"
+    # An API whose documentation is no JSON, and one whose answers miss a field.
+    _write(src, "data/eval_simulated.json", json.dumps([{"Name": "X", "Documentation": "{"}]))
+    _write(src, "data/eval_real.json", "[]")
+    with pytest.raises(SystemExit, match=r"toolalpaca: .* not the set's published shape \(JSON"):
+        conv.main(["toolalpaca", "--source", str(src), "--out", str(out)])
+    _write(src, "data/eval_simulated.json", json.dumps([{"Name": "X", "Documentation": "{}"}]))
+    with pytest.raises(SystemExit, match=r"not the set's published shape \(KeyError: 'Instr"):
+        conv.main(["toolalpaca", "--source", str(src), "--out", str(out)])
+    assert not (out / "toolalpaca").exists()
