@@ -316,6 +316,15 @@ def slug(text: str) -> str:
     return _NOT_NAME.sub("_", text.lower()).strip("_") or "x"
 
 
+def _prop(kind: Any, about: Any, types: dict[str, str] | None = None) -> dict[str, Any]:
+    """A JSON schema property: the set's type mapped to JSON's (else string), and its
+    description when it has one."""
+    prop: dict[str, Any] = {"type": (types or _JSON_TYPES).get(str(kind).lower(), "string")}
+    if about:
+        prop["description"] = str(about)
+    return prop
+
+
 def params_schema(required: list[dict[str, Any]], optional: list[dict[str, Any]]) -> Any:
     """A JSON schema object from ToolBench's parameter lists."""
     props: dict[str, Any] = {}
@@ -323,10 +332,7 @@ def params_schema(required: list[dict[str, Any]], optional: list[dict[str, Any]]
         name = str(p.get("name", "")).strip()
         if not name:
             continue
-        prop: dict[str, Any] = {"type": _JSON_TYPES.get(str(p.get("type", "")).lower(), "string")}
-        if p.get("description"):
-            prop["description"] = str(p["description"])
-        props[name] = prop
+        props[name] = _prop(p.get("type", ""), p.get("description"))
     names = [str(p.get("name", "")).strip() for p in required]
     return {"type": "object", "properties": props, "required": [n for n in names if n]}
 
@@ -584,12 +590,7 @@ def convert_sealtools(read: Callable[[str], str]) -> tuple[Records, Queries]:
         params = tool.get("parameters") or {}
         props: dict[str, Any] = {}
         for pname, spec in params.items():
-            prop: dict[str, Any] = {
-                "type": _SEAL_TYPES.get(str(spec.get("type", "")).lower(), "string")
-            }
-            if spec.get("description"):
-                prop["description"] = str(spec["description"])
-            props[str(pname)] = prop
+            props[str(pname)] = _prop(spec.get("type", ""), spec.get("description"), _SEAL_TYPES)
         schema = {
             "type": "object",
             "properties": props,
@@ -672,14 +673,9 @@ def openapi_operations(spec: Any) -> list[tuple[str, str, Any, str, Any]]:
                 if not name:
                     continue
                 schema = _resolve(spec, param.get("schema") or {})
-                prop: dict[str, Any] = {
-                    "type": _JSON_TYPES.get(str(schema.get("type", "")).lower(), "string")
-                }
                 # Some specs (Spotify's) keep the description in the schema.
                 about = param.get("description") or schema.get("description")
-                if about:
-                    prop["description"] = str(about)
-                props[name] = prop
+                props[name] = _prop(schema.get("type", ""), about)
                 # ... and write ``required`` as the string "true" or "false".
                 if str(param.get("required", "")).lower() == "true":
                     required.append(name)
@@ -692,10 +688,7 @@ def openapi_operations(spec: Any) -> list[tuple[str, str, Any, str, Any]]:
                 if str(name) in props:
                     continue  # a parameter of the same name is what a call names
                 sub = _resolve(spec, sub)
-                prop = {"type": _JSON_TYPES.get(str(sub.get("type", "")).lower(), "string")}
-                if sub.get("description"):
-                    prop["description"] = str(sub["description"])
-                props[str(name)] = prop
+                props[str(name)] = _prop(sub.get("type", ""), sub.get("description"))
                 body_names.add(str(name))
             for name in body_schema.get("required") or []:
                 if str(name) in body_names and str(name) not in required:
