@@ -129,6 +129,12 @@ class Index:
     ) -> Index: ...
     def __len__(self) -> int:
         """Number of documents."""
+    def with_learned(self, learned: list[str]) -> Index:
+        """The index with document ``i``'s learned text made ``learned[i]``.
+
+        The tools' own five fields are taken from the postings: what a build of their
+        texts and ``learned`` makes, without the texts.
+        """
     def vocabulary_size(self) -> int:
         """Number of distinct terms."""
     def memory_bytes(self) -> int:

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from conftest import vector_settings
+from conftest import ROOT, vector_settings
 from toolsurface import Tool, ToolRegistry, ToolSurface
+from toolsurface.catalogue import load_catalogue
 from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.hints.learned import (
@@ -129,6 +130,71 @@ def test_both_engines_rank_taught_requests_alike() -> None:
         assert [n for n, _ in native] == [n for n, _ in pure]
         for (_, a), (_, b) in zip(native, pure):
             assert math.isclose(a, b, rel_tol=1e-9)
+
+
+class _Relearns:
+    """A native backend that replaces learned texts in place, or (``relearns=False``) not."""
+
+    def __init__(self, inner: Any, relearns: bool) -> None:
+        self.inner, self.relearns, self.calls = inner, relearns, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def relearned(self, index: Any, learned: list[str]) -> Any:
+        self.calls += 1
+        return self.inner.relearned(index, learned)
+
+
+def test_a_hint_learned_after_the_build_ranks_as_a_fresh_build_does() -> None:
+    # The native registry keeps no copy of the tools' texts: a hint learned once the index
+    # is built replaces the learned texts in the index it has (``Index.with_learned``).
+    # Its rankings must be a fresh build's, and the pure engine's, after every change.
+    tools = load_catalogue(ROOT / "python/toolsurface/data/demo_catalogue.json")[1]
+    tools += [t for t in _tools() if t.name not in {d.name for d in tools}]
+    steps: list[tuple[str, list[tuple[str, str]]]] = [
+        (
+            "learn",
+            [
+                ("bounce checkout", "k8s__rollout_restart"),
+                ("кто дежурит", "pagerduty__get_oncalls"),
+            ],
+        ),
+        (
+            "learn",
+            [
+                ("put eyes on it", "slack__add_reaction"),
+                ("bounce it again", "k8s__rollout_restart"),
+            ],
+        ),
+        ("forget", [("", "k8s__rollout_restart")]),
+        ("learn", [("who holds the pager tonight", "pagerduty__get_oncalls")] * 2),
+    ]
+    queries = ["bounce the pods", "кто держит пейджер", "eyes on that message", "pager", "checkout"]
+    in_place = ToolRegistry(tools, engine="native")
+    spy = in_place._backend = _Relearns(in_place._backend, relearns=True)  # type: ignore[assignment]
+    fresh = ToolRegistry(tools, engine="native")
+    fresh._backend = _Relearns(fresh._backend, relearns=False)  # type: ignore[assignment]
+    reference = ToolRegistry(tools, engine="pure")
+    registries = (in_place, fresh, reference)
+    before = [[(h.name, h.score) for h in in_place.search(q, k=5)] for q in queries]
+    for registry in registries[1:]:
+        registry.search("anything")  # built before the first hint
+    moved = 0
+    for what, pairs in steps:
+        for registry in registries:
+            if what == "learn":
+                registry.learn_many(pairs)
+            else:
+                registry.forget(pairs[0][1])
+        got = [[[(h.name, h.score) for h in r.search(q, k=5)] for q in queries] for r in registries]
+        assert got[0] == got[1], what  # equal to a fresh build, to the last bit
+        moved += got[0] != before
+        for native, pure in zip(got[0], got[2]):
+            assert [n for n, _ in native] == [n for n, _ in pure]
+            assert all(math.isclose(a, b, rel_tol=1e-9) for (_, a), (_, b) in zip(native, pure))
+    assert spy.calls == len(steps)
+    assert moved == len(steps)  # every step's hints changed what the requests find
 
 
 def test_the_cap_forgets_the_rarest_then_the_oldest() -> None:

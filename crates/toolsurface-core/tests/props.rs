@@ -92,6 +92,33 @@ proptest! {
         let many = Searcher::new(&index).search_many(&queries, k, &settings, Some(&lex), None).unwrap();
         prop_assert_eq!(many.len(), queries.len());
     }
+
+    #[test]
+    fn a_learned_field_replaced_searches_as_a_build(
+        docs in proptest::collection::vec(proptest::collection::vec(text(), 7), 0..8),
+        queries in proptest::collection::vec(text(), 1..4),
+    ) {
+        // Each document's five own texts, its learned text before and after.
+        let a = analyzer();
+        let names: Vec<String> = (0..docs.len()).map(|i| format!("doc{i}")).collect();
+        let fields = |learned: usize| -> Vec<[String; 6]> {
+            docs.iter()
+                .map(|d| std::array::from_fn(|i| d[if i == 5 { learned } else { i }].clone()))
+                .collect()
+        };
+        let before = Index::build(a.clone(), names.clone(), fields(5)).unwrap();
+        let built = Index::build(a.clone(), names, fields(6)).unwrap();
+        let learned: Vec<&str> = docs.iter().map(|d| d[6].as_str()).collect();
+        let merged = before.with_learned(&learned).unwrap();
+        prop_assert_eq!(merged.vocabulary_size(), built.vocabulary_size());
+        prop_assert_eq!(merged.postings_len(), built.postings_len());
+        let settings = Settings::new([3.0, 2.0, 1.5, 1.0, 0.5, 1.0], [0.75; 6], 1.2, 0.5);
+        for q in queries.iter().chain(learned.iter().map(|s| s.to_string()).collect::<Vec<_>>().iter()) {
+            let x = Searcher::new(&merged).search(q, 8, &settings, None, None).unwrap();
+            let y = Searcher::new(&built).search(q, 8, &settings, None, None).unwrap();
+            prop_assert_eq!((x.docs, x.scores, x.fallback), (y.docs, y.scores, y.fallback));
+        }
+    }
 }
 
 #[test]

@@ -171,6 +171,24 @@ impl PyIndex {
         self.inner.len()
     }
 
+    /// This index with document `i`'s learned text made `learned[i]` (ids in order), its
+    /// own five fields taken from its postings: what a build of the tools' texts and
+    /// `learned` makes, without the tools' texts.
+    fn with_learned(&self, py: Python<'_>, learned: Vec<Bound<'_, PyString>>) -> PyResult<Self> {
+        let texts = learned
+            .iter()
+            .map(|text| text.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        let inner = Arc::clone(&self.inner);
+        py.detach(move || {
+            guard(move || {
+                Ok(PyIndex {
+                    inner: Arc::new(inner.with_learned(&texts)?),
+                })
+            })
+        })
+    }
+
     /// Number of distinct terms.
     fn vocabulary_size(&self) -> usize {
         self.inner.vocabulary_size()

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use toolsurface_core as core;
@@ -52,6 +53,17 @@ impl Lines {
     }
 }
 
+/// `str.isascii`, the unbound method: called with the string, it skips the attribute
+/// lookup on the instance that `text.isascii()` makes every time.
+fn is_ascii(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static IS_ASCII: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    IS_ASCII
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.get_type::<PyString>().getattr("isascii")?.unbind())
+        })
+        .map(|f| f.bind(py))
+}
+
 /// A plain `str`'s text, or `None` (a subclass, a lone surrogate: Python decides).
 ///
 /// An ASCII string lends its own bytes. Any other is encoded into a temporary: borrowing its
@@ -59,7 +71,7 @@ impl Lines {
 /// and the tool keeps its description and schema (twice their memory for Cyrillic text).
 fn plain_str<'a>(value: &'a Bound<'_, PyAny>) -> Option<Cow<'a, str>> {
     let text = value.cast_exact::<PyString>().ok()?;
-    let ascii = text.call_method0(intern!(value.py(), "isascii")).ok()?;
+    let ascii = is_ascii(value.py()).ok()?.call1((text,)).ok()?;
     if ascii.is_truthy().ok()? {
         return text.to_str().ok().map(Cow::Borrowed);
     }
@@ -71,10 +83,28 @@ fn plain_str<'a>(value: &'a Bound<'_, PyAny>) -> Option<Cow<'a, str>> {
 
 /// Where a local `$ref` may point: `#/$defs/<name>` or `#/definitions/<name>`.
 const DEF_TABLES: [(&str, &str); 2] = [("$defs", "#/$defs/"), ("definitions", "#/definitions/")];
-/// Keys whose list members are alternative (or joint) schemas of the same value.
-const VARIANTS: [&str; 3] = ["anyOf", "oneOf", "allOf"];
+/// Keys whose list members are alternative (or joint) schemas of the same value. Interned,
+/// as every key the walk looks up: a key made anew for each lookup is allocated and hashed
+/// each time, and a registry walks every tool's schema on each build (docs/performance.md).
+fn variant_keys(py: Python<'_>) -> [&Bound<'_, PyString>; 3] {
+    [
+        intern!(py, "anyOf"),
+        intern!(py, "oneOf"),
+        intern!(py, "allOf"),
+    ]
+}
+
 /// Keys that give a parameter's schema more to walk (`fields._links`).
-const LINKS: [&str; 6] = ["properties", "items", "$ref", "anyOf", "oneOf", "allOf"];
+fn link_keys(py: Python<'_>) -> [&Bound<'_, PyString>; 6] {
+    [
+        intern!(py, "properties"),
+        intern!(py, "items"),
+        intern!(py, "$ref"),
+        intern!(py, "anyOf"),
+        intern!(py, "oneOf"),
+        intern!(py, "allOf"),
+    ]
+}
 
 /// One schema walk of `fields._Walk`: the root a `$ref` resolves in, the definitions
 /// already followed, the schema objects already walked (by address: a host may share
@@ -187,7 +217,7 @@ impl<'py> Walk<'_, 'py> {
                 }
             }
         }
-        for key in VARIANTS {
+        for key in variant_keys(py) {
             let Some(members) = schema.get_item(key).ok()? else {
                 continue;
             };
@@ -222,7 +252,7 @@ impl<'py> Walk<'_, 'py> {
             }
         }
         self.add_enum(prop)?;
-        for key in LINKS {
+        for key in link_keys(py) {
             if prop.contains(key).ok()? {
                 return self.schema(prop, depth + 1);
             }

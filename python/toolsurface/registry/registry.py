@@ -29,7 +29,7 @@ from toolsurface.registry.view import RegistryView, ViewCache
 from toolsurface.retrieval.analysis.morphology import with_forms
 from toolsurface.retrieval.boosts.boosts import Boosts
 from toolsurface.retrieval.boosts.mentions import MentionBoost
-from toolsurface.retrieval.engine.backend import Backend, Searcher, backend
+from toolsurface.retrieval.engine.backend import Backend, IndexLike, Searcher, backend
 from toolsurface.retrieval.engine.built import BuiltIndex as _Built
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.field_texts import tool_fields
@@ -45,7 +45,7 @@ from toolsurface.retrieval.fusion import (
     fuse_semantic,
 )
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
-from toolsurface.retrieval.hints.learning import LearnedField, index_texts
+from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
 from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
@@ -135,7 +135,6 @@ class ToolRegistry:
         self._backend: Backend = backend(engine)
         #: The semantic ranker fused into every search, or ``None`` (lexical alone).
         self.semantic: SemanticRanker | None = _semantic_ranker(semantic)
-        self._tool_fields = self._backend.fields
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
@@ -154,8 +153,10 @@ class ToolRegistry:
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
-        # Each tool's texts as the engine keeps them (packed on the native engine).
-        self._fields: dict[str, StoredFields] = {}
+        # The tools' field texts are not kept: a build makes them from the tools (about 650
+        # bytes a tool, two thirds of what registering kept). Names whose over-long fields
+        # were already reported, so that each build does not report them again.
+        self._cut_reported: set[str] = set()
         self._generation = 0
         # The registry's parts, each the owner of its own state. They read the tools and
         # the generation (never write them) and share the lock, so that what one reads
@@ -205,13 +206,12 @@ class ToolRegistry:
         """Add a tool (a :class:`Tool` or a mapping); ``where`` names its source in errors."""
         parsed = tool if isinstance(tool, Tool) else tool_from_mapping(tool, where=where)
         origin = where or "registered by the host"
-        texts = self._tool_fields(parsed)
         with self._lock:
             if parsed.name in self._tools and not replace:
                 raise DuplicateToolError(parsed.name, self._origins[parsed.name], origin)
             self._tools[parsed.name] = parsed
             self._origins[parsed.name] = origin
-            self._fields[parsed.name] = texts
+            self._cut_reported.discard(parsed.name)
             self._generation += 1
         return parsed
 
@@ -220,20 +220,14 @@ class ToolRegistry:
     ) -> list[Tool]:
         """Register several tools; all are validated before any is added."""
         prefix = f"{where} " if where else ""
-        # One pass over the tools: each is read once, while it is in cache (at 100,000 tools
-        # separate passes for parsing, names and field texts cost a third more), and the
-        # field texts are made outside the lock, as ``register`` makes them.
         parsed: list[Tool] = []
         names: list[str] = []
-        texts: list[StoredFields] = []
-        tool_fields_ = self._tool_fields
         with gc_paused():  # millions of new containers, none garbage (see _internal/gcpause.py)
             for i, t in enumerate(tools):
                 if not isinstance(t, Tool):
                     t = tool_from_mapping(t, where=f"{prefix}item {i}")
                 parsed.append(t)
                 names.append(t.name)
-                texts.append(tool_fields_(t))
         if not replace and len(set(names)) != len(names):
             seen: dict[str, int] = {}
             for i, name in enumerate(names):
@@ -249,7 +243,8 @@ class ToolRegistry:
                         raise DuplicateToolError(name, self._origins[name], f"{prefix}item {i}")
             tools_.update(zip(names, parsed))
             self._origins.update(zip(names, [f"{prefix}item {i}" for i in range(len(names))]))
-            self._fields.update(zip(names, texts))
+            if self._cut_reported:
+                self._cut_reported.difference_update(names)
             if parsed:
                 self._generation += 1
         return parsed
@@ -261,7 +256,7 @@ class ToolRegistry:
             if tool is None:
                 raise UnknownToolError(f"no tool named {name!r} is registered")
             del self._origins[name]
-            del self._fields[name]
+            self._cut_reported.discard(name)
             self._generation += 1
         return tool
 
@@ -278,7 +273,7 @@ class ToolRegistry:
                 if tool is not None:
                     removed.append(tool)
                     del self._origins[n]
-                    del self._fields[n]
+                    self._cut_reported.discard(n)
             if removed:
                 self._generation += 1
         return removed
@@ -489,21 +484,53 @@ class ToolRegistry:
             stamp = (self._generation, hints.version)
             if built is not None and (built.generation, built.learned) == stamp:
                 return built
-            names, fields = list(self._fields), list(self._fields.values())
-            if built is not None and built.generation == stamp[0]:
-                read_only = built.read_only  # the same tools: only what was learned moved
-            else:
-                read_only = self._read_only()
+            tools = dict(self._tools)
+            relearn = built if built is not None and built.generation == stamp[0] else None
+            # The same tools: only what was learned moved, and what reads only has not.
+            read_only = relearn.read_only if relearn is not None else self._read_only()
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
-        texts = index_texts(names, fields, hints, self._backend.tokens)
-        names, texts = self._backend.by_name(names, texts)
-        index = self._backend.index(names, texts)
+        if relearn is not None and self._backend.relearns:
+            names = relearn.names
+            index = self._relearned(relearn.index, names, tools, hints)
+        else:
+            names = list(tools)
+            fields = self._field_texts(list(tools.values()))
+            texts = index_texts(names, fields, hints, self._backend.tokens)
+            names, texts = self._backend.by_name(names, texts)
+            index = self._backend.index(names, texts)
         made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
         with self._lock:
             if self._built is None or (self._built.generation, self._built.learned) < stamp:
                 self._built = made
         return made
+
+    def _relearned(
+        self, index: IndexLike, names: list[str], tools: Mapping[str, Tool], hints: LearnedHints
+    ) -> IndexLike:
+        """``index`` (of ``names``, ``tools``) with the learned texts of ``hints``.
+
+        Only the taught tools' texts are made (to cut each request to the words a tool's own
+        texts reach); the others' are in the index already.
+        """
+        fields, reported = self._backend.fields, self._cut_reported
+
+        def texts(name: str) -> StoredFields | None:
+            tool = tools.get(name)
+            return None if tool is None else fields(tool, reported)
+
+        learned = learned_texts(hints, texts, self._backend.tokens)
+        return self._backend.relearned(index, [learned.get(n, "") for n in names])
+
+    def _field_texts(self, tools: Sequence[Tool]) -> list[StoredFields]:
+        """The field texts of ``tools``, as the engine indexes them (made, not kept).
+
+        A tool's over-long fields are reported once while it stays registered.
+        """
+        texts = self._backend.fields
+        reported = self._cut_reported
+        with gc_paused():  # a new object a tool, none garbage
+            return [texts(tool, reported) for tool in tools]
 
     def prepare(self) -> None:
         """Build the search index of the registry as it is now, so the next search need not.
@@ -729,9 +756,10 @@ class ToolRegistry:
         with self._lock:
             if self._generation != built.generation:
                 return None
-            fields = self._fields
-            stored = [fields[n] for n in built.names]
-        # Unpacked outside the lock: a registration need not wait for it.
+            tools = self._tools
+            chosen = [tools[n] for n in built.names]
+        # Made outside the lock: a registration need not wait for it.
+        stored = self._field_texts(chosen)
         texts = [unpack_fields(n, f) for n, f in zip(built.names, stored)]
         return semantic.table(built.generation, built.names, texts)
 
@@ -787,19 +815,16 @@ class ToolRegistry:
         cached = self._documents
         if cached is None or cached[0] != built.generation:
             with self._lock:
-                tools, fields = self._tools, self._fields
-                docs = tuple(  # a tuple: one ranker cannot change what the next is given
-                    ToolDocument(
-                        n,
-                        tools[n].description,
-                        tools[n].search_hint,
-                        unpack_fields(n, fields[n])[4],
-                    )
-                    for n in built.names
-                    if n in tools
-                )
-                if self._generation == built.generation:
-                    self._documents = cached = (built.generation, docs)
+                tools = self._tools
+                chosen = [tools[n] for n in built.names if n in tools]
+                current = self._generation == built.generation
+            stored = self._field_texts(chosen)
+            docs = tuple(  # a tuple: one ranker cannot change what the next is given
+                ToolDocument(t.name, t.description, t.search_hint, unpack_fields(t.name, f)[4])
+                for t, f in zip(chosen, stored)
+            )
+            if current:  # the tools were this generation's: keep their documents
+                self._documents = cached = (built.generation, docs)
             if cached is None or cached[0] != built.generation:
                 return docs if allowed is None else [d for d in docs if d.name in allowed]
         docs = cached[1]

@@ -27,8 +27,12 @@ FieldTexts = tuple[str, str, str, str, str]
 IndexTexts = tuple[str, ...]
 
 
-def tool_fields(tool: Tool) -> FieldTexts:
-    """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``."""
+def tool_fields(tool: Tool, reported: set[str] | None = None) -> FieldTexts:
+    """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``.
+
+    A cut is logged as a warning; with ``reported`` (the names already logged, which a
+    registry keeps), only when the tool's name is not in it, and the name is added.
+    """
     summary, body = split_description(tool.description)
     params, enums = schema_texts(tool.input_schema)
     if enums:  # the parameters' enum values are searched with the body (docs/analysis.md)
@@ -42,13 +46,16 @@ def tool_fields(tool: Tool) -> FieldTexts:
         clean_text(params),
     )
     if max(map(len, texts)) > FIELD_MAX_CHARS:
-        cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
-        _log.warning(
-            "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
-            tool.name,
-            ", ".join(cut),
-            FIELD_MAX_CHARS,
-        )
+        if reported is None or tool.name not in reported:
+            cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
+            _log.warning(
+                "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
+                tool.name,
+                ", ".join(cut),
+                FIELD_MAX_CHARS,
+            )
+            if reported is not None:
+                reported.add(tool.name)
         m = FIELD_MAX_CHARS
         texts = (texts[0][:m], texts[1][:m], texts[2][:m], texts[3][:m], texts[4][:m])
     return texts

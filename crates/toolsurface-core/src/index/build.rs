@@ -15,6 +15,9 @@ use crate::index::sat_cache::SatCache;
 use crate::index::trigram::trigram_index;
 use crate::strtab::{str_hash, Arena, StrTable};
 
+/// The next index's `uid` (unique in the process).
+pub(crate) static NEXT_UID: AtomicU64 = AtomicU64::new(1);
+
 /// Marks a global term a chunk does not have.
 const NO_LOCAL: u32 = u32::MAX;
 
@@ -148,7 +151,6 @@ impl Index {
 
         let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
 
-        static NEXT_UID: AtomicU64 = AtomicU64::new(1);
         Ok(Index {
             uid: NEXT_UID.fetch_add(1, AtomicOrdering::Relaxed),
             analyzer,
@@ -199,13 +201,19 @@ fn doc_lengths(
         first_doc.push(doc_len.len() as u32);
         doc_len.extend_from_slice(&c.lens);
     }
+    let totals = length_totals(&doc_len);
+    (doc_len, first_doc, totals)
+}
+
+/// The field lengths' totals over the documents.
+pub(crate) fn length_totals(doc_len: &[[u32; N_FIELDS]]) -> [u64; N_FIELDS] {
     let mut totals = [0u64; N_FIELDS];
-    for lens in &doc_len {
+    for lens in doc_len {
         for (total, &len) in totals.iter_mut().zip(lens) {
             *total += u64::from(len);
         }
     }
-    (doc_len, first_doc, totals)
+    totals
 }
 
 /// The merged vocabulary, and each chunk's postings as runs by term with its global id ->
@@ -336,7 +344,7 @@ fn lay_out_postings(runs: &[ChunkRuns], term_start: &[u32], total: usize, v: usi
 }
 
 /// Average field lengths of `n` documents whose lengths total `totals` (0 for none).
-fn average_lengths(totals: &[u64; N_FIELDS], n: usize) -> [f64; N_FIELDS] {
+pub(crate) fn average_lengths(totals: &[u64; N_FIELDS], n: usize) -> [f64; N_FIELDS] {
     let nf = n as f64;
     let mut avglen = [0.0f64; N_FIELDS];
     for f in 0..N_FIELDS {
@@ -346,7 +354,7 @@ fn average_lengths(totals: &[u64; N_FIELDS], n: usize) -> [f64; N_FIELDS] {
 }
 
 /// Each term's idf from its document frequency: `ln(1 + (n - df + 0.5) / (df + 0.5))`.
-fn idf(df: &[u32], n: usize) -> Vec<f64> {
+pub(crate) fn idf(df: &[u32], n: usize) -> Vec<f64> {
     let nf = n as f64;
     df.iter()
         .map(|&d| {

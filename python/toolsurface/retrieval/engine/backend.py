@@ -188,10 +188,11 @@ class Backend(Protocol):
         """Index terms of ``text`` under this engine."""
         ...
 
-    def fields(self, tool: Tool) -> StoredFields:
-        """The five indexed field texts of ``tool`` (``field_texts.tool_fields``), as kept.
+    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
+        """The five indexed field texts of ``tool`` (``field_texts.tool_fields``), as indexed.
 
-        ``packed_fields.unpack_fields`` gives the five back whatever the form.
+        ``packed_fields.unpack_fields`` gives the five back whatever the form; ``reported``
+        is as ``tool_fields`` takes it.
         """
         ...
 
@@ -219,6 +220,19 @@ class Backend(Protocol):
 
         A document is a tool's texts as :meth:`fields` made them, or those and its learned
         text (``learning.index_texts``).
+        """
+        ...
+
+    @property
+    def relearns(self) -> bool:
+        """Whether :meth:`relearned` can replace an index's learned texts in place."""
+        ...
+
+    def relearned(self, index: IndexLike, learned: list[str]) -> IndexLike:
+        """``index`` with document ``i``'s learned text made ``learned[i]``.
+
+        Its tools' own texts are taken from the index, as a build of them and ``learned``
+        would index them; only where :attr:`relearns`.
         """
         ...
 
@@ -276,8 +290,8 @@ class PureBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool) -> StoredFields:
-        return tool_fields(tool)
+    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
+        return tool_fields(tool, reported)
 
     def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
         return _sorted_by_name(names, fields)
@@ -296,6 +310,13 @@ class PureBackend:
     def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         # This backend's ``fields`` are the five strings, never packed.
         return pure.PureIndex(self.analyzer, names, cast(Sequence[IndexTexts], fields))
+
+    @property
+    def relearns(self) -> bool:
+        return False  # the reference builds again from the tools' texts
+
+    def relearned(self, index: IndexLike, learned: list[str]) -> IndexLike:
+        raise NotImplementedError("the pure engine builds again; see relearns")
 
     def rules(
         self,
@@ -350,7 +371,7 @@ class NativeBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool) -> StoredFields:
+    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
         """The Rust pass's texts, packed; or the Python reference's for what it declines.
 
         It declines what needs Python (subclasses, non-dict mappings, lone surrogates, long
@@ -358,11 +379,11 @@ class NativeBackend:
         """
         walk = self.fields_walk
         if walk is None:
-            return tool_fields(tool)
+            return tool_fields(tool, reported)
         packed: bytes | None = walk(
             tool.name, tool.search_hint, tool.description, tool.input_schema, FIELD_MAX_CHARS
         )
-        return packed if packed is not None else pack_fields(tool_fields(tool))
+        return packed if packed is not None else pack_fields(tool_fields(tool, reported))
 
     def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
         """The native sort orders copies of the names in one buffer.
@@ -394,6 +415,16 @@ class NativeBackend:
 
     def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
+        return idx
+
+    @property
+    def relearns(self) -> bool:
+        """A module built before ``Index.with_learned`` builds again from the texts."""
+        return hasattr(self.native.Index, "with_learned")
+
+    def relearned(self, index: IndexLike, learned: list[str]) -> IndexLike:
+        """One native call: the learned texts analysed, merged with the index's postings."""
+        idx: IndexLike = index.with_learned(learned)  # type: ignore[attr-defined]
         return idx
 
     def rules(

@@ -21,7 +21,7 @@ from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 
-__all__ = ["LearnedField", "OwnWords", "index_texts"]
+__all__ = ["LearnedField", "OwnWords", "index_texts", "learned_texts"]
 
 _log = logging.getLogger("toolsurface")
 
@@ -134,11 +134,11 @@ class OwnWords:
 
     def __init__(
         self,
-        names: Sequence[str],
-        fields: Sequence[StoredFields],
+        texts: Callable[[str], StoredFields | None],
         tokens: Callable[[str], list[str]],
     ) -> None:
-        self._fields = dict(zip(names, fields))
+        """``texts`` gives a tool's stored texts by name (``None``: no such tool)."""
+        self._texts = texts
         self._tokens = tokens
         self._own: dict[str, frozenset[str]] = {}
 
@@ -146,7 +146,7 @@ class OwnWords:
         """The words of ``request``, in order, whose every term is one of ``tool``'s own."""
         own = self._own.get(tool)
         if own is None:
-            stored = self._fields.get(tool)
+            stored = self._texts(tool)
             texts = unpack_fields(tool, stored) if stored is not None else ()
             own = self._own[tool] = frozenset(self._tokens("\n".join(texts)))
         kept = []
@@ -155,6 +155,19 @@ class OwnWords:
             if terms and own.issuperset(terms):
                 kept.append(word)
         return kept
+
+
+def learned_texts(
+    hints: LearnedHints,
+    texts: Callable[[str], StoredFields | None],
+    tokens: Callable[[str], list[str]],
+) -> dict[str, str]:
+    """Each taught tool's learned text, cut to the words its own texts reach.
+
+    ``texts`` gives a tool's stored texts by name (read only for the tools taught);
+    ``tokens`` is the index's analysis (:class:`OwnWords`).
+    """
+    return hints.texts(OwnWords(texts, tokens))
 
 
 def index_texts(
@@ -167,11 +180,8 @@ def index_texts(
 
     The learned text is a sixth string after five, or the second of a pair after packed
     texts (``packed_fields``).
-
-    ``tokens`` is the index's analysis, with which a session-taught request is cut to the
-    words each tool's own texts reach (:class:`OwnWords`).
     """
-    learned = hints.texts(OwnWords(names, fields, tokens))
+    learned = learned_texts(hints, dict(zip(names, fields)).get, tokens)
     if not learned:
         return list(fields)
     return [_with_learned(f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
