@@ -441,6 +441,7 @@ class OursAdapter(Peer):
         registry._current()  # build the index now, not on the first search
         t2 = time.perf_counter()
         self.registry = registry
+        kept = list(registry._tools.values())
         # The two parts of the build, and the size of what was indexed: the index's memory
         # aim is relative to the UTF-8 bytes of the five field texts.
         self.build_parts = {
@@ -448,8 +449,8 @@ class OursAdapter(Peer):
             "index_s": t2 - t1,
             "text_bytes": sum(
                 len(f.encode("utf-8", "replace"))
-                for name, stored in registry._fields.items()
-                for f in unpack_fields(name, stored)
+                for tool, stored in zip(kept, registry._field_texts(kept))
+                for f in unpack_fields(tool.name, stored)
             ),
         }
 

@@ -558,8 +558,8 @@ def print_size(size: int, result: dict[str, Any]) -> None:
         runs = ", ".join(f"{x:.3f}" for x in ours.get("index_s_runs", []))
         print(
             f"\nours (native) build: {ours['register_s']:.3f} s registering the tools "
-            f"(validation in Python, field texts in Rust) + {ours['index_s']:.3f} s building "
-            f"the index (Rust{'; runs ' + runs if runs else ''}); "
+            f"(validation in Python) + {ours['index_s']:.3f} s building the index (field "
+            f"texts made and indexed in Rust{'; runs ' + runs if runs else ''}); "
             f"indexed text {mb(ours['text_bytes'])} MB of UTF-8, index memory_bytes "
             f"{ratio:.2f}x that."
         )
