@@ -20,6 +20,7 @@ from conftest import ROOT, vector_settings
 from toolsurface import Tool, ToolRegistry, ToolSurface
 from toolsurface.catalogue import load_catalogue
 from toolsurface.errors import UnknownToolError
+from toolsurface.evaluation import declare_server_groups
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.hints.learned import (
     LEARNED_QUERY_CHARS,
@@ -170,13 +171,23 @@ def test_a_hint_learned_after_the_build_ranks_as_a_fresh_build_does() -> None:
         ("forget", [("", "k8s__rollout_restart")]),
         ("learn", [("who holds the pager tonight", "pagerduty__get_oncalls")] * 2),
     ]
-    queries = ["bounce the pods", "кто держит пейджер", "eyes on that message", "pager", "checkout"]
+    queries = [
+        "bounce the pods",
+        "кто держит пейджер",
+        "eyes on that message",
+        "pager",
+        "checkout",
+        "what is open on github?",  # a server mentioned, a question: the boost rules
+        "send a slack message",
+    ]
     in_place = ToolRegistry(tools, engine="native")
     spy = in_place._backend = _Relearns(in_place._backend, relearns=True)  # type: ignore[assignment]
     fresh = ToolRegistry(tools, engine="native")
     fresh._backend = _Relearns(fresh._backend, relearns=False)  # type: ignore[assignment]
     reference = ToolRegistry(tools, engine="pure")
     registries = (in_place, fresh, reference)
+    for registry in registries:
+        assert declare_server_groups(registry)  # the boost rules are rebuilt on each index
     before = [[(h.name, h.score) for h in in_place.search(q, k=5)] for q in queries]
     for registry in registries[1:]:
         registry.search("anything")  # built before the first hint

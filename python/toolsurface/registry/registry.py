@@ -491,15 +491,15 @@ class ToolRegistry:
         # The learned texts are read after the stamp: a change in between makes a newer
         # index than the stamp says, never an older one, and the next search rebuilds.
         if relearn is not None and self._backend.relearns:
-            names = relearn.names
-            index = self._relearned(relearn.index, names, tools, hints)
+            index = self._relearned(relearn.index, relearn.names, tools, hints)
+            made = relearn.relearned(index, stamp[1])
         else:
             names = list(tools)
             fields = self._field_texts(list(tools.values()))
             texts = index_texts(names, fields, hints, self._backend.tokens)
             names, texts = self._backend.by_name(names, texts)
             index = self._backend.index(names, texts)
-        made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
+            made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
         with self._lock:
             if self._built is None or (self._built.generation, self._built.learned) < stamp:
                 self._built = made

@@ -10,12 +10,14 @@
 use std::sync::atomic::Ordering as AtomicOrdering;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::consts::N_FIELDS;
 use crate::error::{to_u32, Error};
 use crate::index::build::{average_lengths, idf, length_totals, NEXT_UID};
 use crate::index::core::{Index, TF_BIG};
 use crate::index::sat_cache::SatCache;
-use crate::index::trigram::trigram_index;
+use crate::index::trigram::{trigram_index_kept, DROPPED};
 use crate::strtab::{str_hash, StrTable};
 
 /// Marks a merged term that one of the two sides does not have.
@@ -66,14 +68,46 @@ impl Index {
         let (vocab, from_own, from_part) = self.merged_vocabulary(&part)?;
         let own_terms = from_own.iter().take_while(|&&t| t != NONE).count();
 
-        let mut laid = Laid::default();
-        let mut term_start = Vec::with_capacity(vocab.len() + 1);
-        let mut df = Vec::with_capacity(vocab.len());
-        for (&t, &u) in from_own.iter().zip(&from_part) {
-            let start = laid.docs.len();
-            term_start.push(to_u32(start, "postings count")?);
-            self.merge_postings(&part, t, u, &mut laid)?;
-            df.push((laid.docs.len() - start) as u32);
+        // Runs of merged terms in parallel, each into postings of its own, then joined.
+        let v = vocab.len();
+        let step = v
+            .div_ceil(rayon::current_num_threads().max(1) * 16)
+            .max(1024);
+        let runs: Vec<(Laid, Vec<u32>)> = (0..v.div_ceil(step))
+            .into_par_iter()
+            .map(|c| {
+                let terms = c * step..((c + 1) * step).min(v);
+                let mut laid = Laid::default();
+                let mut df = Vec::with_capacity(terms.len());
+                for t in terms {
+                    let start = laid.docs.len();
+                    self.merge_postings(&part, from_own[t], from_part[t], &mut laid)?;
+                    df.push(to_u32(laid.docs.len() - start, "postings count")?);
+                }
+                Ok((laid, df))
+            })
+            .collect::<Result<_, Error>>()?;
+        let total: usize = runs.iter().map(|(l, _)| l.docs.len()).sum();
+        let mut laid = Laid {
+            docs: Vec::with_capacity(total),
+            tfs: Vec::with_capacity(total),
+            big: Vec::new(),
+        };
+        let mut term_start = Vec::with_capacity(v + 1);
+        let mut df = Vec::with_capacity(v);
+        for (run, counts) in runs {
+            let base = laid.docs.len();
+            let mut at = base;
+            for &d in &counts {
+                term_start.push(to_u32(at, "postings count")?);
+                at += d as usize;
+            }
+            let base = to_u32(base, "postings count")?;
+            laid.docs.extend_from_slice(&run.docs);
+            laid.tfs.extend_from_slice(&run.tfs);
+            laid.big
+                .extend(run.big.iter().map(|&(at, tf)| (base + at, tf)));
+            df.extend_from_slice(&counts);
         }
         term_start.push(to_u32(laid.docs.len(), "postings count")?);
 
@@ -92,7 +126,19 @@ impl Index {
         for t in 0..own_terms {
             own_text[t / 64] |= 1 << (t % 64);
         }
-        let (tri_keys, tri_start, tri_terms, tri_count) = trigram_index(&vocab)?;
+        // The own terms' trigrams are the index's: only the learned-only terms' are new.
+        let mut new_id = vec![DROPPED; self.vocab.len()];
+        for (n, &t) in from_own[..own_terms].iter().enumerate() {
+            new_id[t as usize] = n as u32;
+        }
+        let old_tri = (
+            &self.tri_keys[..],
+            &self.tri_start[..],
+            &self.tri_terms[..],
+            &self.tri_count[..],
+        );
+        let (tri_keys, tri_start, tri_terms, tri_count) =
+            trigram_index_kept(old_tri, &new_id, &vocab, own_terms)?;
         laid.docs.shrink_to_fit();
         laid.tfs.shrink_to_fit();
         laid.big.shrink_to_fit();
@@ -170,6 +216,17 @@ impl Index {
             } else {
                 u32::MAX
             };
+            if dp < dq {
+                // The usual posting: counts in the tools' own fields only, each under a
+                // byte, and no learned count for this document: taken as it is.
+                let small = self.post_tf[p];
+                if small[N_FIELDS - 1] == 0 && !small.contains(&TF_BIG) {
+                    laid.docs.push(dp);
+                    laid.tfs.push(small);
+                    p += 1;
+                    continue;
+                }
+            }
             let mut tf = [0u32; N_FIELDS];
             if dp <= dq {
                 tf = self.tf(p);
@@ -194,9 +251,14 @@ mod tests {
     use crate::test_support::*;
     use std::collections::BTreeMap;
 
+    /// A term's idf bits, whether it is in a tool's own texts, its trigram count and its
+    /// postings.
+    type TermCanon = (u64, bool, u32, Vec<(u32, [u32; N_FIELDS])>);
+
     /// Everything a search reads, keyed by term text rather than id.
     type Canon = (
-        BTreeMap<String, (u64, bool, Vec<(u32, [u32; N_FIELDS])>)>,
+        BTreeMap<String, TermCanon>,
+        BTreeMap<u64, Vec<String>>,
         Vec<[u32; N_FIELDS]>,
         [u64; N_FIELDS],
         Vec<String>,
@@ -210,14 +272,27 @@ mod tests {
                 .map(|p| (idx.post_doc[p], idx.tf(p)))
                 .collect();
             let own = idx.in_own_text(t as u32);
-            terms.insert(
-                idx.vocab.get(t).to_string(),
-                (idx.idf[t].to_bits(), own, postings),
+            let entry = (idx.idf[t].to_bits(), own, idx.tri_count[t], postings);
+            terms.insert(idx.vocab.get(t).to_string(), entry);
+        }
+        let mut grams = BTreeMap::new();
+        for (i, &key) in idx.tri_keys.iter().enumerate() {
+            let ids = &idx.tri_terms[idx.tri_start[i] as usize..idx.tri_start[i + 1] as usize];
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "a trigram's terms ascend"
             );
+            let mut texts: Vec<String> = ids
+                .iter()
+                .map(|&t| idx.vocab.get(t as usize).into())
+                .collect();
+            texts.sort();
+            grams.insert(key, texts);
         }
         let names = (0..idx.len()).map(|d| idx.name(d).to_string()).collect();
         (
             terms,
+            grams,
             idx.doc_len.clone(),
             idx.avglen.map(f64::to_bits),
             names,
@@ -278,5 +353,65 @@ mod tests {
             }
         }
         assert!(old.with_learned(&["only one"]).is_err());
+    }
+
+    /// A word of letters only, one per `i` (digits would be split off as words of their own).
+    fn word(mut i: usize) -> String {
+        let mut w = String::from("zq");
+        loop {
+            w.push((b'a' + (i % 26) as u8) as char);
+            i /= 26;
+            if i == 0 {
+                return w;
+            }
+        }
+    }
+
+    #[test]
+    fn many_terms_merged_in_runs_keep_their_exact_counts() {
+        // Thousands of terms (several parallel runs), counts of 255 and more in both the
+        // own and the learned fields, learned terms new and old.
+        let n = 1500;
+        let names: Vec<String> = (0..n).map(|i| format!("t{i:05}")).collect();
+        let own = |i: usize| -> [String; N_FIELDS] {
+            let body = if i % 97 == 0 {
+                format!("{} ", word(i)).repeat(260)
+            } else {
+                format!("{} {} shared", word(i), word(i + n))
+            };
+            let name = names[i].clone();
+            [
+                name,
+                String::new(),
+                word(3 * n + i),
+                body,
+                String::new(),
+                String::new(),
+            ]
+        };
+        let learned: Vec<String> = (0..n)
+            .map(|i| match i % 5 {
+                0 => format!("{} ", word(i + n)).repeat(300),
+                1 => format!("{} {} shared", word(5 * n + i), word(i)),
+                _ => String::new(),
+            })
+            .collect();
+        let before: Vec<[String; N_FIELDS]> = (0..n).map(own).collect();
+        let after: Vec<[String; N_FIELDS]> = (0..n)
+            .map(|i| {
+                let mut doc = own(i);
+                doc[N_FIELDS - 1] = learned[i].clone();
+                doc
+            })
+            .collect();
+        let old = Index::build(analyzer(), names.clone(), before).unwrap();
+        let built = Index::build(analyzer(), names, after).unwrap();
+        assert!(built.vocabulary_size() > 4 * 1024 && !built.tf_big.is_empty());
+        let merged = old.with_learned(&learned).unwrap();
+        assert_eq!(canon(&merged), canon(&built));
+        assert_eq!(
+            canon(&merged.with_learned(&learned).unwrap()),
+            canon(&built)
+        );
     }
 }

@@ -123,6 +123,81 @@ fn trigram_index_within(
     Ok((tri_keys, tri_start, tri_terms, tri_count))
 }
 
+/// The trigram index of a vocabulary made of an old one's terms (in its order) and new
+/// terms after them, from the old one's trigram index: what [`trigram_index`] makes of
+/// `vocab`, with only the new terms' trigrams found anew.
+///
+/// `new_id[t]` is old term `t`'s id in `vocab`, or [`DROPPED`]; the kept terms' new ids
+/// ascend with their old ones and are all below `first_new`, the first id of a new term.
+pub(crate) fn trigram_index_kept(
+    old: (&[u64], &[u32], &[u32], &[u32]),
+    new_id: &[u32],
+    vocab: &StrTable,
+    first_new: usize,
+) -> Result<TrigramIndex, Error> {
+    let (keys, starts, terms, counts) = old;
+    let mut tri_count = vec![0u32; vocab.len()];
+    for (&n, &count) in new_id.iter().zip(counts) {
+        if n != DROPPED {
+            tri_count[n as usize] = count;
+        }
+    }
+    let mut added: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    let mut grams = Vec::new();
+    for (id, count) in tri_count.iter_mut().enumerate().skip(first_new) {
+        let term = vocab.get(id);
+        if term.chars().nth(FUZZY_MIN_CHARS - 1).is_some() {
+            trigrams_into(term, &mut grams);
+            *count = to_u32(grams.len(), "trigram count")?;
+            for &g in &grams {
+                added
+                    .entry(g)
+                    .or_default()
+                    .push(to_u32(id, "vocabulary size")?);
+            }
+        }
+    }
+    let mut added_keys: Vec<u64> = added.keys().copied().collect();
+    added_keys.sort_unstable();
+    let mut tri_keys = Vec::with_capacity(keys.len() + added_keys.len());
+    let mut tri_start = Vec::with_capacity(keys.len() + added_keys.len() + 1);
+    let mut tri_terms = Vec::with_capacity(terms.len());
+    let (mut i, mut j) = (0, 0);
+    // A key is below 2^63 (three 21-bit code points): u64::MAX marks a list's end.
+    while i < keys.len() || j < added_keys.len() {
+        let (a, b) = (
+            keys.get(i).copied().unwrap_or(u64::MAX),
+            added_keys.get(j).copied().unwrap_or(u64::MAX),
+        );
+        let key = a.min(b);
+        let begin = tri_terms.len();
+        if a == key {
+            let old_terms = &terms[starts[i] as usize..starts[i + 1] as usize];
+            tri_terms.extend(
+                old_terms
+                    .iter()
+                    .map(|&t| new_id[t as usize])
+                    .filter(|&n| n != DROPPED),
+            );
+            i += 1;
+        }
+        if b == key {
+            tri_terms.extend_from_slice(&added[&key]);
+            j += 1;
+        }
+        // A trigram only dropped terms had is not in the new vocabulary's index.
+        if tri_terms.len() > begin {
+            tri_keys.push(key);
+            tri_start.push(to_u32(begin, "trigram postings")?);
+        }
+    }
+    tri_start.push(to_u32(tri_terms.len(), "trigram postings")?);
+    Ok((tri_keys, tri_start, tri_terms, tri_count))
+}
+
+/// A term of the old vocabulary that [`trigram_index_kept`]'s new one does not keep.
+pub(crate) const DROPPED: u32 = u32::MAX;
+
 /// The parallel scatter of [`trigram_index`], over groups of `per` consecutive runs: each
 /// group counts its pairs per trigram rank, the counts summed group by group in term order
 /// give each group its own cursor per rank, and the groups then write their term ids to

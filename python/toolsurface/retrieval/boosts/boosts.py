@@ -10,6 +10,7 @@ tools into the engine's ``BoostRules``, once per index, groups version and weigh
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from toolsurface.models import RetrievalSettings
@@ -64,13 +65,14 @@ class Boosts:
             found = built.rules.get(key)
         if found is not None:
             return table.version, found
-        members: list[list[int]] = []
-        read_only: list[int] = []
-        if table.names or built.read_only:  # else no name -> id map is made (a plain search)
-            ids = built.ids
-            listed = self._groups.membership().members
-            members = [sorted(ids[n] for n in listed.get(g, ()) if n in ids) for g in table.names]
-            read_only = sorted(ids[n] for n in built.read_only if n in ids)
+        with built.lock:
+            inputs = built.rule_inputs.get(table.version)
+        if inputs is None:
+            inputs = self._inputs(built, table.names)
+            with built.lock:
+                built.rule_inputs.clear()  # one groups version at a time, as the rules
+                built.rule_inputs[table.version] = inputs
+        members, read_only = inputs
         made = self._backend.rules(
             built.index,
             table.compiled,
@@ -84,3 +86,12 @@ class Boosts:
             built.rules.clear()  # a registry uses one version's rules at a time
             built.rules[key] = made
         return table.version, made
+
+    def _inputs(self, built: _Built, groups: Sequence[str]) -> tuple[list[list[int]], list[int]]:
+        """Each of ``groups``' member ids and the read-only tools' ids in ``built``."""
+        if not groups and not built.read_only:  # no name -> id map is made (a plain search)
+            return [], []
+        ids = built.ids
+        listed = self._groups.membership().members
+        members = [sorted(ids[n] for n in listed.get(g, ()) if n in ids) for g in groups]
+        return members, sorted(ids[n] for n in built.read_only if n in ids)

@@ -37,7 +37,29 @@ class BuiltIndex:
     # The engine's boost rules over this index, by (groups version, mention factor,
     # question factor): see ``retrieval/boosts/boosts.py``.
     rules: dict[tuple[int, float, float], Any] = field(default_factory=dict)
+    # What the boost rules are made from, by groups version: each group's member ids and
+    # the read-only tools' ids. They depend on the names alone, so an index of the same
+    # names with other learned texts shares them (``relearned``).
+    rule_inputs: dict[int, tuple[list[list[int]], list[int]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def relearned(self, index: IndexLike, learned: int) -> BuiltIndex:
+        """The same tools indexed with the learned hints of version ``learned``.
+
+        The names, ids and what the boost rules are made from are this one's; the filters,
+        searches and rules, bound to an index, start empty.
+        """
+        made = BuiltIndex(
+            self.generation,
+            self.names,
+            index,
+            learned=learned,
+            read_only=self.read_only,
+            rule_inputs=dict(self.rule_inputs),  # the lists are never changed once made
+        )
+        if "ids" in self.__dict__:  # made already: the same names give the same map
+            made.__dict__["ids"] = self.__dict__["ids"]
+        return made
 
     @functools.cached_property
     def ids(self) -> dict[str, int]:
