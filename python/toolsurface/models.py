@@ -59,6 +59,10 @@ class Tool(BaseModel):
     ... except ValueError as err:
     ...     print(type(err).__name__, err.tool, [field for field, _ in err.problems])
     ToolDefinitionError read file ['name', 'description']
+
+    A registered tool is not changed in place (its ``input_schema`` is a plain dict): what is
+    indexed is made from the tool at each build, so register a changed definition instead
+    (``register(tool, replace=True)``), which moves the catalogue's generation.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)

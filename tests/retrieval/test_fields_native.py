@@ -334,7 +334,15 @@ def test_long_field_declines_and_registry_still_cuts_and_warns(
         assert caplog.text == ""  # a rebuild does not report it again
         registry.register(tool, replace=True)
         registry.search("word")
-        assert caplog.text.count("'big'") == 1  # registered again: reported again
+        assert caplog.text == ""  # the very tool again: already reported
+        registry.register(tool.model_copy(), replace=True)
+        registry.search("word")
+        assert caplog.text.count("'big'") == 1  # a new definition: reported again
+        caplog.clear()
+        registry.unregister("big")
+        registry.register(tool)
+        registry.search("word")
+        assert caplog.text.count("'big'") == 1  # removed, then registered: reported again
 
 
 def test_exactly_the_limit_is_taken() -> None:

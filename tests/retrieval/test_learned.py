@@ -208,6 +208,16 @@ def test_a_hint_learned_after_the_build_ranks_as_a_fresh_build_does() -> None:
     assert moved == len(steps)  # every step's hints changed what the requests find
 
 
+def test_replacing_learned_texts_refuses_a_wrong_count_or_text_naming_it() -> None:
+    native = backend("native")
+    index: Any = native.index(["a__x", "b__y"], [native.fields(t) for t in _tools()[:2]])
+    with pytest.raises(ValueError, match="1 learned texts for 2 documents"):
+        index.with_learned(["only one"])
+    with pytest.raises(ValueError, match=r"learned\[1\] \(document 'b__y'\).*lone surrogate"):
+        index.with_learned(["fine", "bad \ud800"])
+    assert len(index.with_learned(["fine", "also fine"])) == 2
+
+
 def test_the_cap_forgets_the_rarest_then_the_oldest() -> None:
     hints = LearnedHints(cap=3)
     hints.add("first request", "t")

@@ -175,9 +175,24 @@ impl PyIndex {
     /// own five fields taken from its postings: what a build of the tools' texts and
     /// `learned` makes, without the tools' texts.
     fn with_learned(&self, py: Python<'_>, learned: Vec<Bound<'_, PyString>>) -> PyResult<Self> {
+        if learned.len() != self.inner.len() {
+            return Err(PyValueError::new_err(format!(
+                "with_learned: {} learned texts for {} documents",
+                learned.len(),
+                self.inner.len()
+            )));
+        }
         let texts = learned
             .iter()
-            .map(|text| text.to_str())
+            .enumerate()
+            .map(|(i, text)| {
+                text.to_str().map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "learned[{i}] (document '{}'): not valid Unicode (a lone surrogate)",
+                        self.inner.name(i)
+                    ))
+                })
+            })
             .collect::<PyResult<Vec<&str>>>()?;
         let inner = Arc::clone(&self.inner);
         py.detach(move || {

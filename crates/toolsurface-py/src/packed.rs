@@ -1,5 +1,5 @@
-//! A tool's field texts packed into one `bytes` object, the form the registry keeps them in
-//! on the native engine (`retrieval/packed_fields.py` is the same format in Python).
+//! A tool's field texts packed into one `bytes` object, the form the native engine makes
+//! and indexes them in (`retrieval/packed_fields.py` is the same format in Python).
 //!
 //! The layout: the byte lengths of the search hint, summary, body and parameters texts,
 //! each a little-endian `u32`, then those four texts' UTF-8, in that order. The name, the

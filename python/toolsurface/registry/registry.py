@@ -155,8 +155,10 @@ class ToolRegistry:
         self._origins: dict[str, str] = {}
         # The tools' field texts are not kept: a build makes them from the tools (about 650
         # bytes a tool, two thirds of what registering kept). Names whose over-long fields
-        # were already reported, so that each build does not report them again.
-        self._cut_reported: set[str] = set()
+        # were already reported (the tool reported, by name: a replacement is reported
+        # anew, even when a build of the old one records it late), so that each build does
+        # not report them again.
+        self._cut_reported: dict[str, Tool] = {}
         self._generation = 0
         # The registry's parts, each the owner of its own state. They read the tools and
         # the generation (never write them) and share the lock, so that what one reads
@@ -211,7 +213,6 @@ class ToolRegistry:
                 raise DuplicateToolError(parsed.name, self._origins[parsed.name], origin)
             self._tools[parsed.name] = parsed
             self._origins[parsed.name] = origin
-            self._cut_reported.discard(parsed.name)
             self._generation += 1
         return parsed
 
@@ -243,8 +244,6 @@ class ToolRegistry:
                         raise DuplicateToolError(name, self._origins[name], f"{prefix}item {i}")
             tools_.update(zip(names, parsed))
             self._origins.update(zip(names, [f"{prefix}item {i}" for i in range(len(names))]))
-            if self._cut_reported:
-                self._cut_reported.difference_update(names)
             if parsed:
                 self._generation += 1
         return parsed
@@ -256,7 +255,7 @@ class ToolRegistry:
             if tool is None:
                 raise UnknownToolError(f"no tool named {name!r} is registered")
             del self._origins[name]
-            self._cut_reported.discard(name)
+            self._cut_reported.pop(name, None)
             self._generation += 1
         return tool
 
@@ -273,7 +272,7 @@ class ToolRegistry:
                 if tool is not None:
                     removed.append(tool)
                     del self._origins[n]
-                    self._cut_reported.discard(n)
+                    self._cut_reported.pop(n, None)
             if removed:
                 self._generation += 1
         return removed

@@ -27,11 +27,11 @@ FieldTexts = tuple[str, str, str, str, str]
 IndexTexts = tuple[str, ...]
 
 
-def tool_fields(tool: Tool, reported: set[str] | None = None) -> FieldTexts:
+def tool_fields(tool: Tool, reported: dict[str, Tool] | None = None) -> FieldTexts:
     """The five indexed field texts of a tool, each capped at ``FIELD_MAX_CHARS``.
 
-    A cut is logged as a warning; with ``reported`` (the names already logged, which a
-    registry keeps), only when the tool's name is not in it, and the name is added.
+    A cut is logged as a warning; with ``reported`` (the tools already logged, by name,
+    which a registry keeps), only when this tool is not the one kept, which it then is.
     """
     summary, body = split_description(tool.description)
     params, enums = schema_texts(tool.input_schema)
@@ -46,7 +46,7 @@ def tool_fields(tool: Tool, reported: set[str] | None = None) -> FieldTexts:
         clean_text(params),
     )
     if max(map(len, texts)) > FIELD_MAX_CHARS:
-        if reported is None or tool.name not in reported:
+        if reported is None or reported.get(tool.name) is not tool:
             cut = [f for f, t in zip(FIELD_NAMES, texts) if len(t) > FIELD_MAX_CHARS]
             _log.warning(
                 "toolsurface: tool %r: field(s) %s over %d characters; indexed on their start",
@@ -55,7 +55,7 @@ def tool_fields(tool: Tool, reported: set[str] | None = None) -> FieldTexts:
                 FIELD_MAX_CHARS,
             )
             if reported is not None:
-                reported.add(tool.name)
+                reported[tool.name] = tool
         m = FIELD_MAX_CHARS
         texts = (texts[0][:m], texts[1][:m], texts[2][:m], texts[3][:m], texts[4][:m])
     return texts

@@ -1,4 +1,4 @@
-"""A tool's field texts packed into one ``bytes`` object, as the native registry keeps them.
+"""A tool's field texts packed into one ``bytes`` object, as the native engine indexes them.
 
 The layout (the native core's ``packed.rs`` reads and writes the same): the UTF-8 byte
 lengths of the search hint, summary, body and parameters texts, each a little-endian
@@ -16,7 +16,7 @@ from toolsurface.retrieval.field_texts import FieldTexts, IndexTexts
 
 __all__ = ["IndexDoc", "StoredFields", "pack_fields", "unpack_fields"]
 
-#: A tool's texts as a registry keeps them: the five (the pure engine) or packed (the
+#: A tool's texts as a registry's engine makes them: the five (the pure engine) or packed (the
 #: native engine, which reads the packed form in its index build).
 StoredFields = FieldTexts | bytes
 #: One document of an index build: stored texts, with the learned text where there is one
@@ -33,7 +33,7 @@ def pack_fields(texts: FieldTexts) -> bytes:
 
 
 def unpack_fields(name: str, stored: StoredFields) -> FieldTexts:
-    """The five texts of the tool ``name`` from what its registry keeps."""
+    """The five texts of the tool ``name`` from what its engine made (five or packed)."""
     if isinstance(stored, tuple):
         return stored
     lens = _HEADER.unpack_from(stored)

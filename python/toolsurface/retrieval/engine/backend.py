@@ -188,7 +188,7 @@ class Backend(Protocol):
         """Index terms of ``text`` under this engine."""
         ...
 
-    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
+    def fields(self, tool: Tool, reported: dict[str, Tool] | None = None) -> StoredFields:
         """The five indexed field texts of ``tool`` (``field_texts.tool_fields``), as indexed.
 
         ``packed_fields.unpack_fields`` gives the five back whatever the form; ``reported``
@@ -290,7 +290,7 @@ class PureBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
+    def fields(self, tool: Tool, reported: dict[str, Tool] | None = None) -> StoredFields:
         return tool_fields(tool, reported)
 
     def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
@@ -357,7 +357,7 @@ class NativeBackend:
     native: Any
     #: The native core's ``tool_fields_packed`` (field texts in one Rust pass, packed, or
     #: ``None`` to leave a tool to the Python reference); ``None`` when the module predates
-    #: it, and then the texts are kept as tuples, the form such a module's index reads.
+    #: it, and then the texts are made as tuples, the form such a module's index reads.
     fields_walk: Any = None
     #: The native core's ``sort_by_name`` (``None`` when the module predates it).
     name_sort: Any = None
@@ -371,7 +371,7 @@ class NativeBackend:
     def tokens(self, text: str) -> list[str]:
         return list(self.analyzer.tokens(text))
 
-    def fields(self, tool: Tool, reported: set[str] | None = None) -> StoredFields:
+    def fields(self, tool: Tool, reported: dict[str, Tool] | None = None) -> StoredFields:
         """The Rust pass's texts, packed; or the Python reference's for what it declines.
 
         It declines what needs Python (subclasses, non-dict mappings, lone surrogates, long

@@ -2,7 +2,8 @@
 
 :class:`LearnedField` is the part of :class:`~toolsurface.registry.ToolRegistry` that owns
 its :class:`~toolsurface.learned.LearnedHints`. What is taught goes there; the next search
-rebuilds the index with each tool's requests as its sixth field (:func:`index_texts`,
+indexes each tool's requests as its sixth field (:func:`index_texts` for a build,
+:func:`learned_texts` for the native engine's replacement of that field alone;
 docs/analysis.md §9). The tools themselves, and so everything a provider is sent, never
 change.
 """
