@@ -153,11 +153,11 @@ class ToolRegistry:
         self._lock = threading.RLock()
         self._tools: dict[str, Tool] = {}
         self._origins: dict[str, str] = {}
-        # The tools' field texts are not kept: a build makes them from the tools (about 650
-        # bytes a tool, two thirds of what registering kept). Names whose over-long fields
-        # were already reported (the tool reported, by name: a replacement is reported
-        # anew, even when a build of the old one records it late), so that each build does
-        # not report them again.
+        # The tools' field texts are not kept: a build makes them from the tools, and a
+        # learned hint merges with the index (docs/performance.md, "The registry keeps no
+        # texts"). The tools whose over-long fields were reported, by name, so that a build
+        # reports a definition once; a replacement is another object, reported anew even
+        # when a late build of the old one records the old one.
         self._cut_reported: dict[str, Tool] = {}
         self._generation = 0
         # The registry's parts, each the owner of its own state. They read the tools and
