@@ -162,3 +162,27 @@ def test_settings_validated_frozen_hashable() -> None:
         RetrievalSettings(expansion_weight=float("nan"))
     with pytest.raises(ValidationError):
         s.k1 = 2.0  # type: ignore[misc]
+
+
+def test_a_group_is_validated_frozen_and_copied_through_the_dataclass_functions() -> None:
+    """What the changelog tells a host to use on a group instead of a model's methods."""
+    import dataclasses
+
+    from pydantic import TypeAdapter
+
+    from toolsurface import ToolGroup
+
+    group = ToolGroup(name="gh", prefix="gh__", aliases=["Git  Hub", "Git Hub"])
+    assert group.aliases == ("Git Hub",)  # folded and deduplicated, as declared
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        group.name = "other"  # type: ignore[misc]
+    assert dataclasses.asdict(group)["prefix"] == "gh__"
+    lazy = dataclasses.replace(group, load="lazy")
+    assert (lazy.load, group.load, lazy.name) == ("lazy", "auto", "gh")
+    with pytest.raises(ValidationError, match="name"):
+        dataclasses.replace(group, name="not a name")  # replace validates again
+    with pytest.raises(ValidationError, match="bogus"):
+        ToolGroup(name="gh", bogus=1)  # type: ignore[call-arg]
+    adapter = TypeAdapter(ToolGroup)
+    assert adapter.validate_json(adapter.dump_json(group)) == group
+    assert len({group, ToolGroup(name="gh", prefix="gh__", aliases=("Git Hub",))}) == 1

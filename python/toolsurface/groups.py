@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
+from pydantic.dataclasses import dataclass
 
 __all__ = ["GROUP_NAME_PATTERN", "MAX_ALIASES", "MAX_ALIAS_CHARS", "LoadMode", "ToolGroup"]
 
@@ -29,16 +30,19 @@ MAX_ALIASES = 16
 MAX_ALIAS_CHARS = 64
 
 
-class ToolGroup(BaseModel):
+@dataclass(frozen=True, slots=True, config=ConfigDict(extra="forbid"))
+class ToolGroup:
     """A declared group: its name, how tools join it, whether the host writes it, load mode.
 
     ``rules`` go to the model with the group's tools; ``description`` is the one line the
     catalogue and ToolSearch show for the group; ``aliases`` are other names a request may
     call the service by (a query that mentions the group's name or an alias weights its
     tools up, ``docs/analysis.md`` §8). Membership and aliases never reach the provider.
-    """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    A validated, frozen dataclass with slots, not a pydantic model: a host with a server
+    per tool declares a group per tool, and a model's per-instance dictionary and set of
+    given fields took six times a slotted instance's room.
+    """
 
     name: str
     prefix: str | None = Field(default=None, min_length=1, max_length=128)

@@ -23,11 +23,6 @@ from toolsurface.models import Tool
 
 __all__ = ["LOOKUPS_BEFORE_MAP", "GroupMembership", "Membership", "Prefixes"]
 
-#: Each optional field of a declared group and its default, as ``ToolGroup`` declares it.
-_DEFAULT: dict[str, object] = {
-    name: field.default for name, field in ToolGroup.model_fields.items() if name != "name"
-}
-
 
 class Prefixes:
     """The declared prefixes of one groups version: a name's group without a scan of groups.
@@ -158,20 +153,16 @@ class GroupMembership:
         aliases: Sequence[str] = (),
     ) -> ToolGroup:
         """The registry's ``declare_group`` (its docstring has the example): the group kept here."""
-        given = {
-            "prefix": prefix,
-            "dynamic": dynamic,
-            "load": load,
-            "rules": rules,
-            "description": description,
-            "aliases": tuple(aliases) if not isinstance(aliases, str) else (aliases,),
-        }
         try:
-            # Only the fields given otherwise than their defaults: pydantic keeps a set of the
-            # given fields' names in each instance, which takes three times the room past
-            # four names, and a host with a server per tool declares one group a tool.
-            fields = {k: v for k, v in given.items() if v != _DEFAULT[k]}
-            group = ToolGroup.model_validate({"name": name, **fields})
+            group = ToolGroup(
+                name=name,
+                prefix=prefix,
+                dynamic=dynamic,
+                load=load,
+                rules=rules,
+                description=description,
+                aliases=tuple(aliases) if not isinstance(aliases, str) else (aliases,),
+            )
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
