@@ -407,6 +407,39 @@ def test_search_many_across_many_chunks_matches_search(registry: ToolRegistry) -
     assert gc.isenabled()
 
 
+_BATCH_ON_POOL = """
+import json, sys
+from toolsurface import ToolRegistry
+tools = [{"name": f"s{i}__read_item_{i}", "description": f"Read item {i}."} for i in range(300)]
+registry = ToolRegistry(tools, engine=sys.argv[1])
+queries = [f"read item {i}" for i in range(700)] + ["zzzz"]
+one = [[(h.name, h.score) for h in registry.search(q, k=5)] for q in queries]
+many = [[(h.name, h.score) for h in hits] for hits in registry.search_many(queries, k=5)]
+print(json.dumps(many == one))
+"""
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_search_many_on_a_pool_of_any_size_answers_as_search(
+    engine_name: str, threads: str
+) -> None:
+    # The calling thread scores chunks too when it has none to convert: with a pool of one
+    # thread it scores them all, with more it shares them (many chunks, in order).
+    import os
+    import subprocess
+
+    env = {**os.environ, "RAYON_NUM_THREADS": threads}
+    run = subprocess.run(
+        [sys.executable, "-c", _BATCH_ON_POOL, engine_name],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "true"
+
+
 def test_search_many_prepares_every_query_as_search_does(registry: ToolRegistry) -> None:
     # A batch of plain strings is checked in a few passes over it; a lone surrogate, an
     # over-long request or a str subclass anywhere in it must still be searched as alone.

@@ -140,4 +140,4 @@ pub use crate::index::{Filter, Index};
 pub use crate::lexicon::Lexicon;
 pub use crate::query::{is_question, Aliases, QuestionWords, QUESTION_MAX_CHARS};
 pub use crate::scoring::Settings;
-pub use crate::search::{Boost, BoostRules, Explanation, SearchResult, Searcher};
+pub use crate::search::{Boost, BoostRules, Chunks, Explanation, SearchResult, Searcher};

@@ -7,14 +7,17 @@
 //! items, another thread waits at most about one chunk (plus the interpreter's switch
 //! interval, the wait it would have behind any Python code) instead of the whole conversion.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 
-use crate::errors::{panic_error, Failure};
+use toolsurface_core as core;
+
+use crate::errors::panic_error;
 
 /// Items (hits, or a query's result when it has none) converted between two releases of the
 /// interpreter: about a tenth of a millisecond's work, so the release (a few hundred
@@ -44,75 +47,134 @@ pub(crate) fn list_in_chunks<'py, T>(
     Ok(out)
 }
 
-/// What a producer hands each chunk to: its number and results; `false` once the consumer
-/// has stopped (the producer should start no more chunks).
-pub(crate) type Sink<'a, T> = dyn Fn(usize, Vec<T>) -> bool + Sync + 'a;
+/// A batch that hands out its results a numbered chunk at a time, to any thread that asks
+/// (`core::Chunks`): the chunks are numbered from 0 without gaps.
+pub(crate) trait ChunkSource: Sync {
+    /// A query's result.
+    type Item: Send;
+    /// How many chunks the batch has.
+    fn count(&self) -> usize;
+    /// Claim the next chunk and make it on the calling thread (`None`: none is left).
+    fn take(&self) -> Option<(usize, Vec<Self::Item>)>;
+    /// Claim no more chunks.
+    fn stop(&self);
+}
 
-/// `[convert(r) for r in results]` where `produce` makes the results on the rayon pool, a
-/// numbered chunk at a time in any order, while this thread converts the chunks in order
-/// as they arrive (waiting for one with the interpreter let go, and letting it go after
-/// every [`CHUNK_ITEMS`] items as [`list_in_chunks`] does).
+impl<Q: AsRef<str> + Sync> ChunkSource for core::Chunks<'_, Q> {
+    type Item = core::SearchResult;
+
+    fn count(&self) -> usize {
+        core::Chunks::count(self)
+    }
+
+    fn take(&self) -> Option<(usize, Vec<core::SearchResult>)> {
+        core::Chunks::take(self)
+    }
+
+    fn stop(&self) {
+        core::Chunks::stop(self)
+    }
+}
+
+/// `[convert(r) for r in results]` over every chunk of `source`, converted in order on this
+/// thread while `workers` threads of the rayon pool make the next chunks; with nothing to
+/// convert, this thread makes a chunk itself (detached), and only once every chunk is
+/// claimed does it wait for one. So a batch keeps one thread a core busy without a thread
+/// more than the cores (the pool's threads less one, and this one): a thread that only
+/// waited and converted competed with the pool's for the cores. The interpreter is let go
+/// after every [`CHUNK_ITEMS`] items, as [`list_in_chunks`] does.
 ///
-/// `produce` runs detached from the interpreter and must number its chunks from 0 without
-/// gaps. Its error, or its panic (as `RuntimeError`), is the call's; a conversion error
-/// stops it (the sink answers `false`) and is the call's error in turn.
-pub(crate) fn list_streamed<'py, T: Send>(
+/// A panic while making a chunk is the call's `RuntimeError`; a conversion error stops the
+/// batch (no chunk is claimed after it) and is the call's error.
+pub(crate) fn list_helped<'py, S: ChunkSource>(
     py: Python<'py>,
-    produce: impl FnOnce(&Sink<'_, T>) -> Result<(), Failure> + Send,
-    size: impl Fn(&T) -> usize,
-    mut convert: impl FnMut(T) -> PyResult<Bound<'py, PyAny>>,
+    source: &S,
+    workers: usize,
+    size: impl Fn(&S::Item) -> usize,
+    mut convert: impl FnMut(S::Item) -> PyResult<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (tx, rx) = mpsc::channel::<(usize, Vec<T>)>();
-    let mut produced: Option<PyResult<()>> = None;
+    let (tx, rx) = mpsc::channel::<(usize, Vec<S::Item>)>();
+    let failed: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
     let out = PyList::empty(py);
-    let converted = rayon::in_place_scope(|scope| {
-        let produced = &mut produced;
-        scope.spawn(move |_| {
-            // `tx` is dropped when this job ends, however it ends: the receiving loop below
-            // then sees the channel closed once it has taken every chunk sent.
-            let sink = move |i: usize, results: Vec<T>| tx.send((i, results)).is_ok();
-            *produced = Some(match catch_unwind(AssertUnwindSafe(|| produce(&sink))) {
-                Ok(result) => result.map_err(Failure::into_py),
-                Err(payload) => Err(panic_error(payload)),
-            });
-        });
-        // Owned by this closure: on a conversion error it is dropped as the closure returns,
-        // so the producer's next chunk is refused and it stops; the scope waits for it.
-        let mut rx = rx;
-        let mut pending: BTreeMap<usize, Vec<T>> = BTreeMap::new();
-        let (mut want, mut since) = (0, 0);
-        loop {
-            let arrived = match rx.try_recv() {
-                Ok(chunk) => Some(chunk),
-                Err(mpsc::TryRecvError::Disconnected) => None,
-                Err(mpsc::TryRecvError::Empty) => {
-                    // The receiver is `Send` but not `Sync`: it goes into the detached
-                    // closure and comes back out.
-                    let (back, chunk) = py.detach(move || {
-                        let chunk = rx.recv().ok();
-                        (rx, chunk)
-                    });
-                    rx = back;
-                    chunk
+    let count = source.count();
+    let made = rayon::in_place_scope(|scope| {
+        for _ in 0..workers.min(count) {
+            let (tx, failed) = (tx.clone(), &failed);
+            scope.spawn(move |_| loop {
+                match catch_unwind(AssertUnwindSafe(|| source.take())) {
+                    Ok(Some(chunk)) => {
+                        if tx.send(chunk).is_err() {
+                            source.stop(); // the consumer has returned (a conversion error)
+                            break;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(payload) => {
+                        source.stop();
+                        failed
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get_or_insert(payload);
+                        break;
+                    }
                 }
-            };
-            let Some((i, results)) = arrived else { break };
-            pending.insert(i, results);
-            while let Some(results) = pending.remove(&want) {
+            });
+        }
+        // Only the workers' senders are left: the channel closes when the last one ends.
+        drop(tx);
+        let mut rx = rx;
+        let mut pending: BTreeMap<usize, Vec<S::Item>> = BTreeMap::new();
+        let (mut want, mut since) = (0, 0);
+        while want < count {
+            if let Some(results) = pending.remove(&want) {
                 want += 1;
                 for result in results {
                     since += size(&result).max(1);
-                    out.append(convert(result)?)?;
+                    let item = convert(result).inspect_err(|_| source.stop())?;
+                    out.append(item).inspect_err(|_| source.stop())?;
                     if since >= CHUNK_ITEMS {
                         since = 0;
                         py.detach(|| ());
                     }
                 }
+                continue;
+            }
+            if let Ok((i, results)) = rx.try_recv() {
+                pending.insert(i, results);
+                continue;
+            }
+            match py.detach(|| catch_unwind(AssertUnwindSafe(|| source.take()))) {
+                Ok(Some((i, results))) => {
+                    pending.insert(i, results);
+                    continue;
+                }
+                Ok(None) => {}
+                Err(payload) => {
+                    source.stop();
+                    return Err(panic_error(payload));
+                }
+            }
+            // Every chunk is claimed: wait for one a worker is making. The receiver is
+            // `Send` but not `Sync`: it goes into the detached closure and comes back out.
+            let (back, chunk) = py.detach(move || {
+                let chunk = rx.recv().ok();
+                (rx, chunk)
+            });
+            rx = back;
+            match chunk {
+                Some((i, results)) => {
+                    pending.insert(i, results);
+                }
+                None => break, // the workers are done and stopped short: a panic, below
             }
         }
-        PyResult::Ok(())
+        PyResult::Ok(want)
     });
-    produced.unwrap_or_else(|| Err(panic_error(Box::new("batch producer did not run"))))?;
-    converted?;
+    if let Some(payload) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(panic_error(payload));
+    }
+    if made? < count {
+        return Err(panic_error(Box::new("a batch ended before its last chunk")));
+    }
     Ok(out)
 }

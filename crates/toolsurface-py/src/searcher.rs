@@ -16,7 +16,7 @@ use pyo3::types::{PyInt, PyList, PyString, PyTuple, PyType};
 use toolsurface_core as core;
 
 use crate::args::{check_k, filt, int_arg, settings};
-use crate::batch::list_streamed;
+use crate::batch::list_helped;
 use crate::errors::{guard, Failure};
 use crate::filter::PyFilter;
 
@@ -332,7 +332,8 @@ impl PySearcher {
     }
 
     /// `search_in` for each query, in parallel, detached from the interpreter; the hits
-    /// are made in order while the pool scores the next queries (`batch.rs`).
+    /// are made in order while the pool (and this thread, when it has no hits to make)
+    /// scores the next queries (`batch.rs`).
     #[pyo3(signature = (queries, k, allowed = None))]
     fn search_many<'py>(
         &self,
@@ -344,27 +345,26 @@ impl PySearcher {
         let k = int_arg(k)?;
         let k = guard(|| Ok(check_k(k)?))?;
         let (index, lexicon, rules) = (&self.index, self.lexicon.as_deref(), self.rules.as_deref());
-        let allowed = filt(&allowed);
+        let held = filt(&allowed);
         let settings = self.settings;
-        list_streamed(
+        let chunks = guard(|| {
+            Ok(core::Chunks::new(
+                index,
+                &queries,
+                BATCH_CHUNK,
+                k,
+                &settings,
+                lexicon,
+                held.as_deref(),
+                rules,
+            )?)
+        })?;
+        // This thread makes chunks too when it has none to convert (`batch.rs`).
+        let workers = rayon::current_num_threads().saturating_sub(1);
+        list_helped(
             py,
-            |sink| {
-                let searcher = core::Searcher::new(index);
-                let each = |i, results| sink(i, results);
-                let allowed = allowed.as_deref();
-                searcher
-                    .search_chunks(
-                        &queries,
-                        BATCH_CHUNK,
-                        k,
-                        &settings,
-                        lexicon,
-                        allowed,
-                        rules,
-                        each,
-                    )
-                    .map_err(Failure::from)
-            },
+            &chunks,
+            workers,
             |r| r.docs.len(),
             |r| Ok(self.to_hits(py, r)?.into_any()),
         )

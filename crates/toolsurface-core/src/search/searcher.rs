@@ -3,8 +3,6 @@
 //! the scan, and answers searches, batches, boosted searches, explanations, a query's
 //! terms and the groups it mentions.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
-
 use rayon::prelude::*;
 
 use crate::error::Error;
@@ -33,7 +31,7 @@ pub struct Searcher<'a> {
 
 /// The search of `query` in `sc`: the main stage, and the fallback when it found nothing;
 /// each hit's score times its factor under `boosts` (none: the plain search).
-fn search_in(
+pub(crate) fn search_in(
     index: &Index,
     query: &str,
     req: &Request<'_>,
@@ -82,7 +80,7 @@ fn search_terms(
 
 /// The search of `query` in `sc` under `rules`: its boosts found, then the search with
 /// them; with each hit's factor (1 outside every boost).
-fn search_ruled_in(
+pub(crate) fn search_ruled_in(
     index: &Index,
     query: &str,
     req: &Request<'_>,
@@ -325,93 +323,6 @@ impl<'a> Searcher<'a> {
             .par_iter()
             .map(|q| with_scratch(|sc| search_ruled_in(self.index, q, &req, rules, sc)))
             .collect())
-    }
-
-    /// [`Searcher::search_many_ruled`] (or, without `rules`, [`Searcher::search_many`])
-    /// handed to `each` a chunk of `chunk` queries at a time, with the chunk's number, on
-    /// every thread of the rayon pool; the factors are left out.
-    ///
-    /// The chunks are taken in order from one counter, so they finish in about that order: a
-    /// consumer that must use the results in order (a binding converting them under a lock
-    /// of its own) can work on the first while the pool scores the next, instead of after
-    /// the whole batch. `each` returning `false` stops the batch: no chunk is started after
-    /// it. Invalid `settings` or `rules` are an error before any chunk is scored.
-    ///
-    /// ```
-    /// use std::sync::{Arc, Mutex};
-    /// use toolsurface_core::{Analyzer, CharTable, Index, Searcher, Settings};
-    ///
-    /// let table =
-    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
-    /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
-    /// let doc = |name: &str, summary: &str| [name, "", summary, "", "", ""].map(String::from);
-    /// let fields = vec![doc("list_issues", "Lists issues."), doc("send_message", "Sends a message.")];
-    /// let names = fields.iter().map(|f| f[0].clone()).collect();
-    /// let index = Index::build(analyzer, names, fields)?;
-    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
-    /// let queries: Vec<String> = ["list issues", "send a message", "issues"].map(String::from).into();
-    ///
-    /// let got = Mutex::new(Vec::new());
-    /// Searcher::new(&index).search_chunks(&queries, 2, 10, &settings, None, None, None, |i, rs| {
-    ///     got.lock().unwrap().push((i, rs.iter().map(|r| r.docs[0]).collect::<Vec<_>>()));
-    ///     true
-    /// })?;
-    /// let mut got = got.into_inner().unwrap();
-    /// got.sort();
-    /// assert_eq!(got, vec![(0, vec![0, 1]), (1, vec![0])]);
-    /// # Ok::<(), toolsurface_core::Error>(())
-    /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub fn search_chunks<Q: AsRef<str> + Sync>(
-        &self,
-        queries: &[Q],
-        chunk: usize,
-        k: usize,
-        settings: &Settings,
-        lexicon: Option<&Lexicon>,
-        allowed: Option<&Filter>,
-        rules: Option<&BoostRules>,
-        each: impl Fn(usize, Vec<SearchResult>) -> bool + Sync,
-    ) -> Result<(), Error> {
-        settings.validate()?;
-        if let Some(rules) = rules {
-            rules.check(self.index)?;
-        }
-        let sat = self.index.sat_table(settings);
-        let req = Request::new(k, settings, &sat, lexicon, allowed);
-        let chunk = chunk.max(1);
-        let count = queries.len().div_ceil(chunk);
-        let next = AtomicUsize::new(0);
-        let stopped = AtomicBool::new(false);
-        let work = || {
-            while !stopped.load(AtomicOrdering::Relaxed) {
-                let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                if i >= count {
-                    break;
-                }
-                let part = &queries[i * chunk..((i + 1) * chunk).min(queries.len())];
-                let results = part
-                    .iter()
-                    .map(|q| {
-                        with_scratch(|sc| match rules {
-                            Some(rules) => {
-                                search_ruled_in(self.index, q.as_ref(), &req, rules, sc).0
-                            }
-                            None => search_in(self.index, q.as_ref(), &req, &[], sc),
-                        })
-                    })
-                    .collect();
-                if !each(i, results) {
-                    stopped.store(true, AtomicOrdering::Relaxed);
-                }
-            }
-        };
-        rayon::scope(|s| {
-            for _ in 0..rayon::current_num_threads().min(count) {
-                s.spawn(|_| work());
-            }
-        });
-        Ok(())
     }
 
     /// Per matched term of `doc`: the term, its query weight and each field's contribution
