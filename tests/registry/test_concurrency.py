@@ -7,8 +7,11 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from toolsurface import Tool, ToolRegistry
 
@@ -208,3 +211,74 @@ def test_same_bytes_whatever_the_hash_seed(engine_name: str) -> None:
         )
         outputs.append(json.loads(out.stdout)["requests"])
     assert all(o == outputs[0] for o in outputs)
+
+
+def _pause_while_the_pool_is_busy(
+    reg: ToolRegistry, call: Callable[[], object]
+) -> tuple[float, float]:
+    """The longest pause of a ticking thread during ``call``, and how long ``call`` took,
+    with two large batches keeping the engine's pool busy meanwhile."""
+    big = [f"read item {i} store {i % 50}" for i in range(40_000)]
+    stop = threading.Event()
+    gaps: list[tuple[float, float]] = []
+
+    def ticker() -> None:
+        while not stop.is_set():
+            start = time.perf_counter()
+            time.sleep(0.0005)
+            gaps.append((start, time.perf_counter() - start))
+
+    runs = [threading.Thread(target=reg.search_many, args=(big,)) for _ in range(2)]
+    tick = threading.Thread(target=ticker)
+    tick.start()
+    for run in runs:
+        run.start()
+    time.sleep(0.3)  # the large batches have the pool
+    start = time.perf_counter()
+    call()
+    took = time.perf_counter() - start
+    for run in runs:
+        run.join(timeout=120)
+    stop.set()
+    tick.join()
+    # Every pause of the ticker that overlaps the call.
+    during = [gap for at, gap in gaps if at + gap >= start and at <= start + took]
+    return max(during, default=0.0), took
+
+
+def test_a_search_waiting_for_a_busy_pool_lets_other_threads_run() -> None:
+    # A single search and a small batch, each under new settings, asked while large batches
+    # keep the engine's pool busy: the score table of new settings is made on the pool, and
+    # the batch's caller scores its chunk itself, then waits for the pool jobs it queued to
+    # find nothing left. Those waits must let the interpreter go, or every other Python
+    # thread stops until the large batches end.
+    from toolsurface import RetrievalSettings
+
+    tools = [
+        {"name": f"s{i % 300}__read_item_{i}", "description": f"Read item {i} from store {i % 97}."}
+        for i in range(20_000)
+    ]
+    reg = ToolRegistry(tools, engine="native")
+    reg.search("warm up")
+    got: dict[str, object] = {}
+    calls: dict[str, Callable[[], object]] = {
+        "search": lambda: got.setdefault(
+            "search", reg.search("read item 6", k=5, settings=RetrievalSettings(k1=1.33))
+        ),
+        "search_many": lambda: got.setdefault(
+            "search_many",
+            reg.search_many(["read item 5"], k=5, settings=RetrievalSettings(k1=1.31)),
+        ),
+    }
+    for name, call in calls.items():
+        pause, took = _pause_while_the_pool_is_busy(reg, call)
+        if took <= 0.05:
+            pytest.skip(f"{name} took {took * 1e3:.1f} ms: the pool was not busy")
+        assert pause < 0.5 * took, (name, pause, took)
+    assert (
+        got["search"]
+        == reg.search_many(["read item 6"], k=5, settings=RetrievalSettings(k1=1.33))[0]
+    )
+    assert got["search_many"] == [
+        reg.search("read item 5", k=5, settings=RetrievalSettings(k1=1.31))
+    ]

@@ -159,6 +159,9 @@ impl PySearcher {
             )));
         }
         let settings = guard(|| settings(weights, b, k1, expansion_weight))?;
+        // The searches' table made now, detached: made by the first search, on a busy pool,
+        // it would keep the interpreter's lock for as long as the pool is busy.
+        py.detach(|| guard(|| Ok(index.prepare(&settings)?)))?;
         let tuple_new = tuple_type.getattr("__new__")?;
         let admitted = if direct_hits && can_alloc_hits(py, &hit_type, &tuple_new)? {
             Some(hit_type.getattr(intern!(py, "__mro__"))?.unbind())
@@ -347,17 +350,21 @@ impl PySearcher {
         let (index, lexicon, rules) = (&self.index, self.lexicon.as_deref(), self.rules.as_deref());
         let held = filt(&allowed);
         let settings = self.settings;
-        let chunks = guard(|| {
-            Ok(core::Chunks::new(
-                index,
-                &queries,
-                BATCH_CHUNK,
-                k,
-                &settings,
-                lexicon,
-                held.as_deref(),
-                rules,
-            )?)
+        // Detached: the first batch of a catalogue or settings builds the score table on
+        // the pool, which may be busy with another caller's batch.
+        let chunks = py.detach(|| {
+            guard(|| {
+                Ok(core::Chunks::new(
+                    index,
+                    &queries,
+                    BATCH_CHUNK,
+                    k,
+                    &settings,
+                    lexicon,
+                    held.as_deref(),
+                    rules,
+                )?)
+            })
         })?;
         // This thread makes chunks too when it has none to convert (`batch.rs`).
         let workers = rayon::current_num_threads().saturating_sub(1);

@@ -203,6 +203,16 @@ impl Index {
         tf.map(u32::from)
     }
 
+    /// Make (and cache) what searches under `settings` read, so that the first of them does
+    /// not: a binding calls it with the interpreter let go, since the table is made on the
+    /// rayon pool, which may be busy with another caller's batch. Invalid settings are an
+    /// error.
+    pub fn prepare(&self, settings: &Settings) -> Result<(), Error> {
+        settings.validate()?;
+        self.sat_table(settings);
+        Ok(())
+    }
+
     /// The saturated weight of every posting under `settings` (cached).
     pub(crate) fn sat_table(&self, settings: &Settings) -> Arc<SatTable> {
         let key = settings.key();
@@ -263,5 +273,24 @@ mod tests {
         let idx = catalogue();
         assert!(idx.memory_bytes() > 0);
         assert!(idx.vocabulary_size() > 10);
+    }
+
+    #[test]
+    fn prepared_settings_are_cached_and_searched_as_before() {
+        let idx = catalogue();
+        let s = settings();
+        let want = Searcher::new(&idx).search("list issues", 3, &s, None, None);
+        let idx = catalogue();
+        let cached = idx.cached_settings();
+        idx.prepare(&s).unwrap();
+        assert_eq!(idx.cached_settings(), cached + 1);
+        idx.prepare(&s).unwrap(); // made once
+        assert_eq!(idx.cached_settings(), cached + 1);
+        let got = Searcher::new(&idx).search("list issues", 3, &s, None, None);
+        assert_eq!(got.unwrap(), want.unwrap());
+        let mut bad = s;
+        bad.k1 = f64::NAN;
+        assert!(idx.prepare(&bad).is_err());
+        assert_eq!(idx.cached_settings(), cached + 1);
     }
 }
