@@ -10,7 +10,7 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{mpsc, Mutex, PoisonError};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -49,30 +49,30 @@ pub(crate) fn list_in_chunks<'py, T>(
 
 /// A chunk of a batch: its number and its queries' results.
 type Chunk<T> = (usize, Vec<T>);
-/// Where the pool's workers send the chunks they made (behind a mutex: see `list_helped`).
-type Inbox<T> = Mutex<mpsc::Receiver<Chunk<T>>>;
+/// What a pool worker sends: a chunk it made, or the panic that stopped it.
+type Made<T> = Result<Chunk<T>, Box<dyn Any + Send>>;
 
 /// A batch that hands out its results a numbered chunk at a time, to any thread that asks
 /// (`core::Chunks`): the chunks are numbered from 0 without gaps.
-pub(crate) trait ChunkSource: Sync {
+pub(crate) trait ChunkSource: Send + Sync + 'static {
     /// A query's result.
-    type Item: Send;
+    type Item: Send + 'static;
     /// How many chunks the batch has.
     fn count(&self) -> usize;
     /// Claim the next chunk and make it on the calling thread (`None`: none is left).
-    fn take(&self) -> Option<(usize, Vec<Self::Item>)>;
+    fn take(&self) -> Option<Chunk<Self::Item>>;
     /// Claim no more chunks.
     fn stop(&self);
 }
 
-impl<Q: AsRef<str> + Sync> ChunkSource for core::Chunks<'_, Q> {
+impl<Q: AsRef<str> + Send + Sync + 'static> ChunkSource for core::Chunks<Q> {
     type Item = core::SearchResult;
 
     fn count(&self) -> usize {
         core::Chunks::count(self)
     }
 
-    fn take(&self) -> Option<(usize, Vec<core::SearchResult>)> {
+    fn take(&self) -> Option<Chunk<core::SearchResult>> {
         core::Chunks::take(self)
     }
 
@@ -82,70 +82,56 @@ impl<Q: AsRef<str> + Sync> ChunkSource for core::Chunks<'_, Q> {
 }
 
 /// `[convert(r) for r in results]` over every chunk of `source`, converted in order on this
-/// thread while `workers` threads of the rayon pool make the next chunks; with nothing to
+/// thread while `workers` jobs on the rayon pool make the next chunks; with nothing to
 /// convert, this thread makes a chunk itself (detached), and only once every chunk is
-/// claimed does it wait for one. So a batch keeps one thread a core busy without a thread
-/// more than the cores (the pool's threads less one, and this one): a thread that only
-/// waited and converted competed with the pool's for the cores. The interpreter is let go
-/// after every [`CHUNK_ITEMS`] items, as [`list_in_chunks`] does, and for every wait: this
-/// thread may finish the batch before a busy pool has started its workers, and waits for
-/// them to find nothing left with the interpreter let go, so other Python threads run.
+/// claimed does it wait for one (detached). So a batch keeps one thread a core busy without
+/// a thread more than the cores (the pool's threads less one, and this one): a thread that
+/// only waited and converted competed with the pool's for the cores. The interpreter is
+/// let go after every [`CHUNK_ITEMS`] items, as [`list_in_chunks`] does.
+///
+/// The jobs own a share of `source`, so this thread never waits for a job that has not
+/// started: on a pool busy with other batches it makes every chunk itself and returns,
+/// and a job that starts later finds nothing left (or the batch stopped) and ends.
 ///
 /// A panic while making a chunk is the call's `RuntimeError`; a conversion error stops the
 /// batch (no chunk is claimed after it) and is the call's error.
 pub(crate) fn list_helped<'py, S: ChunkSource>(
     py: Python<'py>,
-    source: &S,
+    source: Arc<S>,
     workers: usize,
     size: impl Fn(&S::Item) -> usize,
     mut convert: impl FnMut(S::Item) -> PyResult<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let (tx, rx) = mpsc::channel::<Chunk<S::Item>>();
-    // In a mutex only to be shared with the detached waits (a receiver is not `Sync`); only
-    // this thread locks it.
-    let rx = Mutex::new(rx);
-    let failed: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-    let out = PyList::empty(py);
+    let (tx, rx) = mpsc::channel::<Made<S::Item>>();
     let count = source.count();
-    let made = rayon::in_place_scope(|scope| {
-        for _ in 0..workers.min(count) {
-            let (tx, failed) = (tx.clone(), &failed);
-            scope.spawn(move |_| loop {
-                match catch_unwind(AssertUnwindSafe(|| source.take())) {
-                    Ok(Some(chunk)) => {
-                        if tx.send(chunk).is_err() {
-                            source.stop(); // the consumer has returned (a conversion error)
-                            break;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(payload) => {
-                        source.stop();
-                        failed
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .get_or_insert(payload);
+    for _ in 0..workers.min(count) {
+        let (tx, source) = (tx.clone(), Arc::clone(&source));
+        rayon::spawn(move || loop {
+            match catch_unwind(AssertUnwindSafe(|| source.take())) {
+                Ok(Some(chunk)) => {
+                    if tx.send(Ok(chunk)).is_err() {
+                        source.stop(); // the consumer has returned (an error)
                         break;
                     }
                 }
-            });
-        }
-        // Only the workers' senders are left: the channel closes when the last job ends.
-        drop(tx);
-        let made = convert_in_order(py, source, &rx, count, &size, &mut convert, &out);
-        // However the loop ended, no chunk is claimed after it, and the workers' jobs (which
-        // a busy pool may not have started yet) are waited for detached: the scope's own
-        // join, attached, then has none left to wait for.
-        source.stop();
-        py.detach(|| {
-            let rx = rx.lock().unwrap_or_else(PoisonError::into_inner);
-            while rx.recv().is_ok() {}
+                Ok(None) => break,
+                Err(payload) => {
+                    source.stop();
+                    let _ = tx.send(Err(payload)); // the consumer may have returned
+                    break;
+                }
+            }
         });
-        made
-    });
-    if let Some(payload) = failed.into_inner().unwrap_or_else(PoisonError::into_inner) {
-        return Err(panic_error(payload));
     }
+    // Only the jobs' senders are left: the channel closes when the last job ends.
+    drop(tx);
+    // In a mutex only to be shared with the detached waits (a receiver is not `Sync`); only
+    // this thread locks it.
+    let rx = Mutex::new(rx);
+    let out = PyList::empty(py);
+    let made = convert_in_order(py, &*source, &rx, count, &size, &mut convert, &out);
+    // However the loop ended, no chunk is claimed after it.
+    source.stop();
     if made? < count {
         return Err(panic_error(Box::new("a batch ended before its last chunk")));
     }
@@ -154,11 +140,11 @@ pub(crate) fn list_helped<'py, S: ChunkSource>(
 
 /// [`list_helped`]'s loop: appends the chunks' converted results to `out` in order, making
 /// chunks here when none is waiting; the number of chunks converted (short of `count` only
-/// when the workers stopped on a panic).
+/// if every job ended without making the chunks it claimed, which a panic reports first).
 fn convert_in_order<'py, S: ChunkSource>(
     py: Python<'py>,
     source: &S,
-    rx: &Inbox<S::Item>,
+    rx: &Mutex<mpsc::Receiver<Made<S::Item>>>,
     count: usize,
     size: &impl Fn(&S::Item) -> usize,
     convert: &mut impl FnMut(S::Item) -> PyResult<Bound<'py, PyAny>>,
@@ -180,7 +166,8 @@ fn convert_in_order<'py, S: ChunkSource>(
             continue;
         }
         let arrived = rx.lock().unwrap_or_else(PoisonError::into_inner).try_recv();
-        if let Ok((i, results)) = arrived {
+        if let Ok(made) = arrived {
+            let (i, results) = made.map_err(panic_error)?;
             pending.insert(i, results);
             continue;
         }
@@ -192,18 +179,19 @@ fn convert_in_order<'py, S: ChunkSource>(
             Ok(None) => {}
             Err(payload) => return Err(panic_error(payload)),
         }
-        // Every chunk is claimed: wait for one a worker is making.
-        let chunk = py.detach(|| {
+        // Every chunk is claimed: wait for one a job is making.
+        let made = py.detach(|| {
             rx.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .recv()
                 .ok()
         });
-        match chunk {
-            Some((i, results)) => {
+        match made {
+            Some(made) => {
+                let (i, results) = made.map_err(panic_error)?;
                 pending.insert(i, results);
             }
-            None => break, // the workers are done and stopped short: a panic
+            None => break, // every job has ended
         }
     }
     Ok(want)

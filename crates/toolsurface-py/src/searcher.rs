@@ -347,22 +347,22 @@ impl PySearcher {
     ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
         let k = guard(|| Ok(check_k(k)?))?;
-        let (index, lexicon, rules) = (&self.index, self.lexicon.as_deref(), self.rules.as_deref());
         let held = filt(&allowed);
         let settings = self.settings;
+        let (index, lexicon, rules) = (&self.index, &self.lexicon, &self.rules);
         // Detached: the first batch of a catalogue or settings builds the score table on
         // the pool, which may be busy with another caller's batch.
         let chunks = py.detach(|| {
             guard(|| {
                 Ok(core::Chunks::new(
-                    index,
-                    &queries,
+                    Arc::clone(index),
+                    queries,
                     BATCH_CHUNK,
                     k,
                     &settings,
-                    lexicon,
-                    held.as_deref(),
-                    rules,
+                    lexicon.clone(),
+                    held,
+                    rules.clone(),
                 )?)
             })
         })?;
@@ -370,7 +370,7 @@ impl PySearcher {
         let workers = rayon::current_num_threads().saturating_sub(1);
         list_helped(
             py,
-            &chunks,
+            Arc::new(chunks),
             workers,
             |r| r.docs.len(),
             |r| Ok(self.to_hits(py, r)?.into_any()),

@@ -33,18 +33,18 @@ use crate::search::searcher::{search_in, search_ruled_in};
 /// let doc = |name: &str, summary: &str| [name, "", summary, "", "", ""].map(String::from);
 /// let fields = vec![doc("list_issues", "Lists issues."), doc("send_message", "Sends a message.")];
 /// let names = fields.iter().map(|f| f[0].clone()).collect();
-/// let index = Index::build(analyzer, names, fields)?;
+/// let index = Arc::new(Index::build(analyzer, names, fields)?);
 /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
 /// let queries: Vec<String> = ["list issues", "send a message", "issues"].map(String::from).into();
 ///
-/// let chunks = Chunks::new(&index, &queries, 2, 10, &settings, None, None, None)?;
+/// let chunks = Chunks::new(Arc::clone(&index), queries.clone(), 2, 10, &settings, None, None, None)?;
 /// assert_eq!(chunks.count(), 2);
 /// let (first, results) = chunks.take().unwrap();
 /// assert_eq!((first, results.iter().map(|r| r.docs[0]).collect::<Vec<_>>()), (0, vec![0, 1]));
 ///
 /// // Or every chunk on the rayon pool, each handed to a consumer as it is done.
 /// let got = Mutex::new(Vec::new());
-/// Chunks::new(&index, &queries, 2, 10, &settings, None, None, None)?.run(|i, rs| {
+/// Chunks::new(index, queries, 2, 10, &settings, None, None, None)?.run(|i, rs| {
 ///     got.lock().unwrap().push((i, rs.iter().map(|r| r.docs[0]).collect::<Vec<_>>()));
 ///     true
 /// });
@@ -53,51 +53,54 @@ use crate::search::searcher::{search_in, search_ruled_in};
 /// assert_eq!(got, vec![(0, vec![0, 1]), (1, vec![0])]);
 /// # Ok::<(), toolsurface_core::Error>(())
 /// ```
-pub struct Chunks<'a, Q> {
-    index: &'a Index,
-    queries: &'a [Q],
+pub struct Chunks<Q> {
+    index: Arc<Index>,
+    queries: Vec<Q>,
     chunk: usize,
     count: usize,
     k: usize,
     settings: Settings,
     sat: Arc<SatTable>,
-    lexicon: Option<&'a Lexicon>,
-    allowed: Option<&'a Filter>,
-    rules: Option<&'a BoostRules>,
+    lexicon: Option<Arc<Lexicon>>,
+    allowed: Option<Arc<Filter>>,
+    rules: Option<Arc<BoostRules>>,
     /// The next chunk to claim (past `count`: none is left).
     next: AtomicUsize,
     /// Set by [`Chunks::stop`]: no chunk is claimed after it.
     stopped: AtomicBool,
 }
 
-impl<'a, Q: AsRef<str> + Sync> Chunks<'a, Q> {
+impl<Q: AsRef<str> + Sync> Chunks<Q> {
     /// The batch of `queries` over `index`, `chunk` queries a chunk (at least one), `k`
-    /// hits each. Invalid `settings`, or `rules` made for another index, are an error
-    /// before any query is scored.
+    /// hits each. It owns what it reads, so the threads that make its chunks may outlive
+    /// the caller's frame. Invalid `settings`, or `rules` made for another index, are an
+    /// error before any query is scored.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        index: &'a Index,
-        queries: &'a [Q],
+        index: Arc<Index>,
+        queries: Vec<Q>,
         chunk: usize,
         k: usize,
         settings: &Settings,
-        lexicon: Option<&'a Lexicon>,
-        allowed: Option<&'a Filter>,
-        rules: Option<&'a BoostRules>,
+        lexicon: Option<Arc<Lexicon>>,
+        allowed: Option<Arc<Filter>>,
+        rules: Option<Arc<BoostRules>>,
     ) -> Result<Self, Error> {
         settings.validate()?;
-        if let Some(rules) = rules {
-            rules.check(index)?;
+        if let Some(rules) = &rules {
+            rules.check(&index)?;
         }
         let chunk = chunk.max(1);
+        let count = queries.len().div_ceil(chunk);
+        let sat = index.sat_table(settings);
         Ok(Chunks {
             index,
             queries,
             chunk,
-            count: queries.len().div_ceil(chunk),
+            count,
             k,
             settings: *settings,
-            sat: index.sat_table(settings),
+            sat,
             lexicon,
             allowed,
             rules,
@@ -126,14 +129,14 @@ impl<'a, Q: AsRef<str> + Sync> Chunks<'a, Q> {
             self.k,
             &self.settings,
             &self.sat,
-            self.lexicon,
-            self.allowed,
+            self.lexicon.as_deref(),
+            self.allowed.as_deref(),
         );
-        let index = self.index;
+        let index = &*self.index;
         let results = part
             .iter()
             .map(|q| {
-                with_scratch(|sc| match self.rules {
+                with_scratch(|sc| match self.rules.as_deref() {
                     Some(rules) => search_ruled_in(index, q.as_ref(), &req, rules, sc).0,
                     None => search_in(index, q.as_ref(), &req, &[], sc),
                 })
