@@ -191,7 +191,8 @@ class Index:
     def boost_rules(
         self,
         aliases: Aliases | None,
-        members: list[list[int]],
+        member_ids: list[int],
+        member_ends: list[int],
         read_only: list[int],
         question_words: list[str],
         mention_factor: float,
@@ -199,9 +200,11 @@ class Index:
     ) -> BoostRules:
         """The boost rules of a registry over this index (docs/analysis.md §8, §10).
 
-        ``aliases`` numbers the groups as ``members`` (each group's document ids) does;
-        ``read_only`` are the documents that only read; a factor of 1 turns its rule off.
-        ``ValueError`` for an id out of range or a factor below 1 or not finite.
+        ``aliases`` numbers the groups as ``member_ends`` does: group ``g``'s document ids
+        are ``member_ids`` from the previous group's end (0 for the first) to
+        ``member_ends[g]``; ``read_only`` are the documents that only read; a factor of 1
+        turns its rule off. ``ValueError`` for an id out of range, an end out of order or
+        past the ids, or a factor below 1 or not finite.
         """
     def searcher(
         self,

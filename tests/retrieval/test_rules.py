@@ -155,14 +155,17 @@ def test_rules_made_for_another_index_are_refused() -> None:
         b = backend(name)  # type: ignore[arg-type]
         small = b.index(["a"], [("a", "", "send", "", "")])
         large = b.index(["a", "b"], [("a", "", "send", "", ""), ("b", "", "send", "", "")])
-        rules = b.rules(small, None, [], [0], ["what"], 1.0, 2.0)
+        rules = b.rules(small, None, [], [], [0], ["what"], 1.0, 2.0)
         searcher = b.searcher(large, ["a", "b"], ([1.0] * 6, [0.5] * 6, 1.2, 0.6), None, rules)
         with pytest.raises(ValueError, match="boost rules made for an index of 1 documents"):
             searcher.search("send", 3)
         with pytest.raises(ValueError, match="out of range"):
-            b.rules(small, None, [[5]], [], [], 2.0, 1.0)
+            b.rules(small, None, [5], [1], [], [], 2.0, 1.0)
         with pytest.raises(ValueError, match="finite and at least 1"):
-            b.rules(small, None, [], [], [], 0.5, 1.0)
+            b.rules(small, None, [], [], [], [], 0.5, 1.0)
+        for ends in ([2], [1, 0]):  # past the ids; below the previous end
+            with pytest.raises(ValueError, match=r"member_ends\[\d\] = \d: not between"):
+                b.rules(small, None, [0], ends, [], [], 2.0, 1.0)
 
 
 _PIECES = [*"whatsliокаке?？;؟\"«»“”:'’ \n\u200b\u0301\u00adW1_-.", "what", "какие", "Show"]

@@ -411,16 +411,20 @@ impl PyIndex {
     }
 
     /// The boost rules of a registry over this index: `aliases` numbers the groups as
-    /// `members` (each group's document ids) does, `read_only` the documents that only
-    /// read, `question_words` the words that make a request a question; a factor of 1 turns
-    /// its rule off. `ValueError` for an id out of range or a factor below 1 or not finite.
+    /// `member_ends` does (group `g`'s document ids are `member_ids` from the previous
+    /// group's end, 0 for the first, to `member_ends[g]`: flat, not a list per group, for a
+    /// registry with a group per server), `read_only` the documents that only read,
+    /// `question_words` the words that make a request a question; a factor of 1 turns its
+    /// rule off. `ValueError` for an id out of range, an end out of order or past the ids,
+    /// or a factor below 1 or not finite.
     #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (aliases, members, read_only, question_words, mention_factor, question_factor))]
+    #[pyo3(signature = (aliases, member_ids, member_ends, read_only, question_words, mention_factor, question_factor))]
     fn boost_rules(
         &self,
         py: Python<'_>,
         aliases: Option<PyRef<'_, PyAliases>>,
-        members: Vec<Vec<i64>>,
+        member_ids: Vec<i64>,
+        member_ends: Vec<i64>,
         read_only: Vec<i64>,
         question_words: Vec<String>,
         mention_factor: f64,
@@ -429,6 +433,7 @@ impl PyIndex {
         // Shared, not copied: the rules keep only what they resolve against this index.
         let aliases = aliases.map(|a| Arc::clone(&a.inner));
         let index = Arc::clone(&self.inner);
+        let members = group_members(&member_ids, &member_ends)?;
         let rules = py.detach(move || {
             guard(move || {
                 Ok(core::BoostRules::new(
@@ -473,4 +478,29 @@ impl PyIndex {
                 .collect())
         })
     }
+}
+
+/// Each group's member ids, from the groups' ids back to back and each group's end among
+/// them (`Index.boost_rules`); an end below the previous one or past the ids is an error
+/// that names it.
+fn group_members(ids: &[i64], ends: &[i64]) -> PyResult<Vec<Vec<i64>>> {
+    let mut start = 0usize;
+    ends.iter()
+        .enumerate()
+        .map(|(g, &end)| {
+            let end = usize::try_from(end)
+                .ok()
+                .filter(|&e| e >= start && e <= ids.len())
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "member_ends[{g}] = {end}: not between the previous end {start} and \
+                         the {} member ids",
+                        ids.len()
+                    ))
+                })?;
+            let group = ids[start..end].to_vec();
+            start = end;
+            Ok(group)
+        })
+        .collect()
 }

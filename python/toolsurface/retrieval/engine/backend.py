@@ -240,7 +240,8 @@ class Backend(Protocol):
         self,
         index: IndexLike,
         aliases: Any,
-        members: Sequence[Sequence[int]],
+        member_ids: Sequence[int],
+        member_ends: Sequence[int],
         read_only: Sequence[int],
         question_words: Sequence[str],
         mention_factor: float,
@@ -249,7 +250,9 @@ class Backend(Protocol):
         """The boost rules of a registry over ``index`` (``BoostRules`` of this engine).
 
         ``aliases`` (compiled by :meth:`aliases`, or ``None``) numbers the groups as
-        ``members`` does; a factor of 1 turns its rule off.
+        ``member_ends`` does: group ``g``'s document ids are ``member_ids`` from the end of
+        group ``g - 1`` (0 for the first) to ``member_ends[g]``. A factor of 1 turns its rule
+        off.
         """
         ...
 
@@ -322,12 +325,22 @@ class PureBackend:
         self,
         index: IndexLike,
         aliases: Any,
-        members: Sequence[Sequence[int]],
+        member_ids: Sequence[int],
+        member_ends: Sequence[int],
         read_only: Sequence[int],
         question_words: Sequence[str],
         mention_factor: float,
         question_factor: float,
     ) -> Any:
+        members, start = [], 0
+        for g, end in enumerate(member_ends):
+            if not start <= end <= len(member_ids):
+                raise ValueError(
+                    f"member_ends[{g}] = {end}: not between the previous end {start} and "
+                    f"the {len(member_ids)} member ids"
+                )
+            members.append(member_ids[start:end])
+            start = end
         return PureBoostRules(
             index,  # type: ignore[arg-type]
             aliases,
@@ -431,7 +444,8 @@ class NativeBackend:
         self,
         index: IndexLike,
         aliases: Any,
-        members: Sequence[Sequence[int]],
+        member_ids: Sequence[int],
+        member_ends: Sequence[int],
         read_only: Sequence[int],
         question_words: Sequence[str],
         mention_factor: float,
@@ -439,7 +453,8 @@ class NativeBackend:
     ) -> Any:
         return index.boost_rules(  # type: ignore[attr-defined]
             aliases,
-            [list(m) for m in members],
+            list(member_ids),
+            list(member_ends),
             list(read_only),
             list(question_words),
             mention_factor,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -14,9 +15,13 @@ from toolsurface.retrieval.engine.backend import IndexLike, Searcher
 from toolsurface.retrieval.engine.ranking import Hits
 from toolsurface.retrieval.fields import FIELD_NAMES
 
-__all__ = ["BuiltIndex"]
+__all__ = ["BuiltIndex", "RuleInputs"]
 
 _FILTER_CACHE = 16
+
+#: What a registry's boost rules are made from: every group's member ids back to back (each
+#: group's ascending), each group's end among them, and the read-only tools' ids.
+RuleInputs = tuple["array[int]", "array[int]", list[int]]
 
 
 @dataclass
@@ -37,10 +42,10 @@ class BuiltIndex:
     # The engine's boost rules over this index, by (groups version, mention factor,
     # question factor): see ``retrieval/boosts/boosts.py``.
     rules: dict[tuple[int, float, float], Any] = field(default_factory=dict)
-    # What the boost rules are made from, by groups version: each group's member ids and
-    # the read-only tools' ids. They depend on the names alone, so an index of the same
-    # names with other learned texts shares them (``relearned``).
-    rule_inputs: dict[int, tuple[list[list[int]], list[int]]] = field(default_factory=dict)
+    # What the boost rules are made from, by groups version: the groups' member ids (flat,
+    # with each group's end) and the read-only tools' ids. They depend on the names alone,
+    # so an index of the same names with other learned texts shares them (``relearned``).
+    rule_inputs: dict[int, RuleInputs] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def relearned(self, index: IndexLike, learned: int) -> BuiltIndex:
