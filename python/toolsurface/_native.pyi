@@ -9,6 +9,7 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 from typing import Any, Final, final
 
 __all__ = [
+    "ALIASES_PRUNED_UP_TO",
     "ASK_MARKERS",
     "CONNECTORS",
     "ER_ROOTS",
@@ -54,6 +55,7 @@ FUZZY_MIN_CHARS: Final[int]
 FUZZY_MIN_SIMILARITY: Final[float]
 #: Vocabulary terms a query token may bring in through the fallback.
 FUZZY_PER_TOKEN: Final[int]
+ALIASES_PRUNED_UP_TO: Final[int]
 #: Query weight of a payload token (quoted text, the text after a colon) and of a number.
 PAYLOAD_WEIGHT: Final[float]
 #: Tokens shorter than this (in code points, after folding) are dropped.

@@ -16,7 +16,7 @@ from conftest import native_available
 from toolsurface.retrieval import fields
 from toolsurface.retrieval.analysis import analyzer as analysis
 from toolsurface.retrieval.analysis import reading
-from toolsurface.retrieval.engine import pure
+from toolsurface.retrieval.engine import alias_match, pure
 
 if not native_available():
     pytest.skip(
@@ -33,6 +33,7 @@ PINNED: dict[str, Any] = {
     "FUZZY_MIN_CHARS": pure.FUZZY_MIN_CHARS,
     "FUZZY_MIN_SIMILARITY": pure.FUZZY_MIN_SIMILARITY,
     "FUZZY_PER_TOKEN": pure.FUZZY_PER_TOKEN,
+    "ALIASES_PRUNED_UP_TO": alias_match.ALIASES_PRUNED_UP_TO,
     "PAYLOAD_WEIGHT": pure.PAYLOAD_WEIGHT,
     "MIN_TOKEN_CHARS": analysis.MIN_TOKEN_CHARS,
     "CONNECTORS": analysis.CONNECTORS,

@@ -20,6 +20,10 @@ pub const FUZZY_MIN_CHARS: usize = 3;
 pub const FUZZY_MIN_SIMILARITY: f64 = 0.5;
 /// Vocabulary terms a query token may bring in through the fallback.
 pub const FUZZY_PER_TOKEN: usize = 3;
+/// Aliases of one group under one first term that are compared with each other for those
+/// that can decide no mention (`query/aliases.rs`): a declared group has at most 17 names.
+/// Past it only repeats are left out, so that a table's build stays linear.
+pub const ALIASES_PRUNED_UP_TO: usize = 32;
 /// Query weight of a token of the request's payload (quoted text, the text after a colon:
 /// what the action is given rather than the action; see [`Analyzer::payload_spans`](crate::Analyzer::payload_spans)) and
 /// of a number ([`Analyzer::is_number`](crate::Analyzer::is_number)).

@@ -132,8 +132,8 @@ mod test_support;
 pub use crate::analysis::{Analyzer, Memo, TokenBuf, TokenScratch, CONNECTORS, MIN_TOKEN_CHARS};
 pub use crate::chars::{CharTable, Class};
 pub use crate::consts::{
-    FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, ISSUE_KEY_SHAPE, N_FIELDS,
-    PAYLOAD_WEIGHT, SETTINGS_CACHE,
+    ALIASES_PRUNED_UP_TO, FIELD_NAMES, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN,
+    ISSUE_KEY_SHAPE, N_FIELDS, PAYLOAD_WEIGHT, SETTINGS_CACHE,
 };
 pub use crate::error::Error;
 pub use crate::index::{Filter, Index};

@@ -15,7 +15,8 @@ use toolsurface_core::analysis::{
     SUBJECT_MARKERS,
 };
 use toolsurface_core::{
-    FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, PAYLOAD_WEIGHT, SETTINGS_CACHE,
+    ALIASES_PRUNED_UP_TO, FUZZY_MIN_CHARS, FUZZY_MIN_SIMILARITY, FUZZY_PER_TOKEN, PAYLOAD_WEIGHT,
+    SETTINGS_CACHE,
 };
 
 /// Add the constants to `m`.
@@ -26,6 +27,7 @@ pub(crate) fn add_to(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FUZZY_MIN_CHARS", FUZZY_MIN_CHARS)?;
     m.add("FUZZY_MIN_SIMILARITY", FUZZY_MIN_SIMILARITY)?;
     m.add("FUZZY_PER_TOKEN", FUZZY_PER_TOKEN)?;
+    m.add("ALIASES_PRUNED_UP_TO", ALIASES_PRUNED_UP_TO)?;
     m.add("PAYLOAD_WEIGHT", PAYLOAD_WEIGHT)?;
     m.add("MIN_TOKEN_CHARS", MIN_TOKEN_CHARS)?;
     m.add("CONNECTORS", CONNECTORS.iter().collect::<String>())?;

@@ -15,6 +15,7 @@
 
 use rustc_hash::FxHashSet;
 
+use crate::consts::ALIASES_PRUNED_UP_TO;
 use crate::query::term_list::TermList;
 use crate::strtab::{str_hash, StrTable};
 
@@ -40,15 +41,17 @@ pub struct Aliases {
 
 impl Aliases {
     /// Aliases from `(group, terms)` pairs (terms already analysed); one with no terms is
-    /// left out, and one equal to an earlier one (same group, same first term, same set of
-    /// terms) too.
+    /// left out, and so is one that can never decide a mention ([`deciding`]): one equal to
+    /// an earlier one (same group, same first term, same set of terms), or holding every
+    /// term of another of its group's with the same first term.
     pub fn new(entries: Vec<(u32, Vec<String>)>) -> Self {
         let mut made = Aliases::default();
+        let keep = deciding(&entries);
         // What makes an alias a repeat: its group, first term and set of terms.
         let mut seen: FxHashSet<(u32, Vec<u32>)> = FxHashSet::default();
         let mut start = 0usize;
-        'entries: for (group, terms) in entries {
-            if terms.is_empty() {
+        'entries: for (i, (group, terms)) in entries.into_iter().enumerate() {
+            if terms.is_empty() || !keep[i] {
                 continue;
             }
             for t in &terms {
@@ -166,6 +169,40 @@ impl Aliases {
     }
 }
 
+/// Which of `entries` can decide a mention. A group is mentioned at the first query term
+/// that is the first term of one of its complete aliases (`Aliases::mentioned`), so an
+/// alias holding every term of another of its group's with the same first term decides
+/// nothing: whenever it is complete the other is too, found at the same query term. Such an
+/// alias is left out (of two with the same terms, the later), and the table mentions the
+/// same groups in the same order. A server's group, named `aws-eks` (`aws`, `eks`, `awseks`)
+/// with the alias "aws eks" (`aws`, `eks`), keeps the alias alone: half the table for a
+/// registry with a group per server. Found by sorting the entries by group and first term,
+/// with no allocation per entry.
+fn deciding(entries: &[(u32, Vec<String>)]) -> Vec<bool> {
+    let mut keep = vec![true; entries.len()];
+    let mut order: Vec<usize> = (0..entries.len())
+        .filter(|&i| !entries[i].1.is_empty())
+        .collect();
+    let key = |i: usize| (entries[i].0, entries[i].1[0].as_str());
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+    let holds = |outer: &[String], inner: &[String]| inner.iter().all(|t| outer.contains(t));
+    for run in order.chunk_by(|&a, &b| key(a) == key(b)) {
+        // Past a declared group's names, repeats alone (`Aliases::new`): linear work.
+        if run.len() < 2 || run.len() > ALIASES_PRUNED_UP_TO {
+            continue;
+        }
+        for &i in run {
+            let terms = &entries[i].1;
+            // Another alias of the run below this one: fewer terms, all of them here; or
+            // the same set, given earlier (`run` is in the order given).
+            keep[i] = !run.iter().any(|&j| {
+                j != i && holds(terms, &entries[j].1) && (!holds(&entries[j].1, terms) || j < i)
+            });
+        }
+    }
+    keep
+}
+
 impl Aliases {
     /// The groups whose aliases the query's `terms` (ids of the text table `text`, as
     /// `terms::text_terms` makes them) mention (§8), each once, in the order the terms
@@ -197,6 +234,39 @@ impl Aliases {
 mod tests {
     use super::*;
     use crate::test_support::*;
+
+    #[test]
+    fn an_alias_holding_another_of_its_groups_with_its_first_term_is_left_out() {
+        let idx = catalogue();
+        let an = analyzer();
+        let kept = vec![
+            (0, an.tokens("github pull")),
+            (1, an.tokens("slack pull")),
+            // The same terms as slack's other alias under another first term: kept.
+            (1, an.tokens("pull slack")),
+        ];
+        // Every term of "github pull" and the same first term: it decides nothing.
+        let decides_nothing = (0, an.tokens("github-pull requests"));
+        let full = Aliases::new([vec![decides_nothing], kept.clone()].concat());
+        let lean = Aliases::new(kept);
+        assert_eq!((full.len(), lean.len()), (3, 3));
+        let s = Searcher::new(&idx);
+        for q in [
+            "github pull",
+            "pull on github, then slack",
+            "github-pull requests",
+            "githubpull requests",
+            "pull slack then github",
+            "requests",
+        ] {
+            let got = s.mentions(q, None, 0.6, &full);
+            assert_eq!(got, s.mentions(q, None, 0.6, &lean), "{q:?}");
+        }
+        assert_eq!(
+            s.mentions("pull on github, then slack", None, 0.6, &full),
+            [1, 0]
+        );
+    }
 
     #[test]
     fn every_term_of_an_alias_is_needed_and_duplicates_are_one() {
