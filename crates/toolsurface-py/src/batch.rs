@@ -35,16 +35,30 @@ pub(crate) fn list_in_chunks<'py, T>(
     mut convert: impl FnMut(T) -> PyResult<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
-    let mut since = 0;
+    append_released(py, &out, results, &mut 0, &size, &mut convert)?;
+    Ok(out)
+}
+
+/// Append `convert(r)` for each of `results` to `out`, letting go of the interpreter after
+/// every [`CHUNK_ITEMS`] items counted by `size` (at least one a result); `since` carries
+/// the count from one call to the next.
+fn append_released<'py, T>(
+    py: Python<'py>,
+    out: &Bound<'py, PyList>,
+    results: Vec<T>,
+    since: &mut usize,
+    size: &impl Fn(&T) -> usize,
+    convert: &mut impl FnMut(T) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<()> {
     for result in results {
-        since += size(&result).max(1);
+        *since += size(&result).max(1);
         out.append(convert(result)?)?;
-        if since >= CHUNK_ITEMS {
-            since = 0;
+        if *since >= CHUNK_ITEMS {
+            *since = 0;
             py.detach(|| ());
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A chunk of a batch: its number and its queries' results.
@@ -155,14 +169,7 @@ fn convert_in_order<'py, S: ChunkSource>(
     while want < count {
         if let Some(results) = pending.remove(&want) {
             want += 1;
-            for result in results {
-                since += size(&result).max(1);
-                out.append(convert(result)?)?;
-                if since >= CHUNK_ITEMS {
-                    since = 0;
-                    py.detach(|| ());
-                }
-            }
+            append_released(py, out, results, &mut since, size, convert)?;
             continue;
         }
         let arrived = rx.lock().unwrap_or_else(PoisonError::into_inner).try_recv();
