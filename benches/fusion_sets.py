@@ -3,21 +3,23 @@
     python benches/fusion_sets.py [--cache DIR] [--json FILE]
 
 Needs ``toolsurface[semantic]``, ``../shared/data`` and the public sets converted by
-``scripts/public_toolsets.py`` (a set not there is left out, named). The sets: the
-development requests, the multilingual set and the requests of several steps
+``scripts/public_toolsets.py`` (a set not there is left out, named). The sets: the bundled
+demo's requests, the development requests, the multilingual set and the requests of several steps
 (``benches/data``), the unseen user-style requests (``tests/data/fresh_queries.jsonl``),
 BFCL (pooled: any expected function of the whole catalogue is a hit), ToolLens,
 StableToolBench, MCPToolBench++, API-Bank, Seal-Tools, ToolAlpaca and RestBench.
 
 For each request, once (native engine, groups per server as ``toolsurface eval`` declares
 them): the lexical first 50 (names and scores), the even ranking's first 50 (the same
-search with every field weighing alike, ``retrieval/even.py``) and the encoder's first 50.
+search with every field weighing alike, ``retrieval/even.py``), the encoder's first 50 and,
+for a request read as English, the English encoder's first 50 (``retrieval/minilm.py``).
 Then every setting of a grid (``semantic_k`` x confident weight x flat weight x even
-weight) is scored by ``fuse_semantic`` on every set, against the fusion without the even
-ranking as it was shipped before (k 6, weights 4 and 3): the pick is the setting whose
-smallest recall@3 gain over the sets is largest when none loses, then by mean gain. Also
-printed: each set left out in turn (the pick on the other sets, scored on it), and the
-lexical ranking, the encoder alone and bm25s per set, the baselines of issue 39.
+weight x English weight) is scored by ``fuse_semantic`` on every set, against the fusion
+as it was shipped before the English encoder (flat 1.5, even 1, English 0): the
+pick is the setting whose smallest recall@3 gain over the sets is largest when none loses,
+then by mean gain. Also printed: each set left out in turn (the pick on the other sets,
+scored on it), and the lexical ranking, the encoder alone, the English encoder alone (on
+the requests read as English) and bm25s per set, the baselines of issue 39.
 """
 
 from __future__ import annotations
@@ -45,14 +47,18 @@ from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("TOOLSURFACE_SHARED", ROOT.parent / "shared")) / "data"
-BEFORE = FusionSettings(confident_weight=4.0, flat_weight=3.0, even_weight=0.0)
+#: The fusion as shipped before the English encoder.
+BEFORE = FusionSettings(flat_weight=1.5, even_weight=1.0, english_weight=0.0)
 DEPTH = 50
-Row = tuple[list[str], list[float], list[str], list[str]]
+#: Per request: lexical names and scores, even names, semantic names, English names.
+Row = tuple[list[str], list[float], list[str], list[str], list[str]]
 
 
 def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
     mcp = SHARED / "catalogue" / "mcp_tools.json"
+    data = ROOT / "python" / "toolsurface" / "data"
     out = {
+        "demo": (data / "demo_catalogue.json", data / "demo_queries.jsonl"),
         "dev": (mcp, SHARED / "queries" / "dev.jsonl"),
         "multilingual": (mcp, ROOT / "benches" / "data" / "multilingual.jsonl"),
         "fresh": (mcp, ROOT / "tests" / "data" / "fresh_queries.jsonl"),
@@ -68,7 +74,7 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
 
 
 def rankings(catalogue: Path, queries: Sequence[EvalQuery]) -> tuple[list[Row], list[list[str]]]:
-    """Per request: lexical names and scores, even names, semantic names; and bm25s's."""
+    """Per request: lexical names and scores, even, semantic, English names; and bm25s's."""
     _, tools = load_catalogue(catalogue)
     lexical_only, registry = (
         ToolRegistry(lexicon=DEFAULT_LEXICON, semantic=on) for on in (False, True)
@@ -77,24 +83,39 @@ def rankings(catalogue: Path, queries: Sequence[EvalQuery]) -> tuple[list[Row], 
         r.register_many(tools, where=str(catalogue))
         declare_server_groups(r)
     registry.prepare()
-    semantic = registry.semantic
-    table = registry._semantic_table(semantic, registry._current())  # type: ignore[arg-type]
-    assert semantic is not None and table is not None
+    semantic, english, built = registry.semantic, registry.english, registry._current()
+    assert semantic is not None and english is not None
+    table = registry._semantic_table(semantic, built)
+    table_en = registry._semantic_table(english, built)
+    assert table is not None and table_en is not None
     even = even_settings(lexical_only.settings)
+    read = [built.index.query_language(q.query) == "en" for q in queries]
+    asked = [q.query for q, en in zip(queries, read) if en]
+    found_en = iter(english.rank_many(asked, *table_en[:2]))
     rows: list[Row] = []
-    for q in queries:
+    for q, en in zip(queries, read):
         lexical = lexical_only.search(q.query, k=DEPTH)
         spread = lexical_only.search(q.query, k=DEPTH, settings=even)
         near = semantic.rank(q.query, *table[:2]) if lexical else []
+        near_en = next(found_en) if en else []
         names, scores = [h.name for h in lexical], [h.score for h in lexical]
-        rows.append((names, scores, [h.name for h in spread], near))
+        rows.append((names, scores, [h.name for h in spread], near, near_en if lexical else []))
     peer = Bm25sAdapter(stem=True, backend="numpy")
     peer.build([t.name for t in tools], [peer_text(t) for t in tools], tools)
     return rows, peer.search_batch([q.query for q in queries], DEPTH)
 
 
 def fused(rows: Sequence[Row], how: FusionSettings) -> list[list[str]]:
-    return [fuse_semantic(n, s, near, how, even)[0] if near else n for n, s, even, near in rows]
+    return [
+        fuse_semantic(n, s, near, how, even, english)[0] if near else n
+        for n, s, even, near, english in rows
+    ]
+
+
+def english_alone(queries: Sequence[EvalQuery], rows: Sequence[Row]) -> float:
+    """The English encoder's recall@3 on the requests it ranks (read as English); nan if none."""
+    pairs = [(q, r[4]) for q, r in zip(queries, rows) if r[4]]
+    return recall3([q for q, _ in pairs], [r for _, r in pairs]) if pairs else float("nan")
 
 
 def recall3(queries: Sequence[EvalQuery], ranked: Sequence[list[str]]) -> float:
@@ -117,8 +138,11 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     data: dict[str, tuple[list[EvalQuery], list[Row]]] = {}
-    print("| set | requests | lexical | encoder alone | bm25s | fused before | fused now |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(
+        "| set | requests | lexical | encoder alone | English encoder alone | bm25s "
+        "| fused without it | fused now |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     report: dict[str, Any] = {"sets": {}}
     for name, (catalogue, query_file) in sets(args.cache).items():
         if not catalogue.exists() or not query_file.exists():
@@ -130,6 +154,7 @@ def main() -> None:
         figures = {
             "lexical": recall3(queries, [r[0] for r in rows]),
             "encoder": recall3(queries, [r[3] for r in rows]),
+            "english": english_alone(queries, rows),
             "bm25s": recall3(queries, bm25s),
             "before": recall3(queries, fused(rows, BEFORE)),
             "now": recall3(queries, fused(rows, FusionSettings())),
@@ -142,9 +167,11 @@ def main() -> None:
             flush=True,
         )
     grid = [
-        FusionSettings(semantic_k=k, confident_weight=c, flat_weight=f, even_weight=e)
-        for k, c, f, e in itertools.product(
-            (6.0, 10.0), (2.0, 3.0, 4.0), (1.5, 2.0, 3.0), (0.0, 0.5, 1.0, 1.5, 2.0)
+        FusionSettings(
+            semantic_k=k, confident_weight=c, flat_weight=f, even_weight=e, english_weight=w
+        )
+        for k, c, f, e, w in itertools.product(
+            (6.0, 10.0), (2.0, 3.0), (1.5, 2.0), (0.5, 1.0), (0.0, 0.5, 1.0, 1.25, 1.5, 2.0)
         )
         if f <= c
     ]
@@ -158,12 +185,17 @@ def main() -> None:
 
     def short(h: FusionSettings) -> str:
         weights = f"confident {h.confident_weight:g}, flat {h.flat_weight:g}"
-        return f"k {h.semantic_k:g}, {weights}, even {h.even_weight:g}"
+        others = f"even {h.even_weight:g}, English {h.english_weight:g}"
+        return f"k {h.semantic_k:g}, {weights}, {others}"
 
     pick = max(scored, key=key)
     print(
         f"\npick over {len(names)} sets ({len(grid)} settings): {short(pick[0])}; "
         f"default: {short(FusionSettings())}"
+    )
+    print(
+        "  the pick's recall@3 (gain): "
+        + ", ".join(f"{n} {v:.3f} ({v - b:+.3f})" for n, v, b in zip(names, pick[1], base))
     )
     report["pick"] = short(pick[0])
     report["left_out"] = {}

@@ -254,7 +254,9 @@ def cost() -> dict[str, Any]:
         lexical.search(q, k=10)
         fused.search(q, k=10)
     plain, with_semantic = per_query(lexical), per_query(fused)
+    english = english_cost(catalogue, queries)
     return {
+        **english,
         "tools": n,
         "encoder_load_s": load,
         "embed_catalogue_s": embed,
@@ -264,6 +266,43 @@ def cost() -> dict[str, Any]:
         "search_semantic_median_us": with_semantic * 1e6,
         "ratio": with_semantic / plain,
         "vectors_mib": n * 512 * 4 / 2**20,
+    }
+
+
+def english_cost(catalogue: Path, queries: list[str]) -> dict[str, float]:
+    """The English encoder's part: its load, its catalogue table, searches by language."""
+    from toolsurface.retrieval.minilm import shared_english_encoder
+
+    t0 = time.perf_counter()
+    shared_english_encoder().encode(["warm up"])
+    load = time.perf_counter() - t0
+    full = registry_for(catalogue, "native", True, True)  # the extra's own two rankers
+    assert full.semantic is not None and full.english is not None
+    built = full._current()
+    full._semantic_table(full.semantic, built)
+    t0 = time.perf_counter()
+    full._semantic_table(full.english, built)
+    embed = time.perf_counter() - t0
+    english = [q for q in queries if built.index.query_language(q) == "en"]
+    others = [q for q in queries if built.index.query_language(q) != "en"]
+
+    def median_us(asked: list[str]) -> float:
+        times = []
+        for q in asked:
+            t = time.perf_counter()
+            full.search(q, k=10)
+            times.append(time.perf_counter() - t)
+        return statistics.median(times) * 1e6
+
+    for q in queries[:20]:  # warm
+        full.search(q, k=10)
+    return {
+        "english_load_s": load,
+        "english_embed_per_1000_tools_s": embed / len(full) * 1000,
+        "english_requests": len(english),
+        "search_with_english_median_us": median_us(english),
+        "search_others_with_extra_median_us": median_us(others),
+        "english_vectors_mib": len(full) * 384 * 4 / 2**20,
     }
 
 

@@ -145,6 +145,8 @@ class Index:
         """A digest of every array of the index: equal for identical builds."""
     def make_filter(self, ids: list[int]) -> Filter:
         """A filter admitting the given document ids."""
+    def query_language(self, query: str) -> str:
+        """The language ``query`` is read in: a code, or ``latin`` (no vote for any)."""
     def query_terms(
         self, query: str, lexicon: Lexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:

@@ -191,3 +191,26 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
         assert all(math.isclose(a, b, rel_tol=1e-9) for (_, a), (_, b) in zip(pt, nt)), q
         assert ph[0] == nh[0] and ph[2] == nh[2], q
         assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(ph[1], nh[1])), q
+
+
+#: Requests and the language each is read in (the English encoder ranks only ``en`` ones).
+READ_AS = [
+    ("show me the open pull requests", "en"),
+    ("list open PRs", "latin"),
+    ("покажи открытые пулреквесты", "ru"),
+    ("створи нову гілку в репозиторії", "uk"),
+    ("zeig mir die offenen Tickets", "de"),
+    ("muéstrame los mensajes del canal", "es"),
+    ("envoie un message sur le canal", "fr"),
+    ("删除这个文件夹", "zh"),
+]
+
+
+def test_both_engines_read_a_request_in_the_same_language(both_backends: tuple[Any, Any]) -> None:
+    tools = demo_catalogue()
+    names, fields = [t.name for t in tools], [tool_fields(t) for t in tools]
+    pure, native = (backend.index(names, fields) for backend in both_backends)
+    for query, lang in READ_AS:
+        assert pure.query_language(query) == native.query_language(query) == lang, query
+    for query, _ in EXPANDS + FALLBACKS:
+        assert pure.query_language(query) == native.query_language(query), query

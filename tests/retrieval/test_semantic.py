@@ -299,25 +299,32 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
     demo_pair: tuple[ToolRegistry, ToolRegistry],
 ) -> None:
     # Each search fuses three rankings: the lexical one, the same search with every field
-    # weighing alike, and the encoder's. Rebuilt here from the three, on every demo request.
+    # weighing alike, and the encoder's; an English request a fourth, the English
+    # encoder's. Rebuilt here from them, on every demo request.
     on, off = demo_pair
     how = FusionSettings()
     even = even_settings(off.settings)
     built = on._current()
-    table = on._semantic_table(on.semantic, built)  # type: ignore[arg-type]
-    assert table is not None and on.semantic is not None
-    changed = 0
+    assert on.semantic is not None and on.english is not None
+    table = on._semantic_table(on.semantic, built)
+    table_en = on._semantic_table(on.english, built)
+    assert table is not None and table_en is not None
+    changed = english = 0
     for q in demo_queries():
         lexical = off.search(q.query, k=50)
         near = on.semantic.rank(q.query, *table[:2])
         if not lexical or not near:
             continue
+        read_as_english = built.index.query_language(q.query) == "en"
+        near_en = on.english.rank(q.query, *table_en[:2]) if read_as_english else []
+        english += read_as_english
         plain = [h.name for h in lexical], [h.score for h in lexical]
         spread = names(off.search(q.query, k=50, settings=even))
-        want = fuse_semantic(*plain, near, how, spread)[0][:5]
+        want = fuse_semantic(*plain, near, how, spread, near_en)[0][:5]
         assert names(on.search(q.query, k=5)) == want, q.query
-        changed += want[:3] != fuse_semantic(*plain, near, how)[0][:3]
+        changed += want[:3] != fuse_semantic(*plain, near, how, (), near_en)[0][:3]
     assert changed  # the even ranking changes some requests' first three
+    assert english > 30  # the English ranking was in many of them
 
 
 def test_search_many_embeds_the_batch_at_once_and_answers_as_search(
@@ -339,8 +346,14 @@ def test_search_many_embeds_the_batch_at_once_and_answers_as_search(
     calls.clear()
     many = counted.search_many(queries, k=5)
     assert len(calls) == 1  # one batch for the encoder, not one call per query
-    assert many == [on.search(q, k=5) for q in queries]
+    assert many == [counted.search(q, k=5) for q in queries]
     admitted = set(on.names()[::2])
     assert counted.search_many(queries, k=5, admitted=admitted) == [
+        counted.search(q, k=5, admitted=admitted) for q in queries
+    ]
+    # With the English ranking too (the extra's own rankers).
+    assert on.english is not None
+    assert on.search_many(queries, k=5) == [on.search(q, k=5) for q in queries]
+    assert on.search_many(queries, k=5, admitted=admitted) == [
         on.search(q, k=5, admitted=admitted) for q in queries
     ]

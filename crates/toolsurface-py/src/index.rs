@@ -234,6 +234,12 @@ impl PyIndex {
         })
     }
 
+    /// The language ``query`` is read in: ``en``, ``ru``, ``de``, ``es``, ``fr``, ``uk``,
+    /// ``zh``, or ``latin`` (Latin letters, no vote for any language).
+    fn query_language(&self, query: &str) -> PyResult<&'static str> {
+        guard(|| Ok(self.core_searcher().query_language(query)))
+    }
+
     /// Weighted query terms in order: the query's own, then lexicon expansions.
     fn query_terms(
         &self,

@@ -47,6 +47,7 @@ from toolsurface.retrieval.fusion import (
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
+from toolsurface.retrieval.minilm import SharedEnglish, english_available
 from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
 from toolsurface.retrieval.semantic import (
@@ -115,7 +116,9 @@ class ToolRegistry:
     ``semantic`` fuses the semantic extra's ranking into every search (see :meth:`search`):
     ``True`` requires it, ``False`` turns it off, a :class:`SemanticRanker` is used as it
     is, and ``None`` (the default) follows ``TOOLSURFACE_SEMANTIC`` and is otherwise on
-    exactly when ``toolsurface[semantic]`` is installed.
+    exactly when ``toolsurface[semantic]`` is installed. With the extra's own ranker (not
+    one given), a request read as English also gets the English encoder's ranking
+    (:attr:`english`; ``FusionSettings.english_weight`` 0 turns it off).
     """
 
     def __init__(
@@ -135,6 +138,8 @@ class ToolRegistry:
         self._backend: Backend = backend(engine)
         #: The semantic ranker fused into every search, or ``None`` (lexical alone).
         self.semantic: SemanticRanker | None = _semantic_ranker(semantic)
+        #: The English encoder's ranker, fused for requests read as English, or ``None``.
+        self.english: SemanticRanker | None = _english_ranker(semantic, self.semantic)
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
@@ -543,6 +548,8 @@ class ToolRegistry:
         self._searcher(built, self.settings)
         if self.semantic is not None:
             self._semantic_table(self.semantic, built)
+        if self.english is not None and self.fusion.english_weight > 0.0:
+            self._semantic_table(self.english, built)
 
     def _prepare(
         self, query: object, k: object, settings: RetrievalSettings | None
@@ -682,10 +689,12 @@ class ToolRegistry:
         retrievers: Sequence[HostRanker | DocumentRanker] | None,
         fusion: FusionSettings | None,
         near: list[str] | None = None,
+        english: list[str] | None = None,
     ) -> list[SearchHit]:
         """``search`` as ranked: a query without terms finds nothing here.
 
-        ``near`` is the query's semantic ranking when a batch has made it already.
+        ``near`` and ``english`` are the query's semantic rankings when a batch has made
+        them already.
         """
         query, k, chosen = self._prepare(query, k, settings)
         how = self.fusion if fusion is None else check_fusion(fusion)
@@ -705,10 +714,12 @@ class ToolRegistry:
             if near is None:
                 table = self._semantic_table(semantic, built)
                 near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
-            if near:
+            if english is None:
+                english = self._english_ranking(built, [query], how, admitted)[0]
+            if near or english:
                 even = self._searcher(built, even_settings(chosen)).ranked(query, depth, allowed)
                 even_names = [built.names[i] for i in even[0]]
-                names, scores = fuse_semantic(names, scores, near, how, even_names)
+                names, scores = fuse_semantic(names, scores, near, how, even_names, english)
         if hosts and k:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
             # The whole catalogue's name -> id map is its membership test.
@@ -737,6 +748,31 @@ class ToolRegistry:
                 explanation = built.explain(query, name, chosen, self._lexicon, fallback, f)
             hits.append(SearchHit(name, score, rank, fallback, explanation))
         return hits
+
+    def _english_ranking(
+        self,
+        built: _Built,
+        queries: Sequence[str],
+        how: FusionSettings,
+        admitted: Collection[str] | None,
+    ) -> list[list[str]]:
+        """The English encoder's ranking of each query read as English, else ``[]``.
+
+        Nothing is embedded when there is no English ranker, its weight is 0, or no query
+        is English; the English ones are embedded in one batch.
+        """
+        out: list[list[str]] = [[] for _ in queries]
+        english = self.english
+        if english is None or how.english_weight <= 0.0:
+            return out
+        wanted = [i for i, q in enumerate(queries) if built.index.query_language(q) == "en"]
+        table = self._semantic_table(english, built) if wanted else None
+        if table is None:
+            return out
+        ranked = english.rank_many([queries[i] for i in wanted], *table[:2], admitted, table[2])
+        for i, found in zip(wanted, ranked):
+            out[i] = found
+        return out
 
     def _has_terms(self, built: _Built, query: str, chosen: RetrievalSettings) -> bool:
         return bool(built.index.query_terms(query, self._lexicon, chosen.expansion_weight))
@@ -883,13 +919,16 @@ class ToolRegistry:
         if table is None or not k:
             return [self.search(q, k, settings=chosen, admitted=admitted) for q in queries]
         wanted = [i for i, q in enumerate(queries) if self._has_terms(built, q, chosen)]
-        ranked = semantic.rank_many([queries[i] for i in wanted], *table[:2], admitted, table[2])
+        asked = [queries[i] for i in wanted]
+        ranked = semantic.rank_many(asked, *table[:2], admitted, table[2])
+        english = self._english_ranking(built, asked, self.fusion, admitted)
         near: list[list[str]] = [[] for _ in queries]
-        for i, found in zip(wanted, ranked):
-            near[i] = found
+        near_en: list[list[str]] = [[] for _ in queries]
+        for i, found, found_en in zip(wanted, ranked, english):
+            near[i], near_en[i] = found, found_en
         out = []
-        for query, found in zip(queries, near):
-            hits = self._ranked(query, k, chosen, admitted, False, None, None, found)
+        for query, found, found_en in zip(queries, near, near_en):
+            hits = self._ranked(query, k, chosen, admitted, False, None, None, found, found_en)
             out.append(hits or self._unranked(query, k, chosen, admitted, False))
         return out
 
@@ -1008,6 +1047,17 @@ class ToolRegistry:
         ['fs__read_file']
         """
         await off_loop(self.prepare)
+
+
+def _english_ranker(semantic: object, chosen: SemanticRanker | None) -> SemanticRanker | None:
+    """The English encoder's ranker beside the extra's own (not a given) semantic ranker.
+
+    ``None`` when the semantic ranking is off, a host gave its own ranker (its choice of
+    encoder stands), or the English encoder's files are not installed.
+    """
+    if chosen is None or isinstance(semantic, SemanticRanker) or not english_available():
+        return None
+    return SemanticRanker(SharedEnglish(), depth=chosen.depth)
 
 
 def _semantic_ranker(semantic: object) -> SemanticRanker | None:

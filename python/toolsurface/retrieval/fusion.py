@@ -53,10 +53,13 @@ class FusionSettings(BaseModel):
     ``confident_margin`` of its score or more. A confident top hit stays first and the
     lexical ranking weighs ``confident_weight``; a flat one weighs ``flat_weight``; the even
     ranking (the same search with every field weighing alike, ``retrieval/even.py``) weighs
-    ``even_weight``; the semantic ranking weighs 1, all damped by ``semantic_k``; an empty
-    lexical ranking leaves the semantic one alone. The defaults (k 6, margin 0.1, weights
-    2, 1.5 and 1) are the setting that loses on none of eight request sets and gains most
-    on them on average (docs/quality.md, "The even ranking"), and again over thirteen.
+    ``even_weight``; the semantic ranking weighs 1, and for a request read as English the
+    English encoder's ranking (``retrieval/minilm.py``) weighs ``english_weight`` (0 turns
+    it off: nothing is embedded for it), all damped by ``semantic_k``; an empty lexical
+    ranking leaves the semantic ones alone. The defaults (k 6, margin 0.1, weights 2, 1.5, 0.5
+    and 1) are the setting that loses on none of fourteen request sets against the fusion
+    without the English ranking and gains most on them on average (docs/quality.md, "An
+    English encoder beside the multilingual one"; before it, "The even ranking").
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
@@ -67,7 +70,8 @@ class FusionSettings(BaseModel):
     confident_margin: float = Field(default=0.1, ge=0.0, allow_inf_nan=False)
     confident_weight: float = Field(default=2.0, ge=0.0, allow_inf_nan=False)
     flat_weight: float = Field(default=1.5, ge=0.0, allow_inf_nan=False)
-    even_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
+    even_weight: float = Field(default=0.5, ge=0.0, allow_inf_nan=False)
+    english_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
 
 
 def reciprocal_rank_fusion(
@@ -108,14 +112,16 @@ def fuse_semantic(
     semantic: Sequence[str],
     how: FusionSettings,
     even: Sequence[str] = (),
+    english: Sequence[str] = (),
 ) -> tuple[list[str], list[float]]:
     """The lexical ranking fused with the even and semantic ones, weighted by its confidence.
 
     Reciprocal rank fusion (``weight / (semantic_k + rank)``): the lexical ranking weighs
     ``confident_weight`` when its top hit is confident (:func:`lexical_confident`), and that
     hit then stays first; otherwise it weighs ``flat_weight``. The ``even`` ranking (the
-    same search with every field weighing alike) weighs ``even_weight``, the semantic one 1.
-    With no lexical hit the semantic ranking is served as it is, scored the same way.
+    same search with every field weighing alike) weighs ``even_weight``, the semantic one 1,
+    the ``english`` one (an English request's, by the English encoder) ``english_weight``.
+    With no lexical hit the semantic rankings are served fused alone, scored the same way.
     Scores never rise down the list (a kept top hit scores at least the next one).
 
     >>> from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic
@@ -126,14 +132,22 @@ def fuse_semantic(
     ['b', 'a', 'c']
     >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["c"], how, even=["b"])[0]  # b: two of three
     ['b', 'a', 'c']
+    >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["c"], how)[0]  # c: one encoder's alone
+    ['a', 'b', 'c']
+    >>> fuse_semantic(["a", "b"], [10.0, 9.5], ["c"], how, english=["c"])[0]  # c: both encoders
+    ['c', 'a', 'b']
     """
     k = how.semantic_k
     confident = lexical_confident(lexical_scores, how.confident_margin)
     weight = how.confident_weight if confident else how.flat_weight
+    rankings, weights = [semantic], [1.0]
+    if english and how.english_weight > 0.0:
+        rankings.append(english)
+        weights.append(how.english_weight)
     fused = (
-        reciprocal_rank_fusion([lexical, even, semantic], k, [weight, how.even_weight, 1.0])
+        reciprocal_rank_fusion([lexical, even, *rankings], k, [weight, how.even_weight, *weights])
         if lexical
-        else [(name, 1.0 / (k + rank)) for rank, name in enumerate(semantic, 1)]
+        else reciprocal_rank_fusion(rankings, k, weights)
     )
     names = [n for n, _ in fused]
     scores = [s for _, s in fused]

