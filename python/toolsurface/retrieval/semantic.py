@@ -25,6 +25,7 @@ from toolsurface.errors import ToolsurfaceError
 from toolsurface.retrieval.field_texts import FieldTexts
 
 __all__ = [
+    "ENCODER_LOCK",
     "SEMANTIC_ENV",
     "Encoder",
     "SemanticRanker",
@@ -91,6 +92,10 @@ def semantic_text(fields: FieldTexts) -> str:
 
 _SHARED: Encoder | None = None
 _SHARED_LOCK = threading.Lock()
+#: Held by every bundled encoder while it runs. Each limits numpy's BLAS to one thread for
+#: the call and restores the count it found on the way out; two such calls interleaved
+#: would leave the process's BLAS at one thread (or lift another's limit mid-call).
+ENCODER_LOCK = threading.Lock()
 
 
 def shared_encoder() -> Encoder:
@@ -110,14 +115,17 @@ def shared_encoder() -> Encoder:
 
 
 class _Locked:
-    """An encoder called by one thread at a time (its lazy loading is not thread-safe)."""
+    """An encoder run under ``ENCODER_LOCK``.
+
+    Its lazy loading is not thread-safe, and its BLAS limit must not interleave with
+    another encoder's.
+    """
 
     def __init__(self, inner: Any) -> None:
         self._inner = inner
-        self._lock = threading.Lock()
 
     def encode(self, texts: list[str]) -> Any:
-        with self._lock:
+        with ENCODER_LOCK:
             return self._inner.encode(texts)
 
 
