@@ -17,6 +17,7 @@ from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 from toolsurface.retrieval.fields import split_description
+from toolsurface.retrieval.fusion import FusionSettings
 
 __all__ = ["main"]
 
@@ -37,11 +38,27 @@ def _at_least(low: int) -> Any:
     return parse
 
 
+def _ranking_switches(parser: argparse.ArgumentParser) -> None:
+    """The flags that turn the semantic extra's rankings off for one command."""
+    parser.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="lexical ranking alone, even with the semantic extra installed",
+    )
+    parser.add_argument(
+        "--no-english-encoder",
+        action="store_true",
+        help="with the semantic extra, rank English requests without its English encoder "
+        "(faster; as TOOLSURFACE_ENGLISH_ENCODER=off)",
+    )
+
+
 def _registry(
     path: str | None,
     engine_name: str | None,
     lexicon: Any = DEFAULT_LEXICON,
     no_semantic: bool = False,
+    no_english: bool = False,
 ) -> tuple[ToolRegistry, str]:
     if path is None:
         tools: list[Tool] = demo_catalogue()
@@ -51,23 +68,41 @@ def _registry(
         label = f"{path} ({fmt})"
     # The semantic ranking follows TOOLSURFACE_SEMANTIC and the extra unless --no-semantic.
     semantic = False if no_semantic else None
+    # --no-english-encoder: weight 0 embeds nothing for it (FusionSettings.english_weight).
+    fusion = FusionSettings(english_weight=0.0) if no_english else None
     registry = ToolRegistry(
         engine=engine_name,  # type: ignore[arg-type]
         lexicon=lexicon,
         semantic=semantic,
+        fusion=fusion,
     )
     registry.register_many(tools, where=label)
     return registry, label
 
 
+def _english_on(registry: ToolRegistry) -> bool:
+    """Whether English requests are ranked with the English encoder too."""
+    return registry.english is not None and registry.fusion.english_weight > 0.0
+
+
+def _fused_label(registry: ToolRegistry) -> str:
+    """What is fused with the lexical ranking, for the first line a command prints."""
+    if registry.semantic is None:
+        return ""
+    return " + semantic + English encoder" if _english_on(registry) else " + semantic"
+
+
 def _cmd_search(args: argparse.Namespace) -> int:
-    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
+    registry, label = _registry(
+        args.catalogue, args.engine, DEFAULT_LEXICON, args.no_semantic, args.no_english_encoder
+    )
     hits = registry.search(args.query, k=args.k, explain=args.explain)
     if args.json:
         out: dict[str, Any] = {
             "query": args.query,
             "engine": registry.engine,
             "semantic": registry.semantic is not None,
+            "english_encoder": _english_on(registry),
             "catalogue": label,
             "tools": len(registry),
             "hits": [
@@ -98,7 +133,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    fused = " + semantic" if registry.semantic is not None else ""
+    fused = _fused_label(registry)
     print(f"{len(hits)} of {len(registry)} tools in {label}, engine {registry.engine}{fused}")
     if hits and hits[0].fallback:
         print("(no exact term matched: ranked by similar word forms)")
@@ -130,7 +165,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             "(the bundled requests are labelled for the demo catalogue only)"
         )
     lexicon = None if args.no_lexicon else DEFAULT_LEXICON
-    registry, label = _registry(args.catalogue, args.engine, lexicon, args.no_semantic)
+    registry, label = _registry(
+        args.catalogue, args.engine, lexicon, args.no_semantic, args.no_english_encoder
+    )
     # The demo's names are server__tool too: a group per server, as the MCP adapter makes.
     servers = args.catalogue is None or label.endswith("(server-records)")
     if not args.no_server_groups and servers:
@@ -149,6 +186,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             "queries": args.queries or DEMO_QUERIES,
             "engine": registry.engine,
             "semantic": registry.semantic is not None,
+            "english_encoder": _english_on(registry),
             "metrics": metrics,
             "misses": [
                 {
@@ -169,7 +207,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             where = f"rank {m.first_rank}" if m.first_rank else "not in top 10"
             print(f"MISS {m.query.id} [{m.query.lang}/{m.query.style}] {m.query.query!r}: {where}")
             print(f"     expected {sorted(m.query.expected)[:3]}; above: {list(m.above)}")
-    fused = " + semantic" if registry.semantic is not None else ""
+    fused = _fused_label(registry)
     print(
         f"{len(queries)} queries, {len(registry)} tools in {label}, engine {registry.engine}{fused}"
     )
@@ -191,7 +229,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from toolsurface.doctor import diagnose, format_report
 
     started = time.perf_counter()
-    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
+    registry, label = _registry(
+        args.catalogue, args.engine, DEFAULT_LEXICON, args.no_semantic, args.no_english_encoder
+    )
     report = diagnose(registry, k=args.k, catalogue=label)
     report = dataclasses.replace(report, seconds=time.perf_counter() - started)
     if args.json:
@@ -291,7 +331,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     from toolsurface.surface import SurfaceLimits, ToolSurface, estimate_tokens
     from toolsurface.tools.toolsearch import tool_search_tool
 
-    registry, label = _registry(args.catalogue, args.engine, no_semantic=args.no_semantic)
+    registry, label = _registry(
+        args.catalogue, args.engine, DEFAULT_LEXICON, args.no_semantic, args.no_english_encoder
+    )
     prefixes = sorted({n.split("__", 1)[0] for n in registry.names() if "__" in n})
     for prefix in prefixes:
         registry.declare_group(prefix, prefix=f"{prefix}__", dynamic=True)
@@ -376,11 +418,7 @@ def _build_parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--engine", choices=("native", "pure"), default=None, help=f"default: live ({engine()})"
     )
-    search.add_argument(
-        "--no-semantic",
-        action="store_true",
-        help="lexical ranking alone, even with the semantic extra installed",
-    )
+    _ranking_switches(search)
     search.set_defaults(func=_cmd_search)
     ev = sub.add_parser("eval", help="measure retrieval quality on labelled queries")
     ev.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -399,11 +437,7 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     ev.add_argument("--no-lexicon", action="store_true", help="turn query expansion off")
     ev.add_argument("--engine", choices=("native", "pure"), default=None)
-    ev.add_argument(
-        "--no-semantic",
-        action="store_true",
-        help="lexical ranking alone, even with the semantic extra installed",
-    )
+    _ranking_switches(ev)
     ev.set_defaults(func=_cmd_eval)
     doc = sub.add_parser("doctor", help="report tools hard to find, duplicates, bad names")
     doc.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -415,11 +449,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--limit", type=_at_least(0), default=20, help="findings shown a section (0: all)"
     )
     doc.add_argument("--engine", choices=("native", "pure"), default=None)
-    doc.add_argument(
-        "--no-semantic",
-        action="store_true",
-        help="lexical ranking alone, even with the semantic extra installed",
-    )
+    _ranking_switches(doc)
     doc.set_defaults(func=_cmd_doctor)
     pl = sub.add_parser("plan", help="show what a request would hold back and send")
     pl.add_argument("--catalogue", metavar="FILE", help="tool catalogue (default: the demo)")
@@ -436,11 +466,7 @@ def _build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--no-discovery", action="store_true", help="without ToolSearch")
     pl.add_argument("--json", action="store_true", help="print JSON for a machine")
     pl.add_argument("--engine", choices=("native", "pure"), default=None)
-    pl.add_argument(
-        "--no-semantic",
-        action="store_true",
-        help="lexical ranking alone, even with the semantic extra installed",
-    )
+    _ranking_switches(pl)
     pl.set_defaults(func=_cmd_plan)
     gw = sub.add_parser("gateway", help="serve MCP: upstream servers behind one surface")
     gw.add_argument("--config", required=True, help="the mcpServers JSON of an MCP client")

@@ -167,3 +167,23 @@ def test_a_tool_not_admitted_is_never_named_by_it() -> None:
     for request in ("what's the weather in Oslo", "message the channel", "who is on call"):
         hits = registry.search(request, k=5, admitted=admitted)
         assert {h.name for h in hits} <= admitted, request
+
+
+def test_the_environment_turns_it_off_requires_it_and_names_a_bad_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(minilm.ENGLISH_ENV, "off")
+    off = ToolRegistry(TOOLS, semantic=True)
+    weight_zero = ToolRegistry(TOOLS, semantic=True, fusion=FusionSettings(english_weight=0.0))
+    assert off.english is None and off.semantic is not None  # the multilingual one stays
+    for request in ("who is on call right now", "save my notes to disk"):
+        assert off.search(request, k=3) == weight_zero.search(request, k=3)
+    monkeypatch.setenv(minilm.ENGLISH_ENV, "On")
+    assert ToolRegistry(TOOLS, semantic=True).english is not None
+    monkeypatch.setattr(minilm, "english_available", lambda: False)
+    with pytest.raises(SemanticUnavailableError, match=minilm.ENGLISH_ENV):
+        ToolRegistry(TOOLS, semantic=True)
+    assert ToolRegistry(TOOLS, semantic=False).english is None  # asked only with the extra
+    monkeypatch.setenv(minilm.ENGLISH_ENV, "sometimes")
+    with pytest.raises(ValueError, match=f"{minilm.ENGLISH_ENV}='sometimes'"):
+        ToolRegistry(TOOLS, semantic=True)

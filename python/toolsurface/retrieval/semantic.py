@@ -30,6 +30,7 @@ __all__ = [
     "Encoder",
     "SemanticRanker",
     "SemanticUnavailableError",
+    "env_switch",
     "semantic_available",
     "semantic_default",
     "semantic_text",
@@ -61,25 +62,35 @@ def semantic_available() -> bool:
     return importlib.util.find_spec(_MODULE) is not None
 
 
+def env_switch(variable: str) -> bool | None:
+    """What an on/off environment variable says: ``True``, ``False``, or ``None`` unset.
+
+    ``off`` (or ``0``, ``false``, ``no``) and ``on`` (``1``, ``true``, ``yes``), any case;
+    ``ValueError`` naming the variable for a value it does not know.
+    """
+    value = os.environ.get(variable, "").strip().lower()
+    if value in _OFF:
+        return False
+    if value in _ON:
+        return True
+    if value:
+        raise ValueError(f"{variable}={value!r}: expected 'on' or 'off' (or unset)")
+    return None
+
+
 def semantic_default() -> bool:
     """Whether a registry ranks semantically when not told (env, else the extra installed).
 
     ``SemanticUnavailableError`` when the variable requires it and it is missing;
     ``ValueError`` naming the variable for a value it does not know.
     """
-    value = os.environ.get(SEMANTIC_ENV, "").strip().lower()
-    if value in _OFF:
-        return False
-    if value in _ON:
-        if not semantic_available():
-            raise SemanticUnavailableError(
-                f"{SEMANTIC_ENV}={value}: the semantic extra is not installed "
-                "(pip install 'toolsurface[semantic]')"
-            )
-        return True
-    if value:
-        raise ValueError(f"{SEMANTIC_ENV}={value!r}: expected 'on' or 'off' (or unset)")
-    return semantic_available()
+    switch = env_switch(SEMANTIC_ENV)
+    if switch is True and not semantic_available():
+        raise SemanticUnavailableError(
+            f"{SEMANTIC_ENV} turns the semantic ranking on, but the semantic extra is not "
+            "installed (pip install 'toolsurface[semantic]')"
+        )
+    return semantic_available() if switch is None else switch
 
 
 def semantic_text(fields: FieldTexts) -> str:
