@@ -269,8 +269,10 @@ pub(crate) fn scan(
     }
     top.clear();
     let mut found = false;
-    // Scores below this cannot enter a full top (the k-th best); 0 while it fills.
-    let mut floor = 0.0f64;
+    // Scores below this cannot enter a full top (the k-th best); while it fills, the
+    // least positive float, so that `score >= floor` is `score > 0.0` (scores are never
+    // negative) in one comparison.
+    let mut floor = f64::from_bits(1);
     // Large catalogues mark the documents each block touches in a bitset and sweep it
     // in id order (sequential slots, no second random walk); small ones walk the
     // block's postings again (fewer instructions when everything is in cache).
@@ -285,21 +287,26 @@ pub(crate) fn scan(
     macro_rules! consider {
         ($d:expr, $score:expr) => {{
             let (d, summed): (usize, f64) = ($d, $score);
-            let score = if boosts.is_empty() {
-                summed
-            } else {
-                summed * factor(d as u32, boosts)
-            };
-            if score > 0.0 && score >= floor && allowed.is_none_or(|f| f.contains(d)) {
-                found = true;
-                let hit = Hit {
-                    score,
-                    doc: d as u32,
+            // One comparison rejects most documents: `summed * scale` is at least any
+            // boosted score (see `scale`), and `floor` is positive (a hit's score, or
+            // the least positive float), so 0.0 (no term, or a slot already read) fails.
+            if summed * scale >= floor {
+                let score = if boosts.is_empty() {
+                    summed
+                } else {
+                    summed * factor(d as u32, boosts)
                 };
-                if !small {
-                    top.push(hit);
-                } else if k > 0 && offer(index, top, k, hit, terms) {
-                    floor = top[k - 1].score;
+                if score >= floor && allowed.is_none_or(|f| f.contains(d)) {
+                    found = true;
+                    let hit = Hit {
+                        score,
+                        doc: d as u32,
+                    };
+                    if !small {
+                        top.push(hit);
+                    } else if k > 0 && offer(index, top, k, hit, terms) {
+                        floor = top[k - 1].score;
+                    }
                 }
             }
         }};
@@ -367,13 +374,13 @@ pub(crate) fn scan(
                     break;
                 }
                 let (a, b) = spans[i];
+                // No branch on the slot: a document met again reads 0.0, which
+                // `consider!` rejects with the comparison it makes anyway.
                 for &doc in &index.post_doc[a..b] {
                     let slot = doc as usize & mask;
                     let score = acc[slot];
-                    if score != 0.0 {
-                        acc[slot] = 0.0;
-                        consider!(doc as usize, score);
-                    }
+                    acc[slot] = 0.0;
+                    consider!(doc as usize, score);
                 }
             }
             let light: usize = rank[done..].iter().map(|&i| spans[i].1 - spans[i].0).sum();
