@@ -4,15 +4,17 @@
 
 Needs ``toolsurface[semantic]``, ``../shared/data`` and the public sets converted by
 ``scripts/public_toolsets.py`` (a set not there is left out, named). The sets: the bundled
-demo's requests, the development requests, the multilingual set and the requests of several steps
-(``benches/data``), the unseen user-style requests (``tests/data/fresh_queries.jsonl``),
+demo's requests, the development requests, the multilingual set, the requests of several steps
+and the second multilingual set (``benches/data``), the unseen user-style requests
+(``tests/data/fresh_queries.jsonl``),
 BFCL (pooled: any expected function of the whole catalogue is a hit), ToolLens,
 StableToolBench, MCPToolBench++, API-Bank, Seal-Tools, ToolAlpaca and RestBench.
 
 For each request, once (native engine, groups per server as ``toolsurface eval`` declares
 them): the lexical first 50 (names and scores), the even ranking's first 50 (the same
 search with every field weighing alike, ``retrieval/even.py``), the encoder's first 50 and,
-for a request read as English, the English encoder's first 50 (``retrieval/minilm.py``).
+the English encoder's first 50 (``retrieval/minilm.py``: of the request read as English, else of
+its English gloss, ``retrieval/gloss.py``, if it has one).
 Then every setting of a grid (``semantic_k`` x confident weight x flat weight x even
 weight x English weight) is scored by ``fuse_semantic`` on every set, against the fusion
 as it was shipped before the English encoder (flat 1.5, even 1, English 0): the
@@ -63,6 +65,7 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
         "multilingual": (mcp, ROOT / "benches" / "data" / "multilingual.jsonl"),
         "fresh": (mcp, ROOT / "tests" / "data" / "fresh_queries.jsonl"),
         "multistep": (mcp, ROOT / "benches" / "data" / "multistep.jsonl"),
+        "multilingual_fresh": (mcp, ROOT / "benches" / "data" / "multilingual_fresh.jsonl"),
         "bfcl": (
             SHARED / "catalogue" / "bfcl_functions.json",
             SHARED / "catalogue" / "bfcl_queries.json",
@@ -73,8 +76,11 @@ def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
     return out
 
 
-def rankings(catalogue: Path, queries: Sequence[EvalQuery]) -> tuple[list[Row], list[list[str]]]:
-    """Per request: lexical names and scores, even, semantic, English names; and bm25s's."""
+def rankings(
+    catalogue: Path, queries: Sequence[EvalQuery]
+) -> tuple[list[Row], list[list[str]], list[bool]]:
+    """Per request: lexical names and scores, even, semantic, English names; bm25s's; and
+    whether it is read as English."""
     _, tools = load_catalogue(catalogue)
     lexical_only, registry = (
         ToolRegistry(lexicon=DEFAULT_LEXICON, semantic=on) for on in (False, True)
@@ -89,20 +95,25 @@ def rankings(catalogue: Path, queries: Sequence[EvalQuery]) -> tuple[list[Row], 
     table_en = registry._semantic_table(english, built)
     assert table is not None and table_en is not None
     even = even_settings(lexical_only.settings)
-    read = [built.index.query_language(q.query) == "en" for q in queries]
-    asked = [q.query for q, en in zip(queries, read) if en]
-    found_en = iter(english.rank_many(asked, *table_en[:2]))
+    # As the registry ranks them: an English request as it is, another by its gloss.
+    found_en = registry._english_ranking(
+        built,
+        [q.query for q in queries],
+        FusionSettings(),
+        None,
+        registry.settings.expansion_weight,
+    )
     rows: list[Row] = []
-    for q, en in zip(queries, read):
+    for q, near_en in zip(queries, found_en):
         lexical = lexical_only.search(q.query, k=DEPTH)
         spread = lexical_only.search(q.query, k=DEPTH, settings=even)
         near = semantic.rank(q.query, *table[:2]) if lexical else []
-        near_en = next(found_en) if en else []
         names, scores = [h.name for h in lexical], [h.score for h in lexical]
         rows.append((names, scores, [h.name for h in spread], near, near_en if lexical else []))
     peer = Bm25sAdapter(stem=True, backend="numpy")
     peer.build([t.name for t in tools], [peer_text(t) for t in tools], tools)
-    return rows, peer.search_batch([q.query for q in queries], DEPTH)
+    read = [built.index.query_language(q.query) == "en" for q in queries]
+    return rows, peer.search_batch([q.query for q in queries], DEPTH), read
 
 
 def fused(rows: Sequence[Row], how: FusionSettings) -> list[list[str]]:
@@ -110,6 +121,11 @@ def fused(rows: Sequence[Row], how: FusionSettings) -> list[list[str]]:
         fuse_semantic(n, s, near, how, even, english)[0] if near else n
         for n, s, even, near, english in rows
     ]
+
+
+def english_requests_only(rows: Sequence[Row], read: Sequence[bool]) -> list[Row]:
+    """``rows`` with the English ranking of the requests not read as English left out."""
+    return [r if en else (*r[:4], []) for r, en in zip(rows, read)]
 
 
 def english_alone(queries: Sequence[EvalQuery], rows: Sequence[Row]) -> float:
@@ -140,16 +156,16 @@ def main() -> None:
     data: dict[str, tuple[list[EvalQuery], list[Row]]] = {}
     print(
         "| set | requests | lexical | encoder alone | English encoder alone | bm25s "
-        "| fused without it | fused now |"
+        "| fused without it | fused, English requests only | fused now |"
     )
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     report: dict[str, Any] = {"sets": {}}
     for name, (catalogue, query_file) in sets(args.cache).items():
         if not catalogue.exists() or not query_file.exists():
             print(f"(left out: {name}, no {catalogue} or {query_file})")
             continue
         queries = load_queries(query_file)
-        rows, bm25s = rankings(catalogue, queries)
+        rows, bm25s, read = rankings(catalogue, queries)
         data[name] = (queries, rows)
         figures = {
             "lexical": recall3(queries, [r[0] for r in rows]),
@@ -157,6 +173,9 @@ def main() -> None:
             "english": english_alone(queries, rows),
             "bm25s": recall3(queries, bm25s),
             "before": recall3(queries, fused(rows, BEFORE)),
+            "english_only": recall3(
+                queries, fused(english_requests_only(rows, read), FusionSettings())
+            ),
             "now": recall3(queries, fused(rows, FusionSettings())),
         }
         report["sets"][name] = figures

@@ -1,4 +1,5 @@
-"""benches/data/multilingual.jsonl is well formed: every intent in every language and style."""
+"""The multilingual request sets of benches/data are well formed: every intent in every
+language and style, and the second set apart from the first."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ import pytest
 from toolsurface import Tool
 from toolsurface.evaluation import check_expected, load_queries
 
-PATH = Path(__file__).resolve().parent.parent / "benches" / "data" / "multilingual.jsonl"
+DATA = Path(__file__).resolve().parent.parent / "benches" / "data"
+#: Each set: its file, its ids' prefix, how many intents, the fewest servers it covers.
+SETS = {
+    "multilingual": (DATA / "multilingual.jsonl", "ml", (60, 70), 30),
+    "multilingual_fresh": (DATA / "multilingual_fresh.jsonl", "mf", (36, 36), 25),
+}
 LANGS = ("en", "ru", "de", "es", "fr", "uk", "zh")
 STYLES = ("model", "user")
 FIELDS = {"id", "intent", "lang", "style", "query", "expected"}
@@ -21,29 +27,42 @@ HAN = re.compile(r"[\u4e00-\u9fff]")
 CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
-@pytest.fixture(scope="module")
-def rows() -> list[dict[str, Any]]:
-    with PATH.open(encoding="utf-8") as fh:
+def read(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def test_every_row_has_the_schema_fields(rows: list[dict[str, Any]]) -> None:
+@pytest.fixture(scope="module", params=sorted(SETS))
+def which(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def rows(which: str) -> list[dict[str, Any]]:
+    return read(SETS[which][0])
+
+
+def test_every_row_has_the_schema_fields(rows: list[dict[str, Any]], which: str) -> None:
+    path, prefix = SETS[which][:2]
     for i, row in enumerate(rows, 1):
         assert set(row) == FIELDS, f"line {i}: fields {sorted(row)}"
         assert row["lang"] in LANGS and row["style"] in STYLES, f"line {i}"
         assert isinstance(row["query"], str) and row["query"].strip() == row["query"] != ""
         assert row["expected"] and all(isinstance(e, str) and "__" in e for e in row["expected"])
-        assert row["id"] == f"ml-{row['intent']}-{row['lang']}-{row['style']}", f"line {i}"
+        assert row["id"] == f"{prefix}-{row['intent']}-{row['lang']}-{row['style']}", f"line {i}"
     assert len({r["id"] for r in rows}) == len(rows)
     # The project's own loader reads it (the benches go through it).
-    assert len(load_queries(PATH)) == len(rows)
+    assert len(load_queries(path)) == len(rows)
 
 
-def test_every_intent_is_written_in_every_language_and_style(rows: list[dict[str, Any]]) -> None:
+def test_every_intent_is_written_in_every_language_and_style(
+    rows: list[dict[str, Any]], which: str
+) -> None:
+    fewest, most = SETS[which][2]
     by_intent: dict[str, dict[tuple[str, str], dict[str, Any]]] = defaultdict(dict)
     for row in rows:
         by_intent[row["intent"]][(row["lang"], row["style"])] = row
-    assert 60 <= len(by_intent) <= 70
+    assert fewest <= len(by_intent) <= most
     for intent, cells in by_intent.items():
         assert set(cells) == {(lang, s) for lang in LANGS for s in STYLES}, intent
         # One label per intent: every phrasing asks for the same thing.
@@ -75,11 +94,20 @@ def test_the_queries_are_not_repeated(rows: list[dict[str, Any]]) -> None:
 
 
 def test_every_expected_tool_is_in_the_catalogue(
-    rows: list[dict[str, Any]], mcp_tools: list[Tool]
+    rows: list[dict[str, Any]], which: str, mcp_tools: list[Tool]
 ) -> None:
     """Skips without ../shared/data (the mcp_tools fixture says why)."""
-    check_expected(load_queries(PATH), {t.name for t in mcp_tools})
+    path, fewest_servers = SETS[which][0], SETS[which][3]
+    check_expected(load_queries(path), {t.name for t in mcp_tools})
     servers = {e.split("__", 1)[0] for r in rows for e in r["expected"]}
     catalogue_servers = {t.name.split("__", 1)[0] for t in mcp_tools}
     assert servers <= catalogue_servers
-    assert len(servers) >= 30, f"only {len(servers)} of {len(catalogue_servers)} servers"
+    assert len(servers) >= fewest_servers, f"only {len(servers)} of {len(catalogue_servers)}"
+
+
+def test_the_second_set_asks_for_other_tools_in_other_words() -> None:
+    # Written after the first as unseen requests: no tool the first expects, no request of it.
+    first, second = (read(SETS[name][0]) for name in ("multilingual", "multilingual_fresh"))
+    tools_first = {e for r in first for e in r["expected"]}
+    assert not tools_first & {e for r in second for e in r["expected"]}
+    assert not {r["query"] for r in first} & {r["query"] for r in second}

@@ -20,6 +20,7 @@ from threadpoolctl import threadpool_info
 from toolsurface import Tool, ToolRegistry
 from toolsurface.retrieval import minilm
 from toolsurface.retrieval.fusion import FusionSettings
+from toolsurface.retrieval.gloss import english_gloss
 from toolsurface.retrieval.minilm import (
     MiniLM,
     _model_dir,
@@ -123,7 +124,7 @@ def test_concurrent_searches_leave_numpy_threads_as_they_were() -> None:
     assert [(i["internal_api"], i["num_threads"]) for i in threadpool_info()] == before
 
 
-def test_only_requests_read_as_english_are_embedded() -> None:
+def test_english_requests_and_the_glosses_of_others_are_embedded() -> None:
     registry = ToolRegistry(TOOLS, semantic=True)
     assert registry.english is not None
     registry.prepare()
@@ -131,11 +132,27 @@ def test_only_requests_read_as_english_are_embedded() -> None:
     assert embedded == len(TOOLS)  # prepare() embeds the catalogue for it too
     registry.search("what's the weather going to be in Lisbon tomorrow")
     assert registry.english.embedded == embedded + 1
+    # A request in another language is read through its gloss: itself and its English words.
     registry.search("какая погода будет завтра в Лиссабоне")
     registry.search("wie wird das Wetter morgen in Lissabon")
-    assert registry.english.embedded == embedded + 1
+    assert registry.english.embedded == embedded + 3
+    # One with no English word to add (the lexicons know no Korean) is not given it.
+    registry.search("리스본 내일 날씨 알려줘 weather")
+    registry.search("리스본 내일 날씨 알려줘")
+    assert registry.english.embedded == embedded + 3
     registry.search_many(["send a message to the team", "отправь сообщение команде"])
-    assert registry.english.embedded == embedded + 2
+    assert registry.english.embedded == embedded + 5
+
+
+def test_a_gloss_adds_the_english_terms_a_request_lacks() -> None:
+    registry = ToolRegistry(TOOLS, semantic=True)
+    request = "какая погода будет завтра в Лиссабоне"
+    terms = [t for t, _ in registry.query_terms(request)]
+    gloss = english_gloss(request, terms)
+    assert gloss is not None and gloss.startswith(request)
+    added = gloss[len(request) :].split()
+    assert "weather" in added and all(t.isascii() for t in added)
+    assert english_gloss("weather in Lisbon", ["weather", "lisbon"]) is None
 
 
 def test_weight_zero_embeds_nothing_and_ranks_as_without_it() -> None:
@@ -154,6 +171,8 @@ def test_both_engines_rank_the_same_with_it() -> None:
         "save my notes to disk",
         "will it rain in Paris on Sunday",
         "кто сейчас дежурит",
+        "wer hat gerade Bereitschaft",
+        "guarda mis notas en el disco",
     ]
     native, pure = (ToolRegistry(TOOLS, semantic=True, engine=e) for e in ("native", "pure"))
     for request in requests:

@@ -26,6 +26,7 @@ from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
+from toolsurface.retrieval.gloss import english_gloss
 from toolsurface.retrieval.minilm import ENGLISH_ENV, english_available
 from toolsurface.retrieval.semantic import (
     SEMANTIC_ENV,
@@ -316,8 +317,8 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
     demo_pair: tuple[ToolRegistry, ToolRegistry],
 ) -> None:
     # Each search fuses three rankings: the lexical one, the same search with every field
-    # weighing alike, and the encoder's; an English request a fourth, the English
-    # encoder's. Rebuilt here from them, on every demo request.
+    # weighing alike, and the encoder's; most requests a fourth, the English encoder's (of
+    # the request, or of its English gloss). Rebuilt here from them, on every demo request.
     on, off = demo_pair
     how = FusionSettings()
     even = even_settings(off.settings)
@@ -332,9 +333,13 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         near = on.semantic.rank(q.query, *table[:2])
         if not lexical or not near:
             continue
-        read_as_english = table_en is not None and built.index.query_language(q.query) == "en"
-        near_en = on.english.rank(q.query, *table_en[:2]) if on.english and read_as_english else []
-        english += read_as_english
+        # The English encoder reads an English request, or another's English gloss.
+        if built.index.query_language(q.query) == "en":
+            read: str | None = q.query
+        else:
+            read = english_gloss(q.query, [t for t, _ in on.query_terms(q.query)])
+        near_en = on.english.rank(read, *table_en[:2]) if on.english and table_en and read else []
+        english += bool(near_en)
         plain = [h.name for h in lexical], [h.score for h in lexical]
         spread = names(off.search(q.query, k=50, settings=even))
         want = fuse_semantic(*plain, near, how, spread, near_en)[0][:5]

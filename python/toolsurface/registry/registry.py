@@ -44,6 +44,7 @@ from toolsurface.retrieval.fusion import (
     fuse_hosts,
     fuse_semantic,
 )
+from toolsurface.retrieval.gloss import english_gloss
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
@@ -117,9 +118,10 @@ class ToolRegistry:
     ``True`` requires it, ``False`` turns it off, a :class:`SemanticRanker` is used as it
     is, and ``None`` (the default) follows ``TOOLSURFACE_SEMANTIC`` and is otherwise on
     exactly when ``toolsurface[semantic]`` is installed. With the extra's own ranker (not
-    one given), a request read as English also gets the English encoder's ranking
-    (:attr:`english`; ``FusionSettings.english_weight`` 0 or ``TOOLSURFACE_ENGLISH_ENCODER=off``
-    turns it off).
+    one given), a request also gets the English encoder's ranking, of the request when it is
+    read as English and else of its English gloss, if it has one (:attr:`english`;
+    ``FusionSettings.english_weight`` 0 or ``TOOLSURFACE_ENGLISH_ENCODER=off`` turns it
+    off).
     """
 
     def __init__(
@@ -139,7 +141,7 @@ class ToolRegistry:
         self._backend: Backend = backend(engine)
         #: The semantic ranker fused into every search, or ``None`` (lexical alone).
         self.semantic: SemanticRanker | None = _semantic_ranker(semantic)
-        #: The English encoder's ranker, fused for requests read as English, or ``None``.
+        #: The English encoder's ranker (of English requests, and others' glosses), or ``None``.
         self.english: SemanticRanker | None = _english_ranker(semantic, self.semantic)
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
@@ -719,7 +721,9 @@ class ToolRegistry:
                 table = self._semantic_table(semantic, built)
                 near = semantic.rank(query, *table[:2], admitted, table[2]) if table else []
             if english is None:
-                english = self._english_ranking(built, [query], how, admitted)[0]
+                english = self._english_ranking(
+                    built, [query], how, admitted, chosen.expansion_weight
+                )[0]
             if near or english:
                 even = self._searcher(built, even_settings(chosen)).ranked(query, depth, allowed)
                 even_names = [built.names[i] for i in even[0]]
@@ -759,22 +763,35 @@ class ToolRegistry:
         queries: Sequence[str],
         how: FusionSettings,
         admitted: Collection[str] | None,
+        expansion_weight: float,
     ) -> list[list[str]]:
-        """The English encoder's ranking of each query read as English, else ``[]``.
+        """The English encoder's ranking of each query, or ``[]``.
 
-        Nothing is embedded when there is no English ranker, its weight is 0, or no query
-        is English; the English ones are embedded in one batch.
+        A query read as English is ranked as it is; another, by its English gloss
+        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the query and the English words
+        of its search terms), or not at all when it has none. Nothing is embedded when
+        there is no English ranker or its weight is 0; the rest are embedded in one batch.
         """
         out: list[list[str]] = [[] for _ in queries]
         english = self.english
         if english is None or how.english_weight <= 0.0:
             return out
-        wanted = [i for i, q in enumerate(queries) if built.index.query_language(q) == "en"]
+        index, lexicon = built.index, self._lexicon
+        wanted: list[int] = []
+        asked: list[str] = []
+        for i, query in enumerate(queries):
+            if index.query_language(query) == "en":
+                text: str | None = query
+            else:
+                terms = index.query_terms(query, lexicon, expansion_weight)
+                text = english_gloss(query, [t for t, _ in terms])
+            if text is not None:
+                wanted.append(i)
+                asked.append(text)
         try:
             table = self._semantic_table(english, built) if wanted else None
             if table is None:
                 return out
-            asked = [queries[i] for i in wanted]
             ranked = english.rank_many(asked, *table[:2], admitted, table[2])
         except SemanticUnavailableError as exc:
             self._english_unavailable(exc)
@@ -940,7 +957,9 @@ class ToolRegistry:
         wanted = [i for i, q in enumerate(queries) if self._has_terms(built, q, chosen)]
         asked = [queries[i] for i in wanted]
         ranked = semantic.rank_many(asked, *table[:2], admitted, table[2])
-        english = self._english_ranking(built, asked, self.fusion, admitted)
+        english = self._english_ranking(
+            built, asked, self.fusion, admitted, chosen.expansion_weight
+        )
         near: list[list[str]] = [[] for _ in queries]
         near_en: list[list[str]] = [[] for _ in queries]
         for i, found, found_en in zip(wanted, ranked, english):

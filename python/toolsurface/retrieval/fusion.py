@@ -53,10 +53,11 @@ class FusionSettings(BaseModel):
     ``confident_margin`` of its score or more. A confident top hit stays first and the
     lexical ranking weighs ``confident_weight``; a flat one weighs ``flat_weight``; the even
     ranking (the same search with every field weighing alike, ``retrieval/even.py``) weighs
-    ``even_weight``; the semantic ranking weighs 1, and for a request read as English the
-    English encoder's ranking (``retrieval/minilm.py``) weighs ``english_weight`` (0 turns
-    it off: nothing is embedded for it), all damped by ``semantic_k``; an empty lexical
-    ranking leaves the semantic ones alone. The defaults (k 6, margin 0.1, weights 2, 1.5, 1
+    ``even_weight``; the semantic ranking weighs 1, and the English encoder's ranking
+    (``retrieval/minilm.py``: of a request read as English, or of another's English gloss,
+    ``retrieval/gloss.py``) weighs ``english_weight`` (0 turns it off: nothing is embedded
+    for it), all damped by ``semantic_k``; an empty lexical ranking leaves the semantic
+    ones alone. The defaults (k 6, margin 0.1, weights 2, 1.5, 1
     and 1.25): the first four are those chosen without the English ranking (docs/quality.md,
     "The even ranking"), so a request it does not rank is fused as before; the English
     weight is the one that loses on none of fourteen request sets with them and gains most
@@ -121,7 +122,7 @@ def fuse_semantic(
     ``confident_weight`` when its top hit is confident (:func:`lexical_confident`), and that
     hit then stays first; otherwise it weighs ``flat_weight``. The ``even`` ranking (the
     same search with every field weighing alike) weighs ``even_weight``, the semantic one 1,
-    the ``english`` one (an English request's, by the English encoder) ``english_weight``.
+    the ``english`` one (the English encoder's, of the request or its gloss) ``english_weight``.
     With no lexical hit the semantic rankings are served fused alone, scored the same way.
     Scores never rise down the list (a kept top hit scores at least the next one).
 

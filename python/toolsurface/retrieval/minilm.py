@@ -2,8 +2,9 @@
 
 On English requests it ranks tools better than the multilingual encoder (docs/quality.md,
 "An English encoder beside the multilingual one"), so the registry fuses its ranking too
-when a request is read as English (``FusionSettings.english_weight``). It is an English
-model: a request in another language gets nothing from it and is not given its ranking.
+(``FusionSettings.english_weight``). It is an English model: a request in another language
+is given its ranking of the request's English gloss (``retrieval/gloss.py``: the request and
+the English words of its search terms), or none when the request has no such word.
 
 No package on the index ships these weights without torch, so the forward pass is here:
 six BERT layers, mean pooling over the tokens, unit length (what sentence-transformers
