@@ -288,7 +288,13 @@ def english_cost(catalogue: Path, queries: list[str]) -> dict[str, float]:
     others = [q for q in queries if built.index.query_language(q) != "en"]
     # A request in another language is read by the English encoder through its gloss, if
     # it has one (``retrieval/gloss.py``); one without is fused without it.
-    glossed = [q for q in others if english_gloss(q, [t for t, _ in full.query_terms(q)])]
+    index, lexicon = built.index, full._lexicon
+
+    def gloss(q: str) -> str | None:
+        own = {t for t, _ in index.query_terms(q, None, 1.0)}
+        return english_gloss(q, [t for t, _ in index.query_terms(q, lexicon, 1.0)], own)
+
+    glossed = [q for q in others if gloss(q)]
     plain = [q for q in others if q not in set(glossed)]
 
     def median_us(asked: list[str]) -> float:

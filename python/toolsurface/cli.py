@@ -17,7 +17,6 @@ from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
 from toolsurface.retrieval.fields import split_description
-from toolsurface.retrieval.fusion import FusionSettings
 
 __all__ = ["main"]
 
@@ -48,8 +47,8 @@ def _ranking_switches(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-english-encoder",
         action="store_true",
-        help="with the semantic extra, rank English requests without its English encoder "
-        "(faster; as TOOLSURFACE_ENGLISH_ENCODER=off)",
+        help="with the semantic extra, rank without its English encoder (which reads English "
+        "requests and the English glosses of others): faster; as TOOLSURFACE_ENGLISH_ENCODER=off",
     )
 
 
@@ -68,13 +67,11 @@ def _registry(
         label = f"{path} ({fmt})"
     # The semantic ranking follows TOOLSURFACE_SEMANTIC and the extra unless --no-semantic.
     semantic = False if no_semantic else None
-    # --no-english-encoder: weight 0 embeds nothing for it (FusionSettings.english_weight).
-    fusion = FusionSettings(english_weight=0.0) if no_english else None
     registry = ToolRegistry(
         engine=engine_name,  # type: ignore[arg-type]
         lexicon=lexicon,
         semantic=semantic,
-        fusion=fusion,
+        english=False if no_english else None,
     )
     registry.register_many(tools, where=label)
     return registry, label

@@ -144,15 +144,24 @@ def test_english_requests_and_the_glosses_of_others_are_embedded() -> None:
     assert registry.english.embedded == embedded + 5
 
 
-def test_a_gloss_adds_the_english_terms_a_request_lacks() -> None:
+def test_a_gloss_puts_the_english_words_the_lexicon_adds_before_the_request() -> None:
     registry = ToolRegistry(TOOLS, semantic=True)
+    built = registry._current()
     request = "какая погода будет завтра в Лиссабоне"
     terms = [t for t, _ in registry.query_terms(request)]
-    gloss = english_gloss(request, terms)
-    assert gloss is not None and gloss.startswith(request)
-    added = gloss[len(request) :].split()
-    assert "weather" in added and all(t.isascii() for t in added)
-    assert english_gloss("weather in Lisbon", ["weather", "lisbon"]) is None
+    own = {t for t, _ in built.index.query_terms(request, None, 1.0)}
+    gloss = english_gloss(request, terms, own)
+    assert gloss is not None and gloss.endswith(request)
+    added = gloss[: -len(request)].split()
+    assert "weather" in added and not set(added) & own and all(t.isascii() for t in added)
+    assert english_gloss("weather in Lisbon", ["weather", "lisbon"], {"weather", "lisbon"}) is None
+    # The encoder reads a text's first 256 tokens: a long request leaves its gloss readable.
+    long = request + " " + "и ещё кое-что про это " * 200
+    long_gloss = english_gloss(long, [t for t, _ in registry.query_terms(long)], own)
+    assert registry.english is not None and long_gloss is not None
+    table = registry._semantic_table(registry.english, built)
+    assert table is not None
+    assert registry.english.rank(long_gloss, *table[:2])[0] == "weather__forecast"
 
 
 def test_weight_zero_embeds_nothing_and_ranks_as_without_it() -> None:
@@ -206,3 +215,19 @@ def test_the_environment_turns_it_off_requires_it_and_names_a_bad_value(
     monkeypatch.setenv(minilm.ENGLISH_ENV, "sometimes")
     with pytest.raises(ValueError, match=f"{minilm.ENGLISH_ENV}='sometimes'"):
         ToolRegistry(TOOLS, semantic=True)
+
+
+def test_the_registry_argument_overrides_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(minilm.ENGLISH_ENV, "off")
+    assert ToolRegistry(TOOLS, semantic=True, english=True).english is not None
+    monkeypatch.setenv(minilm.ENGLISH_ENV, "on")
+    monkeypatch.setattr(minilm, "english_available", lambda: False)
+    # Told to leave it out, the registry neither needs its files nor reads the variable.
+    assert ToolRegistry(TOOLS, semantic=True, english=False).english is None
+    from toolsurface.registry import registry as module
+
+    monkeypatch.setattr(module, "english_available", lambda: False)
+    with pytest.raises(SemanticUnavailableError, match="english=True"):
+        ToolRegistry(TOOLS, semantic=True, english=True)
+    with pytest.raises(TypeError, match="english must be a bool or None"):
+        ToolRegistry(TOOLS, semantic=True, english="yes")  # type: ignore[arg-type]

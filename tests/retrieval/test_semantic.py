@@ -337,7 +337,8 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         if built.index.query_language(q.query) == "en":
             read: str | None = q.query
         else:
-            read = english_gloss(q.query, [t for t, _ in on.query_terms(q.query)])
+            own = {t for t, _ in built.index.query_terms(q.query, None, 1.0)}
+            read = english_gloss(q.query, [t for t, _ in on.query_terms(q.query)], own)
         near_en = on.english.rank(read, *table_en[:2]) if on.english and table_en and read else []
         english += bool(near_en)
         plain = [h.name for h in lexical], [h.score for h in lexical]

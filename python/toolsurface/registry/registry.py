@@ -48,7 +48,7 @@ from toolsurface.retrieval.gloss import english_gloss
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
-from toolsurface.retrieval.minilm import SharedEnglish, english_default
+from toolsurface.retrieval.minilm import SharedEnglish, english_available, english_default
 from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
 from toolsurface.retrieval.semantic import (
@@ -119,9 +119,11 @@ class ToolRegistry:
     is, and ``None`` (the default) follows ``TOOLSURFACE_SEMANTIC`` and is otherwise on
     exactly when ``toolsurface[semantic]`` is installed. With the extra's own ranker (not
     one given), a request also gets the English encoder's ranking, of the request when it is
-    read as English and else of its English gloss, if it has one (:attr:`english`;
-    ``FusionSettings.english_weight`` 0 or ``TOOLSURFACE_ENGLISH_ENCODER=off`` turns it
-    off).
+    read as English and else of its English gloss, if it has one (:attr:`english`).
+    ``english`` says whether: ``False`` leaves it out, ``True`` requires its files, and
+    ``None`` (the default) follows ``TOOLSURFACE_ENGLISH_ENCODER`` and is otherwise on
+    exactly when they are installed; ``FusionSettings.english_weight`` 0 leaves it out of a
+    search.
     """
 
     def __init__(
@@ -137,12 +139,13 @@ class ToolRegistry:
         learned: LearnedHints | None = None,
         on_ranker_error: Callable[[RankerFailure], None] | None = None,
         semantic: bool | SemanticRanker | None = None,
+        english: bool | None = None,
     ) -> None:
         self._backend: Backend = backend(engine)
         #: The semantic ranker fused into every search, or ``None`` (lexical alone).
         self.semantic: SemanticRanker | None = _semantic_ranker(semantic)
         #: The English encoder's ranker (of English requests, and others' glosses), or ``None``.
-        self.english: SemanticRanker | None = _english_ranker(semantic, self.semantic)
+        self.english: SemanticRanker | None = _english_ranker(semantic, self.semantic, english)
         if lexicon is DEFAULT_LEXICON:
             self._lexicon = _default_lexicon(self._backend)
         elif lexicon is None:
@@ -768,8 +771,8 @@ class ToolRegistry:
         """The English encoder's ranking of each query, or ``[]``.
 
         A query read as English is ranked as it is; another, by its English gloss
-        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the query and the English words
-        of its search terms), or not at all when it has none. Nothing is embedded when
+        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the English words the lexicon
+        adds to its terms, then the query), or not at all when it has none. Nothing is embedded when
         there is no English ranker or its weight is 0; the rest are embedded in one batch.
         """
         out: list[list[str]] = [[] for _ in queries]
@@ -784,7 +787,8 @@ class ToolRegistry:
                 text: str | None = query
             else:
                 terms = index.query_terms(query, lexicon, expansion_weight)
-                text = english_gloss(query, [t for t, _ in terms])
+                own = {t for t, _ in index.query_terms(query, None, expansion_weight)}
+                text = english_gloss(query, [t for t, _ in terms], own)
             if text is not None:
                 wanted.append(i)
                 asked.append(text)
@@ -1087,14 +1091,25 @@ class ToolRegistry:
         await off_loop(self.prepare)
 
 
-def _english_ranker(semantic: object, chosen: SemanticRanker | None) -> SemanticRanker | None:
+def _english_ranker(
+    semantic: object, chosen: SemanticRanker | None, english: object
+) -> SemanticRanker | None:
     """The English encoder's ranker beside the extra's own (not a given) semantic ranker.
 
     ``None`` when the semantic ranking is off, a host gave its own ranker (its choice of
-    encoder stands), ``TOOLSURFACE_ENGLISH_ENCODER`` turns it off, or the English encoder's
-    files are not installed (:func:`~toolsurface.retrieval.minilm.english_default`).
+    encoder stands), or ``english`` is ``False``; with ``None``, also when
+    ``TOOLSURFACE_ENGLISH_ENCODER`` turns it off or its files are not installed
+    (:func:`~toolsurface.retrieval.minilm.english_default`); ``True`` requires the files.
     """
-    if chosen is None or isinstance(semantic, SemanticRanker) or not english_default():
+    if english is not None and not isinstance(english, bool):
+        raise TypeError(f"english must be a bool or None, got {type(english).__name__}")
+    if chosen is None or isinstance(semantic, SemanticRanker) or english is False:
+        return None
+    if english is True and not english_available():
+        raise SemanticUnavailableError(
+            "english=True needs the English encoder's files (pip install 'toolsurface[semantic]')"
+        )
+    if english is None and not english_default():
         return None
     return SemanticRanker(SharedEnglish(), depth=chosen.depth)
 

@@ -147,6 +147,21 @@ fn gallop_partition(docs: &[u32], guess: usize, target: usize) -> usize {
     lo + docs[lo..hi].partition_point(|&d| (d as usize) < target)
 }
 
+/// The least positive float this thread does not read as zero: the least subnormal one,
+/// or, where denormals are flushed to zero (a process may set that for its threads:
+/// `torch.set_flush_denormal`, code built with `-ffast-math`), the least normal one. Then
+/// `x >= fill_floor()` is `x > 0.0` for every `x`: in a thread that flushes, a subnormal
+/// `x` reads as zero in both.
+fn fill_floor() -> f64 {
+    let least = f64::from_bits(1);
+    // Asked of the hardware at run time (`black_box`): the compiler would fold it.
+    if std::hint::black_box(least) * std::hint::black_box(1.0) > 0.0 {
+        least
+    } else {
+        f64::MIN_POSITIVE
+    }
+}
+
 /// Score the documents of `index` having any of `terms` and keep the best `k` hits (score > 0,
 /// admitted by `allowed`) in `accum.top`, best first. Returns whether there is any hit.
 ///
@@ -269,10 +284,9 @@ pub(crate) fn scan(
     }
     top.clear();
     let mut found = false;
-    // Scores below this cannot enter a full top (the k-th best); while it fills, the
-    // least positive float, so that `score >= floor` is `score > 0.0` (scores are never
-    // negative) in one comparison.
-    let mut floor = f64::from_bits(1);
+    // Scores below this cannot enter a full top (the k-th best); while it fills, the least
+    // positive float that is not zero here, so that `score >= floor` is `score > 0.0`.
+    let mut floor = fill_floor();
     // Large catalogues mark the documents each block touches in a bitset and sweep it
     // in id order (sequential slots, no second random walk); small ones walk the
     // block's postings again (fewer instructions when everything is in cache).
@@ -289,7 +303,7 @@ pub(crate) fn scan(
             let (d, summed): (usize, f64) = ($d, $score);
             // One comparison rejects most documents: `summed * scale` is at least any
             // boosted score (see `scale`), and `floor` is positive (a hit's score, or
-            // the least positive float), so 0.0 (no term, or a slot already read) fails.
+            // `fill_floor()`), so 0.0 (no term, or a slot already read) fails.
             if summed * scale >= floor {
                 let score = if boosts.is_empty() {
                     summed
