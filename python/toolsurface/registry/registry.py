@@ -771,9 +771,10 @@ class ToolRegistry:
         """The English encoder's ranking of each query, or ``[]``.
 
         A query read as English is ranked as it is; another, by its English gloss
-        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the English words the lexicon
-        adds to its terms, then the query), or not at all when it has none. Nothing is embedded when
-        there is no English ranker or its weight is 0; the rest are embedded in one batch.
+        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the query, then the English
+        words the lexicon adds to its terms), or not at all when it has none. Nothing is
+        embedded when there is no English ranker or its weight is 0; the rest are embedded
+        in one batch.
         """
         out: list[list[str]] = [[] for _ in queries]
         english = self.english

@@ -2,12 +2,16 @@
 
 The English encoder (``retrieval/minilm.py``) reads English only. A request in another
 language still leads to English words: the lexicons give its words English expansions (the
-terms the lexical search looks for besides the request's own). Those words followed by the
-request are a text the English encoder can place; a request the lexicons add no English
-word to is left to the multilingual encoder. The words come first because the encoder
-reads a text's first 256 tokens only, and a long request in another script would push
-them out. On the project's two multilingual request sets this lifted recall@3 of the six
-other languages (docs/quality.md, "The English encoder reads a gloss").
+terms the lexical search looks for besides the request's own). The request followed by
+those words is a text the English encoder can place; a request the lexicons add no English
+word to is left to the multilingual encoder. On the project's two multilingual request
+sets this lifted recall@3 of the six other languages (docs/quality.md, "The English
+encoder reads a gloss").
+
+The encoder reads a text's first 256 tokens: a request in another script of about 440
+characters or more leaves no room for the words after it. Putting them first, or cutting
+the request to 200 characters, cost a request of several steps its hit (the request's own
+Latin-script words, names and addresses, count more there), so the request comes whole.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ __all__ = ["english_gloss"]
 
 
 def english_gloss(query: str, terms: Iterable[str], own: Collection[str]) -> str | None:
-    """The English words of ``terms`` not among ``own``, then ``query``; None without any.
+    """``query`` followed by the English words of ``terms`` not among ``own``; or None.
 
     ``terms`` are the query's search terms, its own then the lexicon's expansions, and
     ``own`` its own alone (``Index.query_terms`` with and without the lexicon). A word is
@@ -26,11 +30,11 @@ def english_gloss(query: str, terms: Iterable[str], own: Collection[str]) -> str
     English encoder would read the request alone, in a language it does not know.
 
     >>> english_gloss("заархивируй тикет", ["архив", "тикет", "archiv", "issu"], {"архив", "тикет"})
-    'archiv issu заархивируй тикет'
+    'заархивируй тикет archiv issu'
     >>> english_gloss("покажи whatsapp", ["показ", "whatsapp", "show", "app"], {"whatsapp"})
-    'show app покажи whatsapp'
+    'покажи whatsapp show app'
     >>> english_gloss("팀에 메시지 보내줘", [], ()) is None
     True
     """
     added = [t for t in dict.fromkeys(terms) if t.isascii() and t not in own]
-    return f"{' '.join(added)} {query}" if added else None
+    return f"{query} {' '.join(added)}" if added else None
