@@ -17,6 +17,7 @@ import pytest
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.registry import ToolRegistry, tool_fields
 from toolsurface.retrieval.analysis.language import (
+    SEPARABLE_PARTICLES,
     UK_ENDINGS,
     compound_heads,
     es_without_clitic,
@@ -42,6 +43,8 @@ EXPANDS = [
     ("Kalender anzeigen", {"calendar", "show"}),
     # "in" is German too: with "der" German outvotes English.
     ("Termin in der Woche absagen", {"event", "cancel"}),
+    # "in" alone votes for neither: the German words are still tried.
+    ("Datei in Archiv umbenennen", {"file", "renam"}),
 ]
 
 
@@ -98,6 +101,42 @@ def test_compounds_and_imperatives_with_pronouns_reach_the_english_words(
 ) -> None:
     terms = {t for t, _ in registry.query_terms(query)}
     assert wanted <= terms, sorted(terms)
+
+
+#: German separable verbs: a particle at the end of its clause is joined to the clause's
+#: words again, and the verb it makes brings its English words.
+SEPARABLE = [
+    ("trag den Termin für Freitag ein", {"add"}),
+    ("leg bitte einen neuen Ordner an", {"creat"}),
+    ("weis das Ticket Anna zu, sie kennt sich aus", {"assign"}),
+    ("leit die Mail an Peter weiter.", {"forward"}),
+    ("füg Anna zur Gruppe hinzu", {"add"}),
+]
+
+
+@pytest.mark.parametrize(("query", "wanted"), SEPARABLE, ids=[q for q, _ in SEPARABLE])
+def test_a_separable_verb_is_made_whole_again(
+    registry: ToolRegistry, query: str, wanted: set[str]
+) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert wanted <= terms, sorted(terms)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # A particle that does not end its clause is a preposition or an article.
+        "leg die Datei an Peter",
+        "weis zu viele Tickets",
+        # Inside quotes it is the message's, not the request's.
+        'schreib "leg es an" in den Kanal',
+        # Read as English, a request joins nothing.
+        "show the doc an",
+    ],
+)
+def test_a_particle_mid_clause_or_quoted_joins_nothing(registry: ToolRegistry, query: str) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert not {"creat", "assign"} & terms, sorted(terms)
 
 
 def test_a_prefixed_verb_is_no_compound(registry: ToolRegistry) -> None:
@@ -170,7 +209,19 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
     queries += [
         f"el {rng.choice(words)}{rng.choice(('melo', 'le', 'la', 'nos'))}" for _ in range(50)
     ]
-    queries += [q for q, _ in EXPANDS + FALLBACKS]
+    # Particles at a clause's end, before punctuation, white space or a class-I character;
+    # and, for each particle, a verb of the German lexicon that starts with it, split.
+    particles = sorted(SEPARABLE_PARTICLES)
+    ends = ("", ",", " .", "\u200b,", "?", " und", ' "x"')
+    queries += [
+        f"{rng.choice(german)} {rng.choice(words)} {rng.choice(particles)}{rng.choice(ends)}"
+        for _ in range(100)
+    ]
+    sources = [s for s, _ in parse_lexicon(read_data_text("lexicon_de.tsv")) if " " not in s]
+    for p in particles:
+        verbs = [s[len(p) :] for s in sources if s.startswith(p) and len(s) > len(p) + 3]
+        queries += [f"{v} die Datei {p}, bitte" for v in verbs[:3]]
+    queries += [q for q, _ in EXPANDS + FALLBACKS + SEPARABLE]
     results = []
     for backend in both_backends:
         index = backend.index(names, fields)
@@ -197,6 +248,9 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
 READ_AS = [
     ("show me the open pull requests", "en"),
     ("list open PRs", "latin"),
+    # A function word English shares with German or Spanish ("in", "a") tells neither.
+    ("Datei in Archiv umbenennen", "latin"),
+    ("move the file in the archive", "en"),
     ("покажи открытые пулреквесты", "ru"),
     ("створи нову гілку в репозиторії", "uk"),
     ("zeig mir die offenen Tickets", "de"),

@@ -2,6 +2,7 @@
 //! keys, file names, path parts, and the words of the ask and subject markers.
 
 use crate::analysis::analyzer::Analyzer;
+use crate::analysis::language::{CLAUSE_ENDS, SEPARABLE_PARTICLES};
 use crate::chars::Class;
 
 /// Words that open the ask of a request after its context (docs/analysis.md §4): what
@@ -39,6 +40,28 @@ pub const FILE_EXTENSIONS: [&str; 51] = [
 ];
 
 impl Analyzer {
+    /// The separable-verb particle `ident` folds to, as its position in
+    /// [`SEPARABLE_PARTICLES`] plus one; 0 for none.
+    pub(crate) fn particle_code(&self, ident: &str) -> u8 {
+        SEPARABLE_PARTICLES
+            .iter()
+            .position(|p| self.folds_to(ident, p))
+            .map_or(0, |i| u8::try_from(i + 1).unwrap_or(0))
+    }
+
+    /// Whether the word ending at byte `end` of `text` ends a clause: the next character
+    /// that is not white space (space, tab, CR, LF) or of class I is one of
+    /// [`CLAUSE_ENDS`], or there is none.
+    pub(crate) fn ends_clause(&self, text: &str, end: usize) -> bool {
+        text.get(end..)
+            .unwrap_or("")
+            .chars()
+            .find(|&c| {
+                !matches!(c, ' ' | '\t' | '\n' | '\r') && self.table().class(c) != Class::Ignore
+            })
+            .is_none_or(|c| CLAUSE_ENDS.contains(&c))
+    }
+
     /// Whether `ident` folds to `word` (class-I characters aside): the identifier is that
     /// word, in any case.
     pub(crate) fn folds_to(&self, ident: &str, word: &str) -> bool {

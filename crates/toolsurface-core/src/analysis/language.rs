@@ -44,7 +44,7 @@ pub enum Lang {
     Uk = 5,
     /// Chinese (Han bigrams, unstemmed).
     Zh = 6,
-    /// A request in Latin letters with no vote for any language: English, German, Spanish
+    /// A request in Latin letters whose votes have no one leader: English, German, Spanish
     /// or French, unknown which (no code of its own; no lexicon source is tagged with it).
     Latin = 7,
 }
@@ -85,7 +85,7 @@ impl Lang {
     /// `Some(l)` its lexicon word in `l`. English: the stem. Russian: the stem, then the
     /// Ukrainian word (a short Ukrainian request may show neither a letter nor a function
     /// word of its own). German, Spanish, French, Ukrainian, Chinese: the own word, then the
-    /// stem. Latin without votes: the stem, then the German, Spanish and French words.
+    /// stem. Latin: the stem, then the German, Spanish and French words.
     pub fn lookups(self) -> &'static [Option<Lang>] {
         match self {
             Lang::En => &[None],
@@ -169,8 +169,9 @@ impl Signals {
     /// Chinese when one holds a Han ideograph; else, when one holds a Cyrillic letter,
     /// Ukrainian if its votes beat Russian's, else Russian; else the first of German,
     /// Spanish and French with the most votes when they beat English's, else English; but
-    /// [`Lang::Latin`] when none of the four has a vote or two of German, Spanish and French
-    /// share the most.
+    /// [`Lang::Latin`] when none of the four has a vote or when English, German, Spanish and
+    /// French do not have one leader: a tie says only that the request shares function words
+    /// ("in", "a") with English, and Latin tries its words as each language.
     pub fn language(&self) -> Lang {
         let v = |l: Lang| self.votes[l as usize];
         if self.han {
@@ -183,20 +184,19 @@ impl Signals {
                 Lang::Ru
             };
         }
-        let mut best = Lang::En;
-        let mut tied = false;
-        for l in [Lang::De, Lang::Es, Lang::Fr] {
-            if v(l) > v(best) {
-                best = l;
-                tied = false;
-            } else if best != Lang::En && v(l) == v(best) {
-                tied = true;
-            }
+        let en = v(Lang::En);
+        let others = [Lang::De, Lang::Es, Lang::Fr];
+        let top = others.iter().map(|&l| v(l)).max().unwrap_or(0);
+        if top == 0 {
+            return if en > 0 { Lang::En } else { Lang::Latin };
         }
-        if v(best) == 0 || tied {
-            Lang::Latin
-        } else {
-            best
+        if en > top {
+            return Lang::En;
+        }
+        let mut leaders = others.into_iter().filter(|&l| v(l) == top);
+        match (leaders.next(), leaders.next()) {
+            (Some(l), None) if en < top => l,
+            _ => Lang::Latin,
         }
     }
 }
@@ -253,6 +253,19 @@ pub const COMPOUND_PREFIXES: [&str; 22] = [
     "ver", "ent", "zer", "emp", "miss", "aus", "ein", "auf", "mit", "vor", "nach", "über", "unter",
     "wieder", "zurück", "weiter", "durch", "hinter", "hin", "her", "weg", "los",
 ];
+
+/// German verb particles a separable verb leaves at the end of its clause (`trag den
+/// Termin ein` is `eintragen`, `brich den Lauf ab` `abbrechen`): such a particle is joined
+/// to the clause's words again (`query/tokens.rs`, docs/analysis.md §4a).
+pub const SEPARABLE_PARTICLES: [&str; 35] = [
+    "ab", "an", "auf", "aus", "bei", "ein", "fest", "her", "hin", "los", "mit", "nach", "vor",
+    "weg", "zu", "zurück", "zusammen", "hoch", "runter", "rein", "raus", "um", "durch", "weiter",
+    "fort", "hinzu", "herunter", "herauf", "heraus", "herein", "hinaus", "hinein", "frei", "rüber",
+    "dazu",
+];
+
+/// The characters that end a clause after a word (white space between them aside).
+pub const CLAUSE_ENDS: [char; 9] = [',', '.', ';', ':', '!', '?', '…', '–', '—'];
 
 /// Spanish pronouns an imperative takes at its end (`ábrelo`, `pásamelo`), longest first.
 pub const ES_CLITICS: [&str; 26] = [
@@ -346,7 +359,7 @@ impl LangStemmers {
     /// What a folded token of a request in `lang` looks up when none of its lookups is a
     /// key word (docs/analysis.md §4a), each once: German, the lexicon words of its
     /// compound heads ([`compound_heads`]), longest first; Spanish, those of the imperative
-    /// without its pronouns ([`es_without_clitic`]); Latin without votes, the German ones
+    /// without its pronouns ([`es_without_clitic`]); Latin, the German ones
     /// then the Spanish ones; else none.
     pub fn fallbacks(&self, lang: Lang, token: &str) -> Vec<String> {
         let mut found: Vec<String> = Vec::new();
@@ -415,8 +428,16 @@ mod tests {
         assert_eq!(s.language(), Lang::Latin);
         s.votes[Lang::De as usize] = 1;
         assert_eq!(s.language(), Lang::De);
+        // A tie with English ("aktuelle Uhrzeit in Tokio": "in" is both) says neither.
         s.votes[Lang::En as usize] = 1;
+        assert_eq!(s.language(), Lang::Latin);
+        s.votes[Lang::En as usize] = 2;
         assert_eq!(s.language(), Lang::En);
+        s.votes[Lang::Es as usize] = 1;
+        s.votes[Lang::De as usize] = 3;
+        assert_eq!(s.language(), Lang::De);
+        s.votes[Lang::Fr as usize] = 3;
+        assert_eq!(s.language(), Lang::Latin);
         s.cyrillic = true;
         assert_eq!(s.language(), Lang::Ru);
         s.votes[Lang::Uk as usize] = 1;

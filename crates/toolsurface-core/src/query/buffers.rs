@@ -8,7 +8,7 @@
 
 use crate::analysis::analyzer::TokenScratch;
 use crate::analysis::language::Lang;
-use crate::query::memo::QueryMemo;
+use crate::query::memo::{LangWord, QueryMemo};
 use crate::query::targets::TargetIds;
 use crate::query::term_list::TermList;
 
@@ -31,6 +31,14 @@ pub(crate) struct QueryBuffers {
     /// came before it, its ask-marker word code, and whether it is a subject marker
     /// (`query/ask.rs`).
     pub(crate) idents: Vec<(usize, usize, u8, bool)>,
+    /// Per identifier of the query: its tokens' range in `qtoks`, whether it is outside the
+    /// payload, where it ends in the query, and its separable-verb particle code (0 for
+    /// none): what a German request's separable verbs are found by (`query/tokens.rs`).
+    pub(crate) clauses: Vec<(usize, usize, bool, usize, u8)>,
+    /// Per token of `qtoks`, when the request is German: the lexicon word of a separable
+    /// verb made whole again (`query/tokens.rs`), looked up before the token's own; empty
+    /// otherwise.
+    pub(crate) joined: Vec<Option<LangWord>>,
     /// The request's language (docs/analysis.md §4a), detected by its analysis.
     pub(crate) lang: Lang,
     /// The query tokens' lexicon word ids.

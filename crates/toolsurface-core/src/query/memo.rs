@@ -56,6 +56,8 @@ pub(crate) struct IdentFacts {
     /// It is a number or a file name ([`Analyzer::is_number`], [`Analyzer::is_file_name`]):
     /// its tokens weigh as the payload's.
     pub(crate) payload_like: bool,
+    /// The separable-verb particle it folds to ([`Analyzer::particle_code`]), 0 for none.
+    pub(crate) particle: u8,
 }
 
 impl IdentFacts {
@@ -67,6 +69,7 @@ impl IdentFacts {
             subject: ask::is_subject_marker(analyzer, ident),
             issue_key: analyzer.is_issue_key(ident),
             payload_like: analyzer.is_number(ident) || analyzer.is_file_name(ident),
+            particle: analyzer.particle_code(ident),
         }
     }
 }

@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use crate::index::core::Index;
-use crate::lexicon::Lexicon;
+use crate::lexicon::{Lexicon, NO_WORD};
 use crate::query::buffers::QueryBuffers;
 use crate::query::memo::QueryMemo;
 use crate::query::targets::TargetIds;
@@ -169,6 +169,7 @@ fn build_terms(
         issue_keys,
         lang,
         content,
+        joined,
         ..
     } = bufs;
     terms.clear();
@@ -186,7 +187,18 @@ fn build_terms(
     };
     if expansion_weight > 0.0 {
         lex_ids.clear();
-        lex_ids.extend(qtoks.iter().map(|&i| memo.lex_id(i, lex, *lang)));
+        for (j, &i) in qtoks.iter().enumerate() {
+            // A separable verb made whole is looked up before the token's own words.
+            let whole = match joined.get(j) {
+                Some(&Some((a, b, h))) => lex.word_id(&memo.text[a..b], h),
+                _ => NO_WORD,
+            };
+            lex_ids.push(if whole != NO_WORD {
+                whole
+            } else {
+                memo.lex_id(i, lex, *lang)
+            });
+        }
         lex.expand_ids(lex_ids, |slots, key| {
             let weight = expansion_weight * key_weight(&qweights[key.clone()]);
             // An expansion of function words only is no content either ("сколько"); one of

@@ -2,13 +2,13 @@
 
 use crate::analysis::analyzer::{in_payload, Analyzer};
 use crate::analysis::function_words::is_function_word;
-use crate::analysis::language::{Lang, Signals};
+use crate::analysis::language::{Lang, Signals, SEPARABLE_PARTICLES};
 use crate::analysis::lexkey::lexicon_key;
 use crate::consts::PAYLOAD_WEIGHT;
 use crate::query::ask;
 use crate::query::buffers::QueryBuffers;
 use crate::query::memo::{
-    IdentFacts, MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS,
+    IdentFacts, LangWord, MemoTok, QueryMemo, NOT_LOOKED_UP, QUERY_MEMO_BYTES, QUERY_MEMO_IDENTS,
 };
 use crate::strtab::str_hash;
 
@@ -62,6 +62,8 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         spans,
         issue_keys,
         idents,
+        clauses,
+        joined,
         lang,
         ..
     } = bufs;
@@ -78,6 +80,8 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
     qweights.clear();
     issue_keys.clear();
     idents.clear();
+    clauses.clear();
+    joined.clear();
     analyzer.payload_spans(query, spans);
     analyzer.for_each_identifier(query, |ident| {
         let start = ident.as_ptr() as usize - query.as_ptr() as usize;
@@ -137,6 +141,14 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         if outside {
             signals.add(&facts.signals);
         }
+        let end = start + ident.len();
+        clauses.push((
+            qtoks.len(),
+            qtoks.len() + (b - a),
+            outside,
+            end,
+            facts.particle,
+        ));
         qtoks.extend(a..b);
         qweights.extend(std::iter::repeat_n(w, b - a));
     });
@@ -151,8 +163,53 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
         cap_at_payload(qweights[toks..].iter_mut().chain(&mut issue_keys[keys..]));
     }
     *lang = signals.language();
+    if *lang == Lang::De {
+        separable_joins(analyzer, query, memo, clauses, qtoks, joined);
+    }
     if *lang != Lang::En {
-        language_words(analyzer, *lang, memo, qtoks, qweights);
+        language_words(analyzer, *lang, memo, qtoks, qweights, joined);
+    }
+}
+
+/// For a German request `query`, per token of `qtoks` in `joined`: the lexicon word of its
+/// separable verb made whole again, if any. A clause runs from the identifier after the
+/// last one that ended a clause to one that ends it ([`Analyzer::ends_clause`]); when that
+/// one is a separable-verb particle outside the payload, each token of the clause's other
+/// identifiers outside the payload gets the particle before its word ("trag den Termin
+/// ein": `eintrag`, `einden`, `eintermin`; the lexicon says which is a word).
+fn separable_joins(
+    analyzer: &Analyzer,
+    query: &str,
+    memo: &mut QueryMemo,
+    clauses: &[(usize, usize, bool, usize, u8)],
+    qtoks: &[usize],
+    joined: &mut Vec<Option<LangWord>>,
+) {
+    joined.clear();
+    joined.resize(qtoks.len(), None);
+    let mut first = 0;
+    for (n, &(_, _, outside, end, particle)) in clauses.iter().enumerate() {
+        if !analyzer.ends_clause(query, end) {
+            continue;
+        }
+        if outside && particle != 0 {
+            let p = SEPARABLE_PARTICLES[usize::from(particle - 1)];
+            for &(a, b, out, _, _) in &clauses[first..n] {
+                if !out {
+                    continue;
+                }
+                for j in a..b {
+                    let t = memo.toks[qtoks[j]];
+                    let whole = format!("{p}{}", &memo.text[t.word.0..t.word.1]);
+                    joined[j] = analyzer.lexicon_word(Lang::De, &whole).map(|w| {
+                        let start = memo.text.len();
+                        memo.text.push_str(&w);
+                        (start, memo.text.len(), str_hash(&w))
+                    });
+                }
+            }
+        }
+        first = n + 1;
     }
 }
 
@@ -166,6 +223,7 @@ fn language_words(
     memo: &mut QueryMemo,
     qtoks: &mut Vec<usize>,
     qweights: &mut Vec<f64>,
+    joined: &mut Vec<Option<LangWord>>,
 ) {
     let drop = lang.drops_function_words();
     let mut kept = 0;
@@ -177,6 +235,9 @@ fn language_words(
         }
         qtoks[kept] = i;
         qweights[kept] = qweights[j];
+        if !joined.is_empty() {
+            joined[kept] = joined[j];
+        }
         kept += 1;
         for l in lang.lookups().iter().flatten() {
             let key = (i as u32, *l as u8);
@@ -209,4 +270,7 @@ fn language_words(
     }
     qtoks.truncate(kept);
     qweights.truncate(kept);
+    if !joined.is_empty() {
+        joined.truncate(kept);
+    }
 }

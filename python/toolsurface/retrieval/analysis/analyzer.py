@@ -24,8 +24,10 @@ from toolsurface.retrieval.analysis.language import (
     LOOKUPS,
     LanguageStemmers,
     Signals,
+    ends_clause,
     is_han,
     letter_language,
+    separable_joins,
 )
 from toolsurface.retrieval.analysis.lexkey import lexicon_key
 from toolsurface.retrieval.analysis.snowball import ThreadStemmer
@@ -493,7 +495,7 @@ class Analyzer:
         """The language ``text`` is read in, as :meth:`query_analysis` finds it.
 
         ``Signals.language`` of its identifiers outside the payload: ``en``, ``ru``, ``de``,
-        ``es``, ``fr``, ``uk``, ``zh``, or ``latin`` (Latin letters, no vote for any).
+        ``es``, ``fr``, ``uk``, ``zh``, or ``latin`` (Latin letters, no one leader of the votes).
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
@@ -536,6 +538,9 @@ class Analyzer:
         function: list[bool] = []
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
+        # Per identifier: its tokens, whether outside the payload, whether it ends a clause,
+        # its folded text.
+        clauses: list[tuple[int, int, bool, bool, str]] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
             value = (
@@ -546,6 +551,8 @@ class Analyzer:
             )
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
+            ends = ends_clause(text, start + len(ident))
+            clauses.append((len(toks), len(toks) + len(terms), not inside, ends, idents[-1][2]))
             if not inside:
                 signals.add(self.signals(ident))
             toks.extend(stem for _, stem in terms)
@@ -572,12 +579,19 @@ class Analyzer:
             kept = [i for i, w in enumerate(words) if lang not in self.language_words.get(w, ())]
         steps = LOOKUPS[lang]
         lex_keys = [lexicon_key(w, t) for w, t in zip(words, toks)]
+        # A German separable verb's word, made whole again, is looked up first.
+        joined = {
+            i: word
+            for i, whole in (separable_joins(words, clauses).items() if lang == "de" else ())
+            if (word := self.lexicon_word("de", whole)) is not None
+        }
         return (
             [toks[i] for i in kept],
             [weights[i] for i in kept],
             keys,
             [
                 (
+                    *((joined[i],) if i in joined else ()),
                     *(
                         (self.lexicon_word(s, words[i]) or lex_keys[i]) if s else lex_keys[i]
                         for s in steps

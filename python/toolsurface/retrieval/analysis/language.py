@@ -9,6 +9,7 @@ language.rs``; both must give the same words.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from snowballstemmer.french_stemmer import FrenchStemmer  # type: ignore[import-untyped]
@@ -19,17 +20,21 @@ from toolsurface.retrieval.analysis.snowball import ThreadStemmer
 
 __all__ = [
     "BASE_LANGUAGES",
+    "CLAUSE_ENDS",
     "COMPOUND_PREFIXES",
     "ES_CLITICS",
     "LANGUAGES",
     "LOOKUPS",
+    "SEPARABLE_PARTICLES",
     "UK_ENDINGS",
     "Signals",
     "compound_heads",
+    "ends_clause",
     "es_without_clitic",
     "is_han",
     "language_of_source",
     "letter_language",
+    "separable_joins",
     "uk_stem",
 ]
 
@@ -55,6 +60,20 @@ COMPOUND_PREFIXES = frozenset(
         *("weg", "los"),
     )
 )
+#: German verb particles a separable verb leaves at the end of its clause ("trag den Termin
+#: ein" is "eintragen", "brich den Lauf ab" "abbrechen"): such a particle is joined to the
+#: clause's words again (``separable_joins``).
+SEPARABLE_PARTICLES = frozenset(
+    (
+        *("ab", "an", "auf", "aus", "bei", "ein", "fest", "her", "hin", "los", "mit", "nach"),
+        *("vor", "weg", "zu", "zurück", "zusammen", "hoch", "runter", "rein", "raus", "um"),
+        *("durch", "weiter", "fort", "hinzu", "herunter", "herauf", "heraus", "herein"),
+        *("hinaus", "hinein", "frei", "rüber", "dazu"),
+    )
+)
+#: The characters that end a clause after a word (white space between them aside).
+CLAUSE_ENDS = frozenset(",.;:!?…–—")
+_CLAUSE_SPACE = frozenset(" \t\n\r")
 #: Spanish pronouns an imperative takes at its end ("ábrelo", "pásamelo"), longest first.
 ES_CLITICS = (
     *("noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo"),
@@ -66,7 +85,7 @@ _COMPOUND_MIN = 4
 _COMPOUND_PREFIX_MIN = 3
 #: What a token of a request in each language looks up in the lexicon, in order, the first
 #: that is a key word winning: ``None`` its index stem, a code its lexicon word in that
-#: language (docs/analysis.md §4a). ``latin``: Latin letters and no language's vote.
+#: language (docs/analysis.md §4a). ``latin``: Latin letters, no one leader of the votes.
 LOOKUPS: dict[str, tuple[str | None, ...]] = {
     "en": (None,),
     "ru": (None, "uk"),
@@ -184,6 +203,51 @@ class LanguageStemmers:
         return list(dict.fromkeys(found))
 
 
+def ends_clause(text: str, end: int) -> bool:
+    """Whether the word ending at ``end`` of ``text`` ends a clause.
+
+    It does when the next character that is not white space (space, tab, CR, LF) is one of
+    ``CLAUSE_ENDS``, or there is none.
+
+    >>> ends_clause("trag ihn ein, bitte", 12), ends_clause("ein Termin", 3)
+    (True, False)
+    """
+    for c in text[end:]:
+        if c not in _CLAUSE_SPACE:
+            return c in CLAUSE_ENDS
+    return True
+
+
+def separable_joins(
+    words: Sequence[str], idents: Sequence[tuple[int, int, bool, bool, str]]
+) -> dict[int, str]:
+    """The words a German request's separable verbs make: word index -> particle + word.
+
+    ``words`` are the request's folded words; ``idents`` its identifiers in order, each
+    (first word, end of its words, outside the payload, ends a clause, folded text). A
+    clause runs from the identifier after the last one that ended a clause to one that ends
+    it; when that one is one of ``SEPARABLE_PARTICLES`` outside the payload ("an" among
+    them, a stopword with no word of its own), each word of the clause's other identifiers
+    outside the payload gets the particle before it: "trag den Termin ein" joins
+    "eintrag", "einden" and "eintermin", and the lexicon says which is a word.
+
+    >>> separable_joins(["trag", "es", "ein"], [(0, 1, True, False, "trag"),
+    ...     (1, 2, True, False, "es"), (2, 3, True, True, "ein")])
+    {0: 'eintrag', 1: 'eines'}
+    """
+    joins: dict[int, str] = {}
+    first = 0
+    for n, (_, _, outside, ends, folded) in enumerate(idents):
+        if not ends:
+            continue
+        if outside and folded in SEPARABLE_PARTICLES:
+            for a, b, out, _, _ in idents[first:n]:
+                if out:
+                    joins.update((i, folded + words[i]) for i in range(a, b))
+        first = n + 1
+    return joins
+
+
 def compound_heads(word: str) -> list[str]:
     """The tails of a German word that may be its compound's head, longest first.
 
@@ -237,24 +301,27 @@ class Signals:
     def language(self) -> str:
         """Chinese with Han; Cyrillic: Ukrainian over Russian on votes; else de/es/fr over en.
 
-        ``latin`` when none of en, de, es and fr has a vote, or two of de, es, fr share the
-        most.
+        ``latin`` when none of en, de, es and fr has a vote, or they have no one leader: a
+        tie with English says only that the request shares function words with it ("in",
+        "a"), and a request read as ``latin`` tries its words as each language.
 
         >>> s = Signals(); s.votes["de"] = 1; s.language()
         'de'
+        >>> s.votes["en"] = 1; s.language()
+        'latin'
         """
         if self.han:
             return "zh"
         if self.cyrillic:
             return "uk" if self.votes["uk"] > self.votes["ru"] else "ru"
-        best = "en"
-        tied = False
-        for lang in ("de", "es", "fr"):
-            if self.votes[lang] > self.votes[best]:
-                best, tied = lang, False
-            elif best != "en" and self.votes[lang] == self.votes[best]:
-                tied = True
-        return best if self.votes[best] and not tied else "latin"
+        en = self.votes["en"]
+        top = max(self.votes[lang] for lang in ("de", "es", "fr"))
+        if top == 0:
+            return "en" if en else "latin"
+        if en > top:
+            return "en"
+        leaders = [lang for lang in ("de", "es", "fr") if self.votes[lang] == top]
+        return leaders[0] if en < top and len(leaders) == 1 else "latin"
 
 
 def language_of_source(source: str) -> tuple[str, str] | None:
