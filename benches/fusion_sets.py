@@ -95,7 +95,8 @@ def rankings(
     table_en = registry._semantic_table(english, built)
     assert table is not None and table_en is not None
     even = even_settings(lexical_only.settings)
-    # As the registry ranks them: an English request as it is, another by its gloss.
+    # As the registry ranks them: an English request as it is, another by its gloss
+    # (``gloss.english_reading``).
     found_en = registry._english_ranking(
         built,
         [q.query for q in queries],

@@ -271,7 +271,7 @@ def cost() -> dict[str, Any]:
 
 def english_cost(catalogue: Path, queries: list[str]) -> dict[str, float]:
     """The English encoder's part: its load, its catalogue table, searches by language."""
-    from toolsurface.retrieval.gloss import english_gloss
+    from toolsurface.retrieval.gloss import english_reading
     from toolsurface.retrieval.minilm import shared_english_encoder
 
     t0 = time.perf_counter()
@@ -287,12 +287,14 @@ def english_cost(catalogue: Path, queries: list[str]) -> dict[str, float]:
     english = [q for q in queries if built.index.query_language(q) == "en"]
     others = [q for q in queries if built.index.query_language(q) != "en"]
     # A request in another language is read by the English encoder through its gloss, if
-    # it has one (``retrieval/gloss.py``); one without is fused without it.
+    # it has one, or as it is when it is ``latin`` of ASCII terms (``retrieval/gloss.py``);
+    # one without either is fused without it.
     index, lexicon = built.index, full._lexicon
 
     def gloss(q: str) -> str | None:
         own = {t for t, _ in index.query_terms(q, None, 1.0)}
-        return english_gloss(q, [t for t, _ in index.query_terms(q, lexicon, 1.0)], own)
+        terms = [t for t, _ in index.query_terms(q, lexicon, 1.0)]
+        return english_reading(q, index.query_language(q), terms, own)
 
     glossed = [q for q in others if gloss(q)]
     plain = [q for q in others if q not in set(glossed)]

@@ -146,7 +146,7 @@ class Index:
     def make_filter(self, ids: list[int]) -> Filter:
         """A filter admitting the given document ids."""
     def query_language(self, query: str) -> str:
-        """The language ``query`` is read in: a code, or ``latin`` (no vote for any)."""
+        """The language ``query`` is read in: a code, or ``latin`` (no one leader of the votes)."""
     def query_terms(
         self, query: str, lexicon: Lexicon | None, expansion_weight: float
     ) -> list[tuple[str, float]]:

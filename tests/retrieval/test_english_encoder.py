@@ -142,6 +142,10 @@ def test_english_requests_and_the_glosses_of_others_are_embedded() -> None:
     assert registry.english.embedded == embedded + 3
     registry.search_many(["send a message to the team", "отправь сообщение команде"])
     assert registry.english.embedded == embedded + 5
+    # One read as latin ("a" is Spanish too) with no word to add is read as it is.
+    before = registry.english.embedded
+    registry.search("open a pull request")
+    assert registry.english.embedded == before + 1
 
 
 def test_a_gloss_is_the_request_and_the_english_words_the_lexicon_adds() -> None:

@@ -122,16 +122,25 @@ def test_a_separable_verb_is_made_whole_again(
     assert wanted <= terms, sorted(terms)
 
 
+def test_a_separable_verb_leaves_the_clauses_nouns_their_meaning(registry: ToolRegistry) -> None:
+    # "an" + "ordner" is "anordnen" (arrange), "an" + "kunden" "ankündigen" (announce): only
+    # the verb's place is joined, and the nouns keep their words.
+    folder = {t for t, _ in registry.query_terms("leg bitte einen neuen Ordner an")}
+    assert {"creat", "folder"} <= folder and "reorder" not in folder, sorted(folder)
+    customers = {t for t, _ in registry.query_terms("zeig mir die Kunden an")}
+    assert {"show", "customer"} <= customers and "announc" not in customers, sorted(customers)
+
+
 @pytest.mark.parametrize(
     "query",
     [
         # A particle that does not end its clause is a preposition or an article.
         "leg die Datei an Peter",
         "weis zu viele Tickets",
-        # Inside quotes it is the message's, not the request's.
-        'schreib "leg es an" in den Kanal',
-        # Read as English, a request joins nothing.
-        "show the doc an",
+        # Inside quotes it is the message's, not the request's, even ending its clause.
+        'schreib "leg es an." in den Kanal',
+        # Read as English, a request joins nothing ("anleg" is a German word).
+        "show the leg an",
     ],
 )
 def test_a_particle_mid_clause_or_quoted_joins_nothing(registry: ToolRegistry, query: str) -> None:
@@ -251,6 +260,7 @@ READ_AS = [
     # A function word English shares with German or Spanish ("in", "a") tells neither.
     ("Datei in Archiv umbenennen", "latin"),
     ("move the file in the archive", "en"),
+    ("open a pull request", "latin"),
     ("покажи открытые пулреквесты", "ru"),
     ("створи нову гілку в репозиторії", "uk"),
     ("zeig mir die offenen Tickets", "de"),

@@ -26,7 +26,7 @@ from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
-from toolsurface.retrieval.gloss import english_gloss
+from toolsurface.retrieval.gloss import english_reading
 from toolsurface.retrieval.minilm import ENGLISH_ENV, english_available
 from toolsurface.retrieval.semantic import (
     SEMANTIC_ENV,
@@ -334,11 +334,9 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         if not lexical or not near:
             continue
         # The English encoder reads an English request, or another's English gloss.
-        if built.index.query_language(q.query) == "en":
-            read: str | None = q.query
-        else:
-            own = {t for t, _ in built.index.query_terms(q.query, None, 1.0)}
-            read = english_gloss(q.query, [t for t, _ in on.query_terms(q.query)], own)
+        own = {t for t, _ in built.index.query_terms(q.query, None, 1.0)}
+        lang = built.index.query_language(q.query)
+        read = english_reading(q.query, lang, [t for t, _ in on.query_terms(q.query)], own)
         near_en = on.english.rank(read, *table_en[:2]) if on.english and table_en and read else []
         english += bool(near_en)
         plain = [h.name for h in lexical], [h.score for h in lexical]

@@ -235,7 +235,7 @@ impl PyIndex {
     }
 
     /// The language ``query`` is read in: ``en``, ``ru``, ``de``, ``es``, ``fr``, ``uk``,
-    /// ``zh``, or ``latin`` (Latin letters, no vote for any language).
+    /// ``zh``, or ``latin`` (Latin letters, no one leader of the votes).
     fn query_language(&self, query: &str) -> PyResult<&'static str> {
         guard(|| Ok(self.core_searcher().query_language(query)))
     }

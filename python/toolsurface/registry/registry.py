@@ -44,7 +44,7 @@ from toolsurface.retrieval.fusion import (
     fuse_hosts,
     fuse_semantic,
 )
-from toolsurface.retrieval.gloss import english_gloss
+from toolsurface.retrieval.gloss import english_reading
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
 from toolsurface.retrieval.membership import GroupMembership
@@ -770,9 +770,10 @@ class ToolRegistry:
     ) -> list[list[str]]:
         """The English encoder's ranking of each query, or ``[]``.
 
-        A query read as English is ranked as it is; another, by its English gloss
-        (:func:`~toolsurface.retrieval.gloss.english_gloss`: the query, then the English
-        words the lexicon adds to its terms), or not at all when it has none. Nothing is
+        What it reads of each is :func:`~toolsurface.retrieval.gloss.english_reading`'s: a
+        query read as English as it is; another, its English gloss (the query, then the
+        English words the lexicon adds to its terms); one with none, nothing, but for a
+        ``latin`` one of ASCII terms, as it is. Nothing is
         embedded when there is no English ranker or its weight is 0; the rest are embedded
         in one batch.
         """
@@ -784,12 +785,12 @@ class ToolRegistry:
         wanted: list[int] = []
         asked: list[str] = []
         for i, query in enumerate(queries):
-            if index.query_language(query) == "en":
-                text: str | None = query
-            else:
+            lang = index.query_language(query)
+            text: str | None = query
+            if lang != "en":
                 terms = index.query_terms(query, lexicon, expansion_weight)
                 own = {t for t, _ in index.query_terms(query, None, expansion_weight)}
-                text = english_gloss(query, [t for t, _ in terms], own)
+                text = english_reading(query, lang, [t for t, _ in terms], own)
             if text is not None:
                 wanted.append(i)
                 asked.append(text)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 
-__all__ = ["english_gloss"]
+__all__ = ["english_gloss", "english_reading"]
 
 
 def english_gloss(query: str, terms: Iterable[str], own: Collection[str]) -> str | None:
@@ -38,3 +38,28 @@ def english_gloss(query: str, terms: Iterable[str], own: Collection[str]) -> str
     """
     added = [t for t in dict.fromkeys(terms) if t.isascii() and t not in own]
     return f"{query} {' '.join(added)}" if added else None
+
+
+def english_reading(
+    query: str, language: str, terms: Iterable[str], own: Collection[str]
+) -> str | None:
+    """What the English encoder reads of ``query``, read in ``language``; None for nothing.
+
+    An English request as it is; another its gloss (:func:`english_gloss`); without one, a
+    ``latin`` request whose own terms are all ASCII as it is too: its function words tied
+    English with another language ("open a pull request": ``a`` is Spanish), and it is
+    most likely English.
+
+    >>> english_reading("open a pull request", "latin", ["open", "pull", "request"],
+    ...     {"open", "pull", "request"})
+    'open a pull request'
+    >>> english_reading("리스본 날씨", "latin", ["리스본", "날씨"], {"리스본", "날씨"}) is None
+    True
+    """
+    if language == "en":
+        return query
+    terms = list(terms)
+    gloss = english_gloss(query, terms, own)
+    if gloss is None and language == "latin" and own and all(t.isascii() for t in own):
+        return query
+    return gloss

@@ -167,8 +167,8 @@ impl Signals {
 
     /// The request's language from the signals of its identifiers outside the payload:
     /// Chinese when one holds a Han ideograph; else, when one holds a Cyrillic letter,
-    /// Ukrainian if its votes beat Russian's, else Russian; else the first of German,
-    /// Spanish and French with the most votes when they beat English's, else English; but
+    /// Ukrainian if its votes beat Russian's, else Russian; else the one of German, Spanish
+    /// and French with the most votes when they beat English's, else English; but
     /// [`Lang::Latin`] when none of the four has a vote or when English, German, Spanish and
     /// French do not have one leader: a tie says only that the request shares function words
     /// ("in", "a") with English, and Latin tries its words as each language.

@@ -174,9 +174,11 @@ pub(crate) fn analyse_query(analyzer: &Analyzer, query: &str, bufs: &mut QueryBu
 /// For a German request `query`, per token of `qtoks` in `joined`: the lexicon word of its
 /// separable verb made whole again, if any. A clause runs from the identifier after the
 /// last one that ended a clause to one that ends it ([`Analyzer::ends_clause`]); when that
-/// one is a separable-verb particle outside the payload, each token of the clause's other
-/// identifiers outside the payload gets the particle before its word ("trag den Termin
-/// ein": `eintrag`, `einden`, `eintermin`; the lexicon says which is a word).
+/// one is a separable-verb particle outside the payload, each token of the clause's first
+/// two identifiers outside the payload (where its verb stands: first in an imperative or a
+/// question, second in a statement) gets the particle before its word ("trag den Termin
+/// ein": `eintrag`, `einden`, not `eintermin`; the lexicon says which is a word). A later
+/// word is a noun or an object, and its own meaning stays.
 fn separable_joins(
     analyzer: &Analyzer,
     query: &str,
@@ -194,7 +196,7 @@ fn separable_joins(
         }
         if outside && particle != 0 {
             let p = SEPARABLE_PARTICLES[usize::from(particle - 1)];
-            for &(a, b, out, _, _) in &clauses[first..n] {
+            for &(a, b, out, _, _) in &clauses[first..n.min(first + 2)] {
                 if !out {
                     continue;
                 }

@@ -355,7 +355,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// The language `query` is read in (docs/analysis.md §4a): its code (`en`, `ru`, `de`,
-    /// `es`, `fr`, `uk`, `zh`), or `latin` for Latin letters with no vote for any language.
+    /// `es`, `fr`, `uk`, `zh`), or `latin` for Latin letters whose votes have no one leader.
     /// A caller that adds a ranking for one language (the semantic extra's English one)
     /// asks this rather than guessing from the letters.
     pub fn query_language(&self, query: &str) -> &'static str {

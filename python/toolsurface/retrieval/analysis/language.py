@@ -189,7 +189,7 @@ class LanguageStemmers:
 
         German: the lexicon words of the compound's heads (``compound_heads``), longest
         first; Spanish: those of the imperative without its pronouns (``es_without_clitic``);
-        Latin letters without votes: the German ones, then the Spanish ones.
+        ``latin``: the German ones, then the Spanish ones.
         """
         found: list[str] = []
         if not _is_latin_word(token):
@@ -207,15 +207,16 @@ def ends_clause(text: str, end: int) -> bool:
     """Whether the word ending at ``end`` of ``text`` ends a clause.
 
     It does when the next character that is not white space (space, tab, CR, LF) is one of
-    ``CLAUSE_ENDS``, or there is none.
+    ``CLAUSE_ENDS``, or there is none. ``text`` has its class-I characters removed, as a
+    request's analysis has it (the native engine skips them instead).
 
     >>> ends_clause("trag ihn ein, bitte", 12), ends_clause("ein Termin", 3)
     (True, False)
     """
-    for c in text[end:]:
-        if c not in _CLAUSE_SPACE:
-            return c in CLAUSE_ENDS
-    return True
+    i = end
+    while i < len(text) and text[i] in _CLAUSE_SPACE:
+        i += 1
+    return i == len(text) or text[i] in CLAUSE_ENDS
 
 
 def separable_joins(
@@ -227,13 +228,14 @@ def separable_joins(
     (first word, end of its words, outside the payload, ends a clause, folded text). A
     clause runs from the identifier after the last one that ended a clause to one that ends
     it; when that one is one of ``SEPARABLE_PARTICLES`` outside the payload ("an" among
-    them, a stopword with no word of its own), each word of the clause's other identifiers
-    outside the payload gets the particle before it: "trag den Termin ein" joins
-    "eintrag", "einden" and "eintermin", and the lexicon says which is a word.
+    them, a stopword with no word of its own), each word of the clause's first two
+    identifiers outside the payload (where its verb stands: first in an imperative or a
+    question, second in a statement) gets the particle before it: "trag den Termin ein"
+    joins "eintrag" and "einden", not "eintermin", and the lexicon says which is a word.
 
-    >>> separable_joins(["trag", "es", "ein"], [(0, 1, True, False, "trag"),
-    ...     (1, 2, True, False, "es"), (2, 3, True, True, "ein")])
-    {0: 'eintrag', 1: 'eines'}
+    >>> separable_joins(["trag", "den", "termin", "ein"], [(0, 1, True, False, "trag"),
+    ...     (1, 2, True, False, "den"), (2, 3, True, False, "termin"), (3, 4, True, True, "ein")])
+    {0: 'eintrag', 1: 'einden'}
     """
     joins: dict[int, str] = {}
     first = 0
@@ -241,7 +243,7 @@ def separable_joins(
         if not ends:
             continue
         if outside and folded in SEPARABLE_PARTICLES:
-            for a, b, out, _, _ in idents[first:n]:
+            for a, b, out, _, _ in idents[first : min(n, first + 2)]:
                 if out:
                     joins.update((i, folded + words[i]) for i in range(a, b))
         first = n + 1
