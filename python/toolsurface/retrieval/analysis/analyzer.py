@@ -24,7 +24,6 @@ from toolsurface.retrieval.analysis.language import (
     LOOKUPS,
     LanguageStemmers,
     Signals,
-    ends_clause,
     is_han,
     letter_language,
     separable_joins,
@@ -538,9 +537,9 @@ class Analyzer:
         function: list[bool] = []
         # Per identifier: where its tokens start, the issue keys before it, its folded text.
         idents: list[tuple[int, int, str]] = []
-        # Per identifier: its tokens, whether outside the payload, whether it ends a clause,
-        # its folded text.
-        clauses: list[tuple[int, int, bool, bool, str]] = []
+        # Per identifier: its tokens, whether outside the payload, where it ends, its folded
+        # text (what a German request's separable verbs are found by).
+        clauses: list[tuple[int, int, bool, int, str]] = []
         for start, ident, terms in self._identifiers(text):
             inside = in_payload(spans, starts, start)
             value = (
@@ -551,8 +550,8 @@ class Analyzer:
             )
             w = payload_weight if value else 1.0
             idents.append((len(toks), len(keys), "" if inside else self.fold(ident)))
-            ends = ends_clause(text, start + len(ident))
-            clauses.append((len(toks), len(toks) + len(terms), not inside, ends, idents[-1][2]))
+            end = start + len(ident)
+            clauses.append((len(toks), len(toks) + len(terms), not inside, end, idents[-1][2]))
             if not inside:
                 signals.add(self.signals(ident))
             toks.extend(stem for _, stem in terms)
@@ -582,7 +581,7 @@ class Analyzer:
         # A German separable verb's word, made whole again, is looked up first.
         joined = {
             i: word
-            for i, whole in (separable_joins(words, clauses).items() if lang == "de" else ())
+            for i, whole in (separable_joins(text, words, clauses).items() if lang == "de" else ())
             if (word := self.lexicon_word("de", whole)) is not None
         }
         return (

@@ -220,27 +220,29 @@ def ends_clause(text: str, end: int) -> bool:
 
 
 def separable_joins(
-    words: Sequence[str], idents: Sequence[tuple[int, int, bool, bool, str]]
+    text: str, words: Sequence[str], idents: Sequence[tuple[int, int, bool, int, str]]
 ) -> dict[int, str]:
     """The words a German request's separable verbs make: word index -> particle + word.
 
-    ``words`` are the request's folded words; ``idents`` its identifiers in order, each
-    (first word, end of its words, outside the payload, ends a clause, folded text). A
-    clause runs from the identifier after the last one that ended a clause to one that ends
-    it; when that one is one of ``SEPARABLE_PARTICLES`` outside the payload ("an" among
-    them, a stopword with no word of its own), each word of the clause's first two
+    ``text`` is the request (class-I characters removed), ``words`` its folded words;
+    ``idents`` its identifiers in order, each (first word, end of its words, outside the
+    payload, where it ends in ``text``, folded text). A clause runs from the identifier
+    after the last one that ended a clause to one that ends it (``ends_clause``); when
+    that one is one of ``SEPARABLE_PARTICLES`` outside the payload ("an" among them, a
+    stopword with no word of its own), each word of the clause's first two
     identifiers outside the payload (where its verb stands: first in an imperative or a
     question, second in a statement) gets the particle before it: "trag den Termin ein"
     joins "eintrag" and "einden", not "eintermin", and the lexicon says which is a word.
 
-    >>> separable_joins(["trag", "den", "termin", "ein"], [(0, 1, True, False, "trag"),
-    ...     (1, 2, True, False, "den"), (2, 3, True, False, "termin"), (3, 4, True, True, "ein")])
+    >>> separable_joins("trag den termin ein", ["trag", "den", "termin", "ein"],
+    ...     [(0, 1, True, 4, "trag"), (1, 2, True, 8, "den"), (2, 3, True, 15, "termin"),
+    ...      (3, 4, True, 19, "ein")])
     {0: 'eintrag', 1: 'einden'}
     """
     joins: dict[int, str] = {}
     first = 0
-    for n, (_, _, outside, ends, folded) in enumerate(idents):
-        if not ends:
+    for n, (_, _, outside, end, folded) in enumerate(idents):
+        if not ends_clause(text, end):
             continue
         if outside and folded in SEPARABLE_PARTICLES:
             for a, b, out, _, _ in idents[first : min(n, first + 2)]:
