@@ -35,6 +35,7 @@ __all__ = [
     "Searcher",
     "__version__",
     "copy_json",
+    "read_snapshot",
     "read_verb_names",
     "sort_by_name",
     "tool_fields_packed",
@@ -302,6 +303,29 @@ def copy_json(value: object) -> Any | None:
     to Python's copy: a type other than ``dict``, ``list``, ``str``, ``int``, ``float``,
     ``bool`` and ``None`` (subclasses included), a key that is no ``str``, nesting past 192
     levels.
+    """
+
+def read_snapshot(
+    text: str,
+) -> (
+    tuple[
+        list[str] | None,
+        int,
+        list[str],
+        list[tuple[bool, list[str], str, str, int, str, int]],
+        str,
+        int,
+        list[str],
+        str | None,
+        str,
+    ]
+    | None
+):
+    """A current-version surface snapshot's fields in key order, rows as tuples, or ``None``.
+
+    Accepts only what ``SurfaceSnapshot`` accepts, with the same values (a key given twice
+    counts as its last); ``None`` leaves the text to the model, whose errors name the field:
+    another version, a field out of bounds, rows that disagree, a lone surrogate.
     """
 
 def read_verb_names(names: list[str]) -> list[int] | None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from snapshot_data import snapshot_data
 
 from toolsurface.surface.floors import (
     MAX_KEPT_TEXTS,
@@ -33,37 +34,7 @@ def _fresh() -> Iterator[None]:
 
 
 def _snapshot(held: list[str], **over: Any) -> str:
-    data: dict[str, Any] = {
-        "catalogue_rules": None,
-        "clock": 9,
-        "held_back": held,
-        "loaded": [
-            {
-                "called": True,
-                "how": "select",
-                "kind": "tool",
-                "last_use": 3,
-                "name": "a__x",
-                "order": 1,
-            },
-            {
-                "called": False,
-                "called_tools": ["b__y"],
-                "how": "group",
-                "kind": "group",
-                "last_use": 5,
-                "name": "b",
-                "order": 2,
-            },
-        ],
-        "mark": "0123456789ab",
-        "order": 2,
-        "rules_given": ["b"],
-        "session_id": "s",
-        "version": 3,
-    }
-    data.update(over)
-    return SurfaceSnapshot.model_validate(data).to_json()
+    return SurfaceSnapshot.model_validate(snapshot_data(held, **over)).to_json()
 
 
 def _outcome(text: str) -> tuple[str, object]:

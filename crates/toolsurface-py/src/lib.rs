@@ -9,8 +9,9 @@
 //! `args.rs` (argument conversion), `batch.rs` (a batch's results
 //! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
 //! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
-//! `schema.rs` (`tool_fields_packed`, with `json.rs`), `packed.rs` (the packed field texts' layout), `copy.rs` (`copy_json`) and `sort.rs`
-//! (`sort_by_name`).
+//! `schema.rs` (`tool_fields_packed`, with `json.rs`), `packed.rs` (the packed field texts' layout), `copy.rs` (`copy_json`), `sort.rs`
+//! (`sort_by_name`) and `snapshot.rs` (`read_snapshot`, a surface snapshot's JSON read for a
+//! restore).
 //!
 //! `alloc.rs` is the extension's global allocator: blocks of 64 KiB and more are mapped
 //! and unmapped directly, so that an index build's freed temporaries leave the process
@@ -42,6 +43,7 @@ mod reading;
 mod rules;
 mod schema;
 mod searcher;
+mod snapshot;
 mod sort;
 
 use pyo3::prelude::*;
@@ -75,5 +77,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(copy::copy_json, m)?)?;
     m.add_function(wrap_pyfunction!(sort::sort_by_name, m)?)?;
     m.add_function(wrap_pyfunction!(reading::read_verb_names, m)?)?;
+    m.add_function(wrap_pyfunction!(snapshot::read_snapshot, m)?)?;
     Ok(())
 }

@@ -22,12 +22,14 @@ process some megabytes at most, and only evicts floors, never changes one.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 
 __all__ = [
     "MAX_KEPT_NAMES",
     "MAX_KEPT_TEXTS",
     "MAX_TEXT_CHARS",
+    "STAND_IN",
     "TEXT_MIN_NAMES",
     "floor_in_text",
     "floor_set",
@@ -58,6 +60,9 @@ MAX_TEXT_CHARS = 1 << 18
 _TEXTS: dict[str, list[str]] = {}
 #: The held-back list's key as the snapshot's serializer writes it (compact JSON).
 _KEY = '"held_back":'
+#: What a kept floor's text is replaced by while the rest of a snapshot is read: a group
+#: name no snapshot holds (random per process, so none can be written to match it).
+STAND_IN = f"toolsurface-held-back-{secrets.token_hex(16)}"
 
 
 def floor_set(names: list[str]) -> frozenset[str]:

@@ -17,7 +17,8 @@ from toolsurface.admission.text import safe_text
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.floors import floor_set
-from toolsurface.surface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot, check_seal
+from toolsurface.surface.snapshot import LoadedRow, SnapshotError, SurfaceSnapshot
+from toolsurface.surface.snapshot_read import SnapshotFields, check_fields_seal
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 
 __all__ = ["Resumed", "apply_seeds", "check_restorable", "resumed", "snapshot_of"]
@@ -107,12 +108,12 @@ def apply_seeds(
             _log.warning("toolsurface: seeded group %r has no admitted tool; dropped", group)
 
 
-def check_restorable(snap: SurfaceSnapshot, key: bytes | None, session_id: str | None) -> None:
+def check_restorable(snap: SnapshotFields, key: bytes | None, session_id: str | None) -> None:
     """Refuse a snapshot not sealed under ``key``, or another session's than ``session_id``.
 
     ``session_id`` is the surface's own when the host gave one (``None``: any is taken).
     """
-    check_seal(snap, key)
+    check_fields_seal(snap, key)
     if session_id is not None and snap.session_id != session_id:
         raise SnapshotError(
             f"snapshot: field 'session_id': {safe_text(snap.session_id, 64)!r} is another "
@@ -120,7 +121,7 @@ def check_restorable(snap: SurfaceSnapshot, key: bytes | None, session_id: str |
         )
 
 
-def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -> Resumed:
+def resumed(snap: SnapshotFields, registry: RegistryView, *, same_mark: bool) -> Resumed:
     """The state ``snap`` describes; a loaded tool or group that is gone is dropped (logged).
 
     ``same_mark`` says the run's mark, recomputed, is the snapshot's: otherwise the rules
@@ -130,8 +131,7 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
     loaded: dict[str, LoadedEntry] = {}
     dropped: list[str] = []
     has_tool, members = registry.has_tool, registry.group_members
-    for r in snap.loaded:
-        kind, name = r.kind, r.name
+    for called, called_tools, how, kind, last_use, name, order in snap.loaded:
         # A group exists while a tool of the view is in it (time in the session, not the
         # catalogue: its members come from the view's map).
         if not (has_tool(name) if kind == "tool" else members(name)):
@@ -139,11 +139,8 @@ def resumed(snap: SurfaceSnapshot, registry: RegistryView, *, same_mark: bool) -
             _log.warning("toolsurface: snapshot names %r, which no longer exists; dropped", name)
             continue
         key = f"{kind}:{name}"
-        called = r.called_tools
-        called_tools = [n for n in called if has_tool(n)] if called else []
-        loaded[key] = LoadedEntry(
-            key, kind, name, r.how, r.order, r.last_use, r.called, called_tools
-        )
+        kept = [n for n in called_tools if has_tool(n)] if called_tools else []
+        loaded[key] = LoadedEntry(key, kind, name, how, order, last_use, called, kept)
     rules = RulesLedger(
         given=set(snap.rules_given),
         catalogue=None if snap.catalogue_rules is None else tuple(snap.catalogue_rules),

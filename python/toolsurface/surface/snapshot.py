@@ -22,7 +22,6 @@ import hashlib
 import hmac
 import json
 import operator
-import secrets
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal
 
@@ -30,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.surface.floors import floor_in_text, floor_set, remember_floor_text
+from toolsurface.surface.floors import STAND_IN, floor_in_text, floor_set, remember_floor_text
 
 __all__ = [
     "MAX_COUNTER",
@@ -39,8 +38,10 @@ __all__ = [
     "SnapshotError",
     "SurfaceSnapshot",
     "check_seal",
+    "check_seal_over",
     "parse_snapshot",
     "seal_of",
+    "seal_over",
 ]
 
 SNAPSHOT_VERSION = 3
@@ -128,7 +129,15 @@ def seal_of(snapshot: SurfaceSnapshot, key: bytes) -> str:
     The content is its compact key-sorted JSON, so the seal does not depend on how the
     snapshot was stored, only on what it says.
     """
-    content = snapshot.model_dump(mode="json", exclude={"seal"})
+    return seal_over(snapshot.model_dump(mode="json", exclude={"seal"}), key)
+
+
+def seal_over(content: Mapping[str, Any], key: bytes) -> str:
+    """The HMAC-SHA256 under ``key`` of a snapshot's ``content``: its fields but the seal.
+
+    ``content`` is what ``model_dump(mode="json")`` gives, rows as mappings: read as compact
+    key-sorted JSON, so the order of its keys does not count.
+    """
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     message = b"toolsurface snapshot\x00" + text.encode("utf-8")
     return hmac.new(key, message, hashlib.sha256).hexdigest()
@@ -136,14 +145,21 @@ def seal_of(snapshot: SurfaceSnapshot, key: bytes) -> str:
 
 def check_seal(snapshot: SurfaceSnapshot, key: bytes | None) -> None:
     """Refuse a snapshot whose seal is missing or wrong under ``key`` (none: nothing to do)."""
+    check_seal_over(snapshot.seal, lambda: snapshot.model_dump(mode="json", exclude={"seal"}), key)
+
+
+def check_seal_over(
+    seal: str | None, content: Callable[[], Mapping[str, Any]], key: bytes | None
+) -> None:
+    """Refuse a ``seal`` missing or wrong under ``key`` over a snapshot's ``content()``."""
     if key is None:
         return
-    if snapshot.seal is None:
+    if seal is None:
         raise SnapshotError(
             "snapshot: field 'seal': missing; this surface has a mark_key, so it restores "
             "only snapshots sealed under that key"
         )
-    if not hmac.compare_digest(snapshot.seal, seal_of(snapshot, key)):
+    if not hmac.compare_digest(seal, seal_over(content(), key)):
         raise SnapshotError(
             "snapshot: field 'seal': does not match the content (the snapshot was edited, or "
             "sealed under another key)"
@@ -363,19 +379,14 @@ def _with_kept_floor(text: str) -> SurfaceSnapshot | None:
         return None
     start, end, names = found
     try:
-        snap = SurfaceSnapshot.model_validate_json(f'{text[:start]}["{_STAND_IN}"]{text[end:]}')
+        snap = SurfaceSnapshot.model_validate_json(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
     except ValidationError:
         return None
     # Only the stand-in read back says the list read was the one replaced: the same key
     # again, written otherwise ('"held_back" :', an escape), is the one a reader keeps.
-    if "version" not in snap.model_fields_set or snap.held_back != [_STAND_IN]:
+    if "version" not in snap.model_fields_set or snap.held_back != [STAND_IN]:
         return None
     return snap.model_copy(update={"held_back": names})
-
-
-#: What a kept floor's text is replaced by while the rest of a snapshot is read: a group
-#: name no snapshot holds (random per process, so none can be written to match it).
-_STAND_IN = f"toolsurface-held-back-{secrets.token_hex(16)}"
 
 
 def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> SurfaceSnapshot:

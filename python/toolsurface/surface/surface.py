@@ -56,7 +56,8 @@ from toolsurface.surface.policy import Policy, _check_policy, _names, _names_or_
 from toolsurface.surface.resume import apply_seeds, check_restorable, resumed, snapshot_of
 from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.shared import Ident, shared_of
-from toolsurface.surface.snapshot import SurfaceSnapshot, parse_snapshot
+from toolsurface.surface.snapshot import SurfaceSnapshot
+from toolsurface.surface.snapshot_read import read_fields
 from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
@@ -364,7 +365,7 @@ class ToolSurface:
         >>> again.restore(saved), again.loaded_tool_group_names()
         ([], ['gh'])
         """
-        snap = parse_snapshot(snapshot)
+        snap = read_fields(snapshot)
         view = self._v
         check_restorable(snap, self._marks.key, self.session_id if self._session_given else None)
         mark = self._marks.fresh(snap.session_id, self._view_rules())
