@@ -8,12 +8,16 @@ run; ``fuzz/run.py`` drives them with atheris.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from toolsurface import SurfaceLimits, Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.catalogue import parse_catalogue
 from toolsurface.errors import CatalogueFormatError
 from toolsurface.surface.snapshot import SnapshotError
+from toolsurface.surface.snapshot_read import SnapshotFields, read_fields
 
-__all__ = ["catalogue_target", "snapshot_target"]
+__all__ = ["catalogue_target", "snapshot_reads_agree", "snapshot_target"]
 
 _REGISTRY: ToolRegistry | None = None
 
@@ -49,7 +53,12 @@ def _registry() -> ToolRegistry:
 
 
 def snapshot_target(data: bytes) -> None:
-    """Restore any bytes as a snapshot; only a SnapshotError may come out, never half a state."""
+    """Restore any bytes as a snapshot; only a SnapshotError may come out, never half a state.
+
+    The text is also read natively and by the model alone, which must agree
+    (``snapshot_reads_agree``).
+    """
+    snapshot_reads_agree(data)
     surface = ToolSurface(_registry(), limits=SurfaceLimits(max_advertised_tools=6))
     before = surface.snapshot()
     try:
@@ -59,3 +68,25 @@ def snapshot_target(data: bytes) -> None:
         return
     plan = surface.plan()
     assert len(plan.tools) <= 6
+
+
+def _read(text: str, reader: Callable[[str], Any]) -> SnapshotFields | str:
+    try:
+        return read_fields(text, reader=reader)
+    except SnapshotError as err:
+        return str(err)
+
+
+def snapshot_reads_agree(data: bytes) -> None:
+    """Read any text as a snapshot natively and by the model: the same fields or error."""
+    try:
+        import toolsurface._native as native
+    except ImportError:
+        return
+    reader = getattr(native, "read_snapshot", None)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if reader is not None:
+        assert _read(text, reader) == _read(text, lambda _text: None)
