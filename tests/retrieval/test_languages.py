@@ -16,11 +16,20 @@ import pytest
 
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.registry import ToolRegistry, tool_fields
+from toolsurface.retrieval.analysis.function_words import FUNCTION_WORDS
 from toolsurface.retrieval.analysis.language import (
+    FORM_BARE,
+    FORM_EN,
+    FORM_ER,
+    FORM_OTHER,
     SEPARABLE_PARTICLES,
     UK_ENDINGS,
+    LanguageStemmers,
     compound_heads,
+    ends_clause,
     es_without_clitic,
+    language_of_source,
+    reads_as,
     uk_stem,
 )
 from toolsurface.retrieval.engine.backend import backend as engine_backend
@@ -111,6 +120,13 @@ SEPARABLE = [
     ("weis das Ticket Anna zu, sie kennt sich aus", {"assign"}),
     ("leit die Mail an Peter weiter.", {"forward"}),
     ("füg Anna zur Gruppe hinzu", {"add"}),
+    # A closing bracket or a space of any kind between the particle and the clause's end.
+    ("(trag den Termin für Freitag ein)", {"add"}),
+    ("trag den Termin für Freitag ein\u00a0", {"add"}),
+    ("[leg bitte einen neuen Ordner an]\u202f.", {"creat"}),
+    ("trag den Termin ein\u2009}, danke", {"add"}),
+    # A bracketed aside inside the clause ends nothing.
+    ("leg den Ordner (für Anna) an", {"creat"}),
 ]
 
 
@@ -131,12 +147,20 @@ def test_a_separable_verb_leaves_the_clauses_nouns_their_meaning(registry: ToolR
     assert {"show", "customer"} <= customers and "announc" not in customers, sorted(customers)
 
 
+def test_a_clause_ends_at_punctuation_past_spaces_and_closing_brackets() -> None:
+    for text in ("ein", "ein.", "ein\u00a0", "ein\u3000!", "ein)", "ein) .", "ein\u202f]}?"):
+        assert ends_clause(text, 3), repr(text)
+    for text in ("ein und", "ein) bitte", "ein (bitte)", "ein\u00a0x"):
+        assert not ends_clause(text, 3), repr(text)
+
+
 @pytest.mark.parametrize(
     "query",
     [
         # A particle that does not end its clause is a preposition or an article.
         "leg die Datei an Peter",
         "weis zu viele Tickets",
+        "trag den Termin ein) und schick ihn",
         # Inside quotes it is the message's, not the request's, even ending its clause.
         'schreib "leg es an." in den Kanal',
         # Read as English, a request joins nothing ("anleg" is a German word).
@@ -146,6 +170,101 @@ def test_a_separable_verb_leaves_the_clauses_nouns_their_meaning(registry: ToolR
 def test_a_particle_mid_clause_or_quoted_joins_nothing(registry: ToolRegistry, query: str) -> None:
     terms = {t for t, _ in registry.query_terms(query)}
     assert not {"creat", "assign"} & terms, sorted(terms)
+
+
+#: German words that stem as a verb of the lexicon, and what they must and must not bring.
+FORMS = [
+    # An agent noun is no form of its verb: "Hersteller" (manufacturer) is not
+    # "herstellen" (restore), in a German request or a latin one.
+    ("zeig mir den Hersteller", set(), {"restor"}),
+    ("Hersteller anzeigen", {"show"}, {"restor"}),
+    ("die Liste der Hersteller", set(), {"restor"}),
+    # The verb itself, separable or not, still is.
+    ("stell die Verbindung zur Datenbank wieder her", {"restor"}, set()),
+    ("die Verbindung herstellen", {"restor"}, set()),
+    ("Backup wiederherstellen", {"restor"}, set()),
+    # Other -er words are forms of their words: a plural, an adjective's ending, the
+    # imperative of an -ieren or -ern verb, an agent noun the lexicon lists.
+    ("die Felder anzeigen", {"field"}, set()),
+    ("neuer Ordner", {"new", "folder"}, set()),
+    ("aktualisier die Datei", {"updat", "file"}, set()),
+    ("erinner mich an den Termin", {"reminder"}, set()),
+    ("Prüfer zuweisen", {"reviewer", "assign"}, set()),
+    ("fehlgeschlagener Build", {"fail"}, set()),
+]
+
+
+@pytest.mark.parametrize(("query", "wanted", "unwanted"), FORMS, ids=[q for q, _, _ in FORMS])
+def test_an_agent_noun_is_no_form_of_its_verb(
+    registry: ToolRegistry, query: str, wanted: set[str], unwanted: set[str]
+) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert wanted <= terms and not unwanted & terms, sorted(terms)
+
+
+def test_forms_as_the_stemmers_read_them() -> None:
+    s = LanguageStemmers()
+    forms = {w: s.form("de", w) for w in ("herstellen", "hersteller", "must", "muster")}
+    assert forms == {
+        "herstellen": FORM_EN,
+        "hersteller": FORM_ER,
+        "must": FORM_BARE,
+        "muster": FORM_ER,
+    }
+    assert [s.form("es", w) for w in ("record", "recordar", "actual")] == [
+        FORM_BARE,
+        FORM_OTHER,
+        FORM_BARE,
+    ]
+    # An -er word reads as no infinitive, a bare word as no inflected word but a German
+    # infinitive (whose imperative is its stem: "stell … her" is "herstell").
+    assert not reads_as(FORM_EN, FORM_ER) and reads_as(FORM_EN | FORM_OTHER, FORM_ER)
+    assert not reads_as(FORM_ER | FORM_OTHER, FORM_BARE) and reads_as(FORM_EN, FORM_BARE)
+
+
+#: Latin requests (no language has a vote) of English words that German, Spanish or French
+#: stem as one of their entries: "must" as German "Muster" (pattern), "record" as Spanish
+#: "recordar" (remind). Neither is a form of that word, nor is an English function word a
+#: foreign one.
+ENGLISH_IN_LATIN = ["must record", "record", "must", "record screen", "record call"]
+
+
+def test_a_latin_requests_english_words_are_no_foreign_words(
+    both_backends: tuple[Any, Any],
+) -> None:
+    tools = demo_catalogue()
+    names, fields = [t.name for t in tools], [tool_fields(t) for t in tools]
+    entries = default_lexicon_entries()
+    untagged = [e for e in entries if language_of_source(e[0]) is None]
+    settings = ((3, 1, 2, 1, 0.5, 0.15), (0.5,) * 5 + (0,), 1.2, 0.5)
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        full, english = backend.lexicon(entries), backend.lexicon(untagged)
+        for q in ENGLISH_IN_LATIN:
+            assert index.query_language(q) == "latin", q
+            terms = index.query_terms(q, full, 0.5)
+            assert terms == index.query_terms(q, english, 0.5), (q, terms)
+            assert index.search(q, 10, *settings, full) == index.search(
+                q, 10, *settings, english
+            ), q
+        # The Spanish word itself still reads as Spanish.
+        assert "remind" in {t for t, _ in index.query_terms("recordar", full, 0.5)}
+
+
+def test_an_english_function_word_is_english_in_a_latin_request(
+    both_backends: tuple[Any, Any],
+) -> None:
+    # "else" stems as Spanish would stem a word "else": only a function word, no form,
+    # keeps it from reading as that entry in a latin request; a Spanish request reads it.
+    assert "else" in FUNCTION_WORDS
+    tools = demo_catalogue()
+    names, fields = [t.name for t in tools], [tool_fields(t) for t in tools]
+    for backend in both_backends:
+        index = backend.index(names, fields)
+        lexicon = backend.lexicon([("<es> else", "calendar")])
+        latin = {t for t, _ in index.query_terms("else", lexicon, 0.5)}
+        spanish = {t for t, _ in index.query_terms("el else del canal", lexicon, 0.5)}
+        assert "calendar" not in latin and "calendar" in spanish, (latin, spanish)
 
 
 def test_a_prefixed_verb_is_no_compound(registry: ToolRegistry) -> None:
@@ -208,6 +327,9 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
     names = [t.name for t in tools]
     fields = [tool_fields(t) for t in tools]
     words = [*_language_words(), "pull", "request", "GitHub", "PR", "the", "и", "в", "412"]
+    # English words and function words a latin request may hold; German -er words.
+    words += [*FUNCTION_WORDS[::5], "record", "actual", "comment", "list", "Hersteller"]
+    words += ["Felder", "neuer", "aktualisier", "offener", "Prüfer", "Speicher"]
     rng = random.Random(39)
     queries = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(400)]
     # German compounds of two words, Spanish imperatives with their pronouns.
@@ -221,7 +343,7 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
     # Particles at a clause's end, before punctuation, white space or a class-I character;
     # and, for each particle, a verb of the German lexicon that starts with it, split.
     particles = sorted(SEPARABLE_PARTICLES)
-    ends = ("", ",", " .", "\u200b,", "?", " und", ' "x"')
+    ends = ("", ",", " .", "\u200b,", "?", " und", ' "x"', "\u00a0", ")", "\u202f) .", "] x", "}?")
     queries += [
         f"{rng.choice(german)} {rng.choice(words)} {rng.choice(particles)}{rng.choice(ends)}"
         for _ in range(100)
@@ -231,6 +353,7 @@ def test_both_engines_rank_mixed_language_requests_alike(both_backends: tuple[An
         verbs = [s[len(p) :] for s in sources if s.startswith(p) and len(s) > len(p) + 3]
         queries += [f"{v} die Datei {p}, bitte" for v in verbs[:3]]
     queries += [q for q, _ in EXPANDS + FALLBACKS + SEPARABLE]
+    queries += [q for q, _, _ in FORMS] + ENGLISH_IN_LATIN
     results = []
     for backend in both_backends:
         index = backend.index(names, fields)

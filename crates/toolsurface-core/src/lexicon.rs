@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rustc_hash::FxHashMap;
 
 use crate::analysis::analyzer::Analyzer;
-use crate::analysis::language::{Lang, LANGUAGES};
+use crate::analysis::language::{reads_as, Lang, FORMS_ALL, LANGUAGES};
 pub use crate::consts::ISSUE_KEY_SHAPE;
 use crate::error::{Error, LexiconProblem};
 use crate::strtab::{str_hash, Arena, StrTable};
@@ -30,6 +30,10 @@ pub struct Lexicon {
     words: StrTable,
     /// Per word: the length of the longest key that starts with it.
     longest: Vec<u32>,
+    /// Per word: its sources' forms (`FORM_*` of `analysis/language.rs`), what a request's
+    /// lexicon word must be in to read as it ([`Lexicon::reads`]); [`FORMS_ALL`] for a word
+    /// of no language's form (an English or Russian key, a shape).
+    forms: Vec<u8>,
     /// Keys of up to [`SHORT_KEY`] words, padded with [`NO_WORD`] (stored inline: a lookup
     /// follows no pointer) -> entry.
     short: FxHashMap<[u32; SHORT_KEY], u32>,
@@ -120,10 +124,14 @@ impl Lexicon {
             };
             let shape = shape_of(source).map_err(fault)?;
             // A shape's key is its own name, a word no analysed text has (`<` separates).
-            let key = match (shape, language_of(source).map_err(fault)?) {
-                (Some(name), _) => vec![name.to_string()],
+            let key: Vec<(String, u8)> = match (shape, language_of(source).map_err(fault)?) {
+                (Some(name), _) => vec![(name.to_string(), FORMS_ALL)],
                 (None, Some((lang, words))) => analyzer.lexicon_key(words, lang),
-                (None, None) => analyzer.lexicon_keys(source),
+                (None, None) => analyzer
+                    .lexicon_keys(source)
+                    .into_iter()
+                    .map(|w| (w, FORMS_ALL))
+                    .collect(),
             };
             if key.is_empty() {
                 return Err(fault(LexiconProblem::NoSourceTerms));
@@ -137,9 +145,13 @@ impl Lexicon {
             }
             let ids = key
                 .iter()
-                .map(|w| lex.words.insert(w, str_hash(w)).map(|(id, _)| id))
+                .map(|(w, _)| lex.words.insert(w, str_hash(w)).map(|(id, _)| id))
                 .collect::<Result<Box<[u32]>, Error>>()?;
             lex.longest.resize(lex.words.len(), 0);
+            lex.forms.resize(lex.words.len(), 0);
+            for (&id, &(_, form)) in ids.iter().zip(&key) {
+                lex.forms[id as usize] |= form;
+            }
             let first = &mut lex.longest[ids[0] as usize];
             *first = (*first).max(ids.len() as u32);
             let next = targets.len() as u32;
@@ -254,6 +266,17 @@ impl Lexicon {
         self.words.find(word, hash).unwrap_or(NO_WORD)
     }
 
+    /// The id of the key word a request's lexicon word of `form` reads as
+    /// ([`reads_as`] of its sources' forms; docs/analysis.md §4a), or [`NO_WORD`].
+    #[inline]
+    pub(crate) fn reading_id(&self, word: &str, hash: u64, form: u8) -> u32 {
+        match self.word_id(word, hash) {
+            NO_WORD => NO_WORD,
+            id if reads_as(self.forms[id as usize], form) => id,
+            _ => NO_WORD,
+        }
+    }
+
     /// Walk `toks` left to right taking the longest key at each position and call `add`
     /// with every target of each key found (the expansion of the query terms).
     pub fn expand<'a, S: AsRef<str>>(&'a self, toks: &[S], mut add: impl FnMut(&'a str)) {
@@ -315,6 +338,7 @@ impl Lexicon {
         let long: usize = self.long.keys().map(|k| k.len() * 4).sum();
         self.words.memory_bytes()
             + self.longest.capacity() * 4
+            + self.forms.capacity()
             + self.short.capacity() * (std::mem::size_of::<([u32; SHORT_KEY], u32)>() + 1)
             + long
             + self.long.capacity() * (std::mem::size_of::<(Box<[u32]>, u32)>() + 1)
@@ -328,6 +352,7 @@ impl Lexicon {
 mod tests {
     use super::*;
     use crate::chars::CharTable;
+    use crate::test_support::{analyzer_with, Arc, Index, Searcher};
 
     fn analyzer() -> Analyzer {
         let table = CharTable::parse(include_str!("../../../python/toolsurface/data/chars.tsv"))
@@ -468,6 +493,55 @@ mod tests {
         assert_eq!(expand("looking looked looks"), ["search"; 3]);
         assert_eq!(expand("активные активных"), ["activ"; 2]);
         assert!(expand("активность").is_empty());
+    }
+
+    /// A request's word reads as a language's key word only in a form its sources take: an
+    /// agent noun is no form of its verb, a bare word none of an inflected one.
+    #[test]
+    fn foreign_words_read_in_their_sources_forms() {
+        let a = analyzer_with(&["<de> den", "<de> die", "<de> zur"]);
+        let idx = Index::build(
+            Arc::clone(&a),
+            vec!["t".to_string()],
+            vec![std::array::from_fn(|f| {
+                if f == 0 {
+                    "restore pattern remind image"
+                } else {
+                    ""
+                }
+                .to_string()
+            })],
+        )
+        .unwrap();
+        let lex = Lexicon::new(
+            &a,
+            &[
+                e("<de> herstellen", "restore"),
+                e("<de> muster", "pattern"),
+                e("<es> recordar", "remind"),
+                e("<de> bild", "image"),
+            ],
+        )
+        .unwrap();
+        let terms = |q: &str| -> Vec<String> {
+            Searcher::new(&idx)
+                .query_terms(q, Some(&lex), 0.5)
+                .into_iter()
+                .map(|t| t.0)
+                .collect()
+        };
+        let has = |q: &str, t: &str| terms(q).contains(&t.to_string());
+        assert!(has("herstellen", "restor") && has("die Bilder", "imag"));
+        assert!(has("stell die Verbindung zur Datenbank her", "restor"));
+        assert!(has("die Muster", "pattern") && has("recordar", "remind"));
+        for (q, t) in [
+            ("zeig den Hersteller", "restor"),
+            ("Hersteller", "restor"),
+            ("must", "pattern"),
+            ("record", "remind"),
+        ] {
+            assert!(!has(q, t), "{q}: {:?}", terms(q));
+        }
     }
 
     #[test]

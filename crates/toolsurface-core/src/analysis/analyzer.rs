@@ -285,9 +285,15 @@ impl Analyzer {
 
     /// What a folded token of a request in `lang` looks up when none of its lookups is a
     /// key word: its compound heads' lexicon words (German), its imperative's without the
-    /// pronouns (Spanish); docs/analysis.md §4a.
-    pub fn lexicon_fallbacks(&self, lang: Lang, token: &str) -> Vec<String> {
+    /// pronouns (Spanish), each with its form; docs/analysis.md §4a.
+    pub fn lexicon_fallbacks(&self, lang: Lang, token: &str) -> Vec<(String, u8)> {
         self.langs.fallbacks(lang, token)
+    }
+
+    /// The form of a folded token in `lang` (`FORM_*` of `analysis/language.rs`): how its
+    /// lexicon word reads as a key word's ([`crate::analysis::language::reads_as`]).
+    pub fn lexicon_form(&self, lang: Lang, token: &str) -> u8 {
+        self.langs.form(lang, token)
     }
 
     /// What one identifier says about its request's language ([`Signals`]): a vote per part

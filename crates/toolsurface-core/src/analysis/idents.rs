@@ -2,7 +2,9 @@
 //! keys, file names, path parts, and the words of the ask and subject markers.
 
 use crate::analysis::analyzer::Analyzer;
-use crate::analysis::language::{CLAUSE_ENDS, SEPARABLE_PARTICLES};
+use crate::analysis::language::{
+    CLAUSE_ENDS, CLAUSE_SPACES, CLOSING_BRACKETS, SEPARABLE_PARTICLES,
+};
 use crate::chars::Class;
 
 /// Words that open the ask of a request after its context (docs/analysis.md §4): what
@@ -50,14 +52,16 @@ impl Analyzer {
     }
 
     /// Whether the word ending at byte `end` of `text` ends a clause: the next character
-    /// that is not white space (space, tab, CR, LF) or of class I is one of
-    /// [`CLAUSE_ENDS`], or there is none.
+    /// that is neither white space ([`CLAUSE_SPACES`]), a closing bracket
+    /// ([`CLOSING_BRACKETS`]) nor of class I is one of [`CLAUSE_ENDS`], or there is none.
     pub(crate) fn ends_clause(&self, text: &str, end: usize) -> bool {
         text.get(end..)
             .unwrap_or("")
             .chars()
             .find(|&c| {
-                !matches!(c, ' ' | '\t' | '\n' | '\r') && self.table().class(c) != Class::Ignore
+                !CLAUSE_SPACES.contains(&c)
+                    && !CLOSING_BRACKETS.contains(&c)
+                    && self.table().class(c) != Class::Ignore
             })
             .is_none_or(|c| CLAUSE_ENDS.contains(&c))
     }
@@ -177,6 +181,35 @@ mod tests {
             "",
         ] {
             assert!(!a.is_file_name(f), "{f}");
+        }
+    }
+
+    /// White space of any kind, class-I characters and closing brackets stand between a
+    /// word and what ends its clause; a word or an opening bracket does not end it.
+    #[test]
+    fn clause_ends() {
+        let a = analyzer();
+        let ends = |text: &str| a.ends_clause(text, "trag ihn ein".len());
+        for text in [
+            "trag ihn ein",
+            "trag ihn ein.",
+            "trag ihn ein , bitte",
+            "trag ihn ein\u{a0}",
+            "trag ihn ein\u{202f}.",
+            "trag ihn ein\u{3000}!",
+            "trag ihn ein)",
+            "trag ihn ein) .",
+            "trag ihn ein\u{2009}]\u{200b}}?",
+        ] {
+            assert!(ends(text), "{text:?}");
+        }
+        for text in [
+            "trag ihn ein und",
+            "trag ihn ein) bitte",
+            "trag ihn ein (bitte)",
+            "trag ihn ein\u{a0}x",
+        ] {
+            assert!(!ends(text), "{text:?}");
         }
     }
 

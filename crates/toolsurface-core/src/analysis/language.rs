@@ -267,6 +267,52 @@ pub const SEPARABLE_PARTICLES: [&str; 35] = [
 /// The characters that end a clause after a word (white space between them aside).
 pub const CLAUSE_ENDS: [char; 9] = [',', '.', ';', ':', '!', '?', '…', '–', '—'];
 
+/// The white space between a word and what ends its clause: Unicode's White_Space, written
+/// out so that both engines read one list whatever their Unicode version. A no-break space
+/// (U+00A0, U+202F) or a thin one (U+2009) is as white as a space.
+pub const CLAUSE_SPACES: [char; 25] = [
+    '\t', '\n', '\u{b}', '\u{c}', '\r', ' ', '\u{85}', '\u{a0}', '\u{1680}', '\u{2000}',
+    '\u{2001}', '\u{2002}', '\u{2003}', '\u{2004}', '\u{2005}', '\u{2006}', '\u{2007}', '\u{2008}',
+    '\u{2009}', '\u{200a}', '\u{2028}', '\u{2029}', '\u{202f}', '\u{205f}', '\u{3000}',
+];
+
+/// Closing brackets between a word and what ends its clause: they close an aside or a
+/// bracketed request (`(trag den Termin ein)`), not the clause, and are read past as white
+/// space is (`leg den Ordner (für Anna) an` joins `anleg`).
+pub const CLOSING_BRACKETS: [char; 3] = [')', ']', '}'];
+
+/// The endings of a German **-er word** ([`LangStemmers::form`]): an agent noun
+/// (`Hersteller`), a plural in -er (`Felder`), an adjective's ending (`neuer`), an -ern
+/// verb's form (`ändern`, `änder`), with their case endings.
+pub const DE_ER_ENDINGS: [&str; 3] = ["er", "ers", "ern"];
+
+/// A word's **form** in German, Spanish or French as its stemmer reads it, one bit each
+/// ([`LangStemmers::form`]): other.
+pub const FORM_OTHER: u8 = 1;
+/// Bare: the stemmer strips nothing.
+pub const FORM_BARE: u8 = 2;
+/// German -en: an infinitive (`herstellen`).
+pub const FORM_EN: u8 = 4;
+/// German -er: an agent noun, an -er plural, an adjective's ending (`Hersteller`).
+pub const FORM_ER: u8 = 8;
+/// Every form: what a key word of no language's form (English, Russian, a shape) takes.
+pub const FORMS_ALL: u8 = FORM_OTHER | FORM_BARE | FORM_EN | FORM_ER;
+
+/// Whether a request's word of `form` reads as a key word whose sources have the forms
+/// `sources` (docs/analysis.md §4a). A bare word only where a source is bare or a German
+/// infinitive (whose imperative is its stem: `zeig`, `herstell` of `stell … her`): an
+/// inflected word has no form without its ending (`record` is none of Spanish `recordar`,
+/// `must` none of German `Muster`). A German -er word only where a source is no
+/// infinitive: an agent noun is a derivation of its verb, not one of its forms
+/// (`Hersteller` is not `herstellen`). Any other form anywhere.
+pub fn reads_as(sources: u8, form: u8) -> bool {
+    match form {
+        FORM_ER => sources & !FORM_EN != 0,
+        FORM_BARE => sources & (FORM_BARE | FORM_EN) != 0,
+        _ => true,
+    }
+}
+
 /// Spanish pronouns an imperative takes at its end (`ábrelo`, `pásamelo`), longest first.
 pub const ES_CLITICS: [&str; 26] = [
     "noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo", "nosla",
@@ -357,32 +403,112 @@ impl LangStemmers {
     }
 
     /// What a folded token of a request in `lang` looks up when none of its lookups is a
-    /// key word (docs/analysis.md §4a), each once: German, the lexicon words of its
-    /// compound heads ([`compound_heads`]), longest first; Spanish, those of the imperative
-    /// without its pronouns ([`es_without_clitic`]); Latin, the German ones
-    /// then the Spanish ones; else none.
-    pub fn fallbacks(&self, lang: Lang, token: &str) -> Vec<String> {
-        let mut found: Vec<String> = Vec::new();
+    /// key word (docs/analysis.md §4a), each once (with the form of its first): German, the
+    /// lexicon words of its compound heads ([`compound_heads`]), longest first; Spanish,
+    /// those of the imperative without its pronouns ([`es_without_clitic`]); Latin, the
+    /// German ones then the Spanish ones; else none. Each with its word's form
+    /// ([`LangStemmers::form`]).
+    pub fn fallbacks(&self, lang: Lang, token: &str) -> Vec<(String, u8)> {
+        let mut found: Vec<(String, u8)> = Vec::new();
         if !is_latin_word(token) {
             return found;
         }
-        let mut add = |w: String| {
-            if !found.contains(&w) {
-                found.push(w);
+        let mut add = |w: String, form: u8| {
+            if !found.iter().any(|(f, _)| *f == w) {
+                found.push((w, form));
             }
         };
         if matches!(lang, Lang::De | Lang::Latin) {
             for head in compound_heads(token) {
-                add(format!("de:{}", self.german.stem(head)));
+                add(
+                    format!("de:{}", self.german.stem(head)),
+                    self.form(Lang::De, head),
+                );
             }
         }
         if matches!(lang, Lang::Es | Lang::Latin) {
             for bare in es_without_clitic(token) {
-                add(format!("es:{}", self.spanish.stem(&bare)));
+                add(
+                    format!("es:{}", self.spanish.stem(&bare)),
+                    self.form(Lang::Es, &bare),
+                );
             }
         }
         found
     }
+
+    /// Whether German `word` ends in `ending` and Snowball German stems it as without it.
+    fn de_strips(&self, word: &str, ending: &str) -> bool {
+        word.len() > ending.len()
+            && word
+                .strip_suffix(ending)
+                .is_some_and(|base| self.german.stem(word) == self.german.stem(base))
+    }
+
+    /// Whether German `word` is an -er word (see [`LangStemmers::form`]).
+    fn is_er_word(&self, word: &str) -> bool {
+        DE_ER_ENDINGS.iter().any(|e| {
+            word.strip_suffix(e)
+                .is_some_and(|base| !base.ends_with("en") && self.de_strips(word, e))
+        })
+    }
+
+    /// The form of a folded token in `lang` (`FORM_*`), as its stemmer reads it. German:
+    /// [`FORM_EN`] when it ends in `en` that the stemmer strips (it stems as the word
+    /// without it) and the word without it is no -er word (an infinitive, `herstellen`;
+    /// `aktualisieren` is the -er word `aktualisier` plus `en`); [`FORM_ER`] when it ends in
+    /// one of [`DE_ER_ENDINGS`] that the stemmer strips, the word without it not ending in
+    /// `en` (`Hersteller`, `Felder`, `neuer`, `ändern`; `offener` is `offen` inflected).
+    /// German, Spanish, French: [`FORM_BARE`] when its stem is the word folded as the
+    /// stemmer folds (German umlauts and `ß`, Spanish acute accents, French none); else,
+    /// and in any other language or for a token not of its script, [`FORM_OTHER`].
+    pub fn form(&self, lang: Lang, token: &str) -> u8 {
+        let stemmer = match lang {
+            Lang::De => &self.german,
+            Lang::Es => &self.spanish,
+            Lang::Fr => &self.french,
+            _ => return FORM_OTHER,
+        };
+        if !is_latin_word(token) {
+            return FORM_OTHER;
+        }
+        if lang == Lang::De {
+            if token
+                .strip_suffix("en")
+                .is_some_and(|base| self.de_strips(token, "en") && !self.is_er_word(base))
+            {
+                return FORM_EN;
+            }
+            if self.is_er_word(token) {
+                return FORM_ER;
+            }
+        }
+        let stem = stemmer.stem(token);
+        let folded = token.chars().flat_map(|c| stemmer_fold(lang, c));
+        if stem.chars().eq(folded) {
+            FORM_BARE
+        } else {
+            FORM_OTHER
+        }
+    }
+}
+
+/// What the stemmer of `lang` folds `c` to before it strips: German umlauts lose their
+/// dots and `ß` is `ss`; Spanish acute accents go; French folds none.
+fn stemmer_fold(lang: Lang, c: char) -> impl Iterator<Item = char> {
+    let (a, b) = match (lang, c) {
+        (Lang::De, 'ä') => ('a', None),
+        (Lang::De, 'ö') => ('o', None),
+        (Lang::De, 'ü') => ('u', None),
+        (Lang::De, 'ß') => ('s', Some('s')),
+        (Lang::Es, 'á') => ('a', None),
+        (Lang::Es, 'é') => ('e', None),
+        (Lang::Es, 'í') => ('i', None),
+        (Lang::Es, 'ó') => ('o', None),
+        (Lang::Es, 'ú') => ('u', None),
+        _ => (c, None),
+    };
+    std::iter::once(a).chain(b)
 }
 
 #[cfg(test)]
@@ -400,9 +526,10 @@ mod tests {
         assert_eq!(es_without_clitic("compártelo"), ["compar", "comparte"]);
         assert!(es_without_clitic("ponme").is_empty());
         let s = LangStemmers::default();
+        // "liste" is no bare word: the stemmer strips its `e`.
         assert!(s
             .fallbacks(Lang::De, "projektliste")
-            .contains(&"de:list".to_string()));
+            .contains(&("de:list".to_string(), FORM_OTHER)));
         assert!(s.fallbacks(Lang::Fr, "projektliste").is_empty());
     }
 
@@ -444,6 +571,55 @@ mod tests {
         assert_eq!(s.language(), Lang::Uk);
         s.han = true;
         assert_eq!(s.language(), Lang::Zh);
+    }
+
+    /// An agent noun is no form of its verb, an inflected word has none without its ending:
+    /// the forms tell them apart where the stems do not.
+    #[test]
+    fn forms_tell_apart_what_stems_alike() {
+        let st = LangStemmers::default();
+        let de = |w: &str| st.form(Lang::De, w);
+        for w in ["herstellen", "prüfen", "offen", "schließen", "bilden"] {
+            assert_eq!(de(w), FORM_EN, "{w}");
+        }
+        for w in [
+            "hersteller",
+            "herstellers",
+            "herstellern",
+            "felder",
+            "neuer",
+            "ändern",
+            "änder",
+            "aktualisier",
+            "muster",
+        ] {
+            assert_eq!(de(w), FORM_ER, "{w}");
+        }
+        // The -ieren verb is its -er imperative plus `en`; `-ener` is an -en word inflected.
+        for w in [
+            "aktualisieren",
+            "offener",
+            "fehlgeschlagener",
+            "liste",
+            "einstellung",
+        ] {
+            assert_eq!(de(w), FORM_OTHER, "{w}");
+        }
+        for w in ["must", "herstell", "lösch", "datei", "termin", "schließ"] {
+            assert_eq!(de(w), FORM_BARE, "{w}");
+        }
+        assert_eq!(st.form(Lang::Es, "record"), FORM_BARE);
+        assert_eq!(st.form(Lang::Es, "canción"), FORM_BARE);
+        assert_eq!(st.form(Lang::Es, "recordar"), FORM_OTHER);
+        assert_eq!(st.form(Lang::Fr, "canal"), FORM_BARE);
+        assert_eq!(st.form(Lang::Uk, "файл"), FORM_OTHER);
+        assert_eq!(st.form(Lang::De, "файл"), FORM_OTHER);
+        // What each form reads as.
+        assert!(!reads_as(FORM_EN, FORM_ER));
+        assert!(reads_as(FORM_EN | FORM_BARE, FORM_ER));
+        assert!(reads_as(FORM_EN, FORM_BARE));
+        assert!(!reads_as(FORM_ER | FORM_OTHER, FORM_BARE));
+        assert!(reads_as(FORM_EN, FORM_OTHER) && reads_as(FORMS_ALL, FORM_ER));
     }
 
     #[test]

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use crate::analysis::analyzer::{is_english_token, is_russian_token, Analyzer, TokenScratch};
-use crate::analysis::language::Lang;
+use crate::analysis::language::{Lang, FORMS_ALL};
 
 /// Separates a stem from what tells its words apart; no token holds it (a separator).
 pub const KEY_SEPARATOR: char = ':';
@@ -107,9 +107,11 @@ impl Analyzer {
 
     /// The key words of a lexicon source tagged with `lang` (docs/analysis.md §4a): the
     /// words of `text` as a request in `lang` reads them, its function words dropped, each
-    /// its lexicon word in `lang` or, when not of `lang`'s script or when `lang` is English
-    /// or Russian, its lexicon key ([`lexicon_key`]), as a request's own-stem lookup reads it.
-    pub fn lexicon_key(&self, text: &str, lang: Lang) -> Vec<String> {
+    /// its lexicon word in `lang` with its form ([`Analyzer::lexicon_form`]) or, when not of
+    /// `lang`'s script or when `lang` is English or Russian, its lexicon key
+    /// ([`lexicon_key`]), as a request's own-stem lookup reads it, of every form
+    /// ([`FORMS_ALL`]).
+    pub fn lexicon_key(&self, text: &str, lang: Lang) -> Vec<(String, u8)> {
         let mut out = Vec::new();
         let mut scratch = TokenScratch::default();
         self.for_each_identifier(text, |id| {
@@ -118,8 +120,8 @@ impl Analyzer {
                     return;
                 }
                 match self.lexicon_word(lang, w) {
-                    Some(lw) => out.push(lw),
-                    None => out.push(lexicon_key(w, &self.stem(w)).into_owned()),
+                    Some(lw) => out.push((lw, self.lexicon_form(lang, w))),
+                    None => out.push((lexicon_key(w, &self.stem(w)).into_owned(), FORMS_ALL)),
                 }
             });
         });

@@ -107,21 +107,29 @@ impl QueryMemo {
     /// Token `i`'s word id in `lex` ([`Lexicon::word_id`]) for a request in `lang`: of the
     /// words [`Lang::lookups`] lists (its lexicon key, `analysis/lexkey.rs`, for the own
     /// stem; its lexicon words in other languages, from `lang_words`, which the query's
-    /// analysis fills), the first that is a key word, else the first of its fallbacks
-    /// (`lang_fallbacks`) that is one (docs/analysis.md §4a). Looked up once
-    /// per token, lexicon and language.
+    /// analysis fills), the first that is a key word its form reads as
+    /// ([`Lexicon::reading_id`]), else the first of its fallbacks (`lang_fallbacks`) that
+    /// is one (docs/analysis.md §4a). In a Latin request a function word looks up its
+    /// lexicon key only: an English function word is English ("must" is no German
+    /// "Muster"). Looked up once per token, lexicon and language.
     #[inline]
     pub(crate) fn lex_id(&mut self, i: usize, lex: &Lexicon, lang: Lang) -> u32 {
         let t = self.toks[i];
         if t.lex_of == lex.uid() && t.lex_lang == lang as u8 {
             return t.lex_id;
         }
+        let english = lang == Lang::Latin && t.function;
+        let steps = if english {
+            Lang::En.lookups()
+        } else {
+            lang.lookups()
+        };
         let mut id = NO_WORD;
-        for step in lang.lookups() {
+        for step in steps {
             id = match step {
                 None => lex.word_id(&self.text[t.key_start..t.key_end], t.key_hash),
                 Some(l) => match self.lang_words.get(&(i as u32, *l as u8)) {
-                    Some(&Some((a, b, h))) => lex.word_id(&self.text[a..b], h),
+                    Some(&Some((a, b, h, form))) => lex.reading_id(&self.text[a..b], h, form),
                     _ => NO_WORD,
                 },
             };
@@ -129,10 +137,10 @@ impl QueryMemo {
                 break;
             }
         }
-        if id == NO_WORD {
+        if id == NO_WORD && !english {
             if let Some(words) = self.lang_fallbacks.get(&(i as u32, lang as u8)) {
-                for &(a, b, h) in words {
-                    id = lex.word_id(&self.text[a..b], h);
+                for &(a, b, h, form) in words {
+                    id = lex.reading_id(&self.text[a..b], h, form);
                     if id != NO_WORD {
                         break;
                     }
@@ -146,8 +154,9 @@ impl QueryMemo {
     }
 }
 
-/// A token's lexicon word in one language: its range in the memo's text, and its hash.
-pub(crate) type LangWord = (usize, usize, u64);
+/// A token's lexicon word in one language: its range in the memo's text, its hash, and
+/// the word's form in that language (`FORM_*` of `analysis/language.rs`).
+pub(crate) type LangWord = (usize, usize, u64, u8);
 
 /// No index or lexicon has this uid (they count up from 0 and 1).
 pub(crate) const NOT_LOOKED_UP: u64 = u64::MAX;

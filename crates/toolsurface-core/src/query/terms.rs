@@ -190,7 +190,7 @@ fn build_terms(
         for (j, &i) in qtoks.iter().enumerate() {
             // A separable verb made whole is looked up before the token's own words.
             let whole = match joined.get(j) {
-                Some(&Some((a, b, h))) => lex.word_id(&memo.text[a..b], h),
+                Some(&Some((a, b, h, form))) => lex.reading_id(&memo.text[a..b], h, form),
                 _ => NO_WORD,
             };
             lex_ids.push(if whole != NO_WORD {

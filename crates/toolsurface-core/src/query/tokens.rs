@@ -206,7 +206,8 @@ fn separable_joins(
                     joined[j] = analyzer.lexicon_word(Lang::De, &whole).map(|w| {
                         let start = memo.text.len();
                         memo.text.push_str(&w);
-                        (start, memo.text.len(), str_hash(&w))
+                        let form = analyzer.lexicon_form(Lang::De, &whole);
+                        (start, memo.text.len(), str_hash(&w), form)
                     });
                 }
             }
@@ -246,11 +247,14 @@ fn language_words(
             if memo.lang_words.contains_key(&key) {
                 continue;
             }
-            let word = analyzer.lexicon_word(*l, &memo.text[t.word.0..t.word.1]);
-            let made = word.map(|w| {
+            let token = &memo.text[t.word.0..t.word.1];
+            let word = analyzer
+                .lexicon_word(*l, token)
+                .map(|w| (w, analyzer.lexicon_form(*l, token)));
+            let made = word.map(|(w, form)| {
                 let a = memo.text.len();
                 memo.text.push_str(&w);
-                (a, memo.text.len(), str_hash(&w))
+                (a, memo.text.len(), str_hash(&w), form)
             });
             memo.lang_words.insert(key, made);
         }
@@ -261,10 +265,10 @@ fn language_words(
             let words = analyzer.lexicon_fallbacks(lang, &memo.text[t.word.0..t.word.1]);
             let made = words
                 .iter()
-                .map(|w| {
+                .map(|(w, form)| {
                     let a = memo.text.len();
                     memo.text.push_str(w);
-                    (a, memo.text.len(), str_hash(w))
+                    (a, memo.text.len(), str_hash(w), *form)
                 })
                 .collect();
             memo.lang_fallbacks.insert(key, made);

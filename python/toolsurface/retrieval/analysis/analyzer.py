@@ -20,6 +20,8 @@ from toolsurface.retrieval.analysis.function_words import FUNCTION_WORDS
 from toolsurface.retrieval.analysis.language import (
     BASE_LANGUAGES,
     DROPS_FUNCTION_WORDS,
+    FORM_OTHER,
+    FORMS_ALL,
     LANGUAGES,
     LOOKUPS,
     LanguageStemmers,
@@ -446,18 +448,23 @@ class Analyzer:
         """The lexicon word of a folded token in ``lang`` (``de:erstell``), or None."""
         return self._languages.lexicon_word(lang, token)
 
-    def lexicon_key(self, text: str, lang: str) -> list[str]:
+    def lexicon_key(self, text: str, lang: str) -> list[tuple[str, int]]:
         """The key words of a lexicon source tagged ``lang`` (docs/analysis.md §4a).
 
-        A word not of ``lang``'s script keys by its lexicon key (``lexkey.py``), as a
-        request's own-stem lookup does.
+        Each with its word's form (``LanguageStemmers.form``). A word not of ``lang``'s
+        script keys by its lexicon key (``lexkey.py``), as a request's own-stem lookup does,
+        and takes every form (``FORMS_ALL``).
         """
-        out: list[str] = []
+        out: list[tuple[str, int]] = []
         for _, _, terms in self._identifiers(text.translate(self._ignore_map)):
             for word, stem in terms:
                 if lang in self.language_words.get(word, ()):
                     continue
-                out.append(self.lexicon_word(lang, word) or lexicon_key(word, stem))
+                lw = self.lexicon_word(lang, word)
+                if lw is None:
+                    out.append((lexicon_key(word, stem), FORMS_ALL))
+                else:
+                    out.append((lw, self._languages.form(lang, word)))
         return out
 
     def signals(self, ident: str) -> Signals:
@@ -507,7 +514,7 @@ class Analyzer:
 
     def query_analysis(
         self, text: str, payload_weight: float
-    ) -> tuple[list[str], list[float], list[float], list[tuple[str, ...]], list[bool]]:
+    ) -> tuple[list[str], list[float], list[float], list[tuple[tuple[str, int], ...]], list[bool]]:
         """Index terms of a request, their weights, its issue keys' weights, their lookups.
 
         ``payload_weight`` for the terms of an identifier starting inside the payload (see
@@ -520,11 +527,14 @@ class Analyzer:
         the lexicon's ``<issue-key>`` source expands each. The request's language is
         ``Signals.language`` of its identifiers outside the payload; a request in one of
         ``DROPS_FUNCTION_WORDS`` drops its function words. The fourth list has, per term,
-        the words it looks up in the lexicon, in order (docs/analysis.md §4a): what
+        the words it looks up in the lexicon, in order (docs/analysis.md §4a), each with
+        its form (``LanguageStemmers.form``; ``FORM_OTHER`` for a lexicon key): what
         ``LOOKUPS`` lists for the language, the own-stem step being the term's lexicon key
         (``lexkey.py``; a word not of a language's script has no lexicon word in it and
-        looks up that key instead). The fifth says whether each term's word is a function
-        word (``function_words.py``).
+        looks up that key instead), then its fallbacks; in a ``latin`` request a function
+        word looks up its lexicon key only, its English reading ("must" is no German
+        ``Muster``). The fifth says whether each term's word is a function word
+        (``function_words.py``).
         """
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
@@ -580,27 +590,34 @@ class Analyzer:
         lex_keys = [lexicon_key(w, t) for w, t in zip(words, toks)]
         # A German separable verb's word, made whole again, is looked up first.
         joined = {
-            i: word
+            i: (word, self._languages.form("de", whole))
             for i, whole in (separable_joins(text, words, clauses).items() if lang == "de" else ())
             if (word := self.lexicon_word("de", whole)) is not None
         }
+
+        def lookups(i: int) -> tuple[tuple[str, int], ...]:
+            own = (lex_keys[i], FORM_OTHER)
+            if lang == "latin" and function[i]:
+                # An English function word is English: "must" is no German "Muster".
+                return (own,)
+            return (
+                *((joined[i],) if i in joined else ()),
+                *(self._language_word(s, words[i]) or own if s else own for s in steps),
+                *self._languages.fallbacks(lang, words[i]),
+            )
+
         return (
             [toks[i] for i in kept],
             [weights[i] for i in kept],
             keys,
-            [
-                (
-                    *((joined[i],) if i in joined else ()),
-                    *(
-                        (self.lexicon_word(s, words[i]) or lex_keys[i]) if s else lex_keys[i]
-                        for s in steps
-                    ),
-                    *self._languages.fallbacks(lang, words[i]),
-                )
-                for i in kept
-            ],
+            [lookups(i) for i in kept],
             [function[i] for i in kept],
         )
+
+    def _language_word(self, lang: str, word: str) -> tuple[str, int] | None:
+        """A folded word's lexicon word in ``lang`` and its form there, or None."""
+        lw = self.lexicon_word(lang, word)
+        return None if lw is None else (lw, self._languages.form(lang, word))
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[tuple[str, str], ...]]]:
         """Each identifier of ``text`` (class-I characters removed): start, text, terms.

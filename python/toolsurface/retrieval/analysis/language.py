@@ -21,8 +21,16 @@ from toolsurface.retrieval.analysis.snowball import ThreadStemmer
 __all__ = [
     "BASE_LANGUAGES",
     "CLAUSE_ENDS",
+    "CLAUSE_SPACES",
+    "CLOSING_BRACKETS",
     "COMPOUND_PREFIXES",
+    "DE_ER_ENDINGS",
     "ES_CLITICS",
+    "FORMS_ALL",
+    "FORM_BARE",
+    "FORM_EN",
+    "FORM_ER",
+    "FORM_OTHER",
     "LANGUAGES",
     "LOOKUPS",
     "SEPARABLE_PARTICLES",
@@ -34,6 +42,7 @@ __all__ = [
     "is_han",
     "language_of_source",
     "letter_language",
+    "reads_as",
     "separable_joins",
     "uk_stem",
 ]
@@ -73,7 +82,35 @@ SEPARABLE_PARTICLES = frozenset(
 )
 #: The characters that end a clause after a word (white space between them aside).
 CLAUSE_ENDS = frozenset(",.;:!?…–—")
-_CLAUSE_SPACE = frozenset(" \t\n\r")
+#: The white space between a word and what ends its clause: Unicode's White_Space, written
+#: out (not ``str.isspace``, which holds U+001C–U+001F too) so both engines read one list.
+#: A no-break space (U+00A0, U+202F) or a thin one (U+2009) is as white as a space.
+CLAUSE_SPACES = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: Closing brackets between a word and what ends its clause: they close an aside or a
+#: bracketed request ("(trag den Termin ein)"), not the clause, and are read past as white
+#: space is ("leg den Ordner (für Anna) an" joins "anleg").
+CLOSING_BRACKETS = frozenset(")]}")
+#: The endings of a German **-er word**: an agent noun ("Hersteller"), a plural in -er
+#: ("Felder"), an adjective's ending ("neuer"), an -ern verb's form ("ändern", "änder"),
+#: with their case endings (``LanguageStemmers.form``).
+DE_ER_ENDINGS = ("er", "ers", "ern")
+#: A word's **form** in German, Spanish or French as its stemmer reads it, one bit each
+#: (``LanguageStemmers.form``): other, bare (the stemmer strips nothing), German -en (an
+#: infinitive), German -er (an agent noun, an -er plural, an adjective's ending). A lexicon
+#: key word holds its sources' forms, and a request's word reads as it only in a form they
+#: take (``reads_as``). A word of no form (English, Russian, a shape) takes them all.
+FORM_OTHER, FORM_BARE, FORM_EN, FORM_ER = 1, 2, 4, 8
+FORMS_ALL = FORM_OTHER | FORM_BARE | FORM_EN | FORM_ER
+#: What the stemmers fold before they strip: a word is bare when its stem is the word so
+#: folded (German umlauts and ß, Spanish acute accents; French folds none).
+_STEMMER_FOLDS: dict[str, dict[int, str]] = {
+    "de": {ord("ä"): "a", ord("ö"): "o", ord("ü"): "u", ord("ß"): "ss"},
+    "es": {ord(a): b for a, b in zip("áéíóú", "aeiou")},
+    "fr": {},
+}
 #: Spanish pronouns an imperative takes at its end ("ábrelo", "pásamelo"), longest first.
 ES_CLITICS = (
     *("noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo"),
@@ -184,37 +221,104 @@ class LanguageStemmers:
             return None
         return f"{lang}:{stem}"
 
-    def fallbacks(self, lang: str, token: str) -> list[str]:
+    def _de_strips(self, word: str, ending: str) -> bool:
+        """Whether ``word`` ends in ``ending`` and German Snowball stems it as without it."""
+        german = self._snowball["de"]
+        return (
+            len(word) > len(ending)
+            and word.endswith(ending)
+            and german.stem_word(word) == german.stem_word(word[: -len(ending)])
+        )
+
+    def _is_er_word(self, word: str) -> bool:
+        """Whether a folded German word is an -er word (``form``'s ``FORM_ER``)."""
+        return any(
+            not word[: -len(e)].endswith("en") and self._de_strips(word, e) for e in DE_ER_ENDINGS
+        )
+
+    def form(self, lang: str, token: str) -> int:
+        """The form of a folded token in ``lang`` (``FORM_*``), as its stemmer reads it.
+
+        German: ``FORM_EN`` when it ends in ``en`` that the stemmer strips (it stems as the
+        word without it) and the word without it is no -er word (an infinitive,
+        ``herstellen``; ``aktualisieren`` is the -er word ``aktualisier`` plus ``en``);
+        ``FORM_ER`` when it ends in one of ``DE_ER_ENDINGS`` that the stemmer strips, the
+        word without it not ending in ``en`` (``Hersteller``, ``Felder``, ``neuer``,
+        ``ändern``; ``offener`` is ``offen`` inflected). German, Spanish, French:
+        ``FORM_BARE`` when its stem is the word, folded as the stemmer folds; else (and in
+        any other language, or for a token not of its script) ``FORM_OTHER``.
+
+        >>> s = LanguageStemmers()
+        >>> [s.form("de", w) for w in ("herstellen", "hersteller", "herstell", "offener")]
+        [4, 8, 2, 1]
+        """
+        if lang not in self._snowball or not _is_latin_word(token):
+            return FORM_OTHER
+        if lang == "de":
+            if self._de_strips(token, "en") and not self._is_er_word(token[:-2]):
+                return FORM_EN
+            if self._is_er_word(token):
+                return FORM_ER
+        bare = self._snowball[lang].stem_word(token) == token.translate(_STEMMER_FOLDS[lang])
+        return FORM_BARE if bare else FORM_OTHER
+
+    def fallbacks(self, lang: str, token: str) -> list[tuple[str, int]]:
         """What a token of a request in ``lang`` looks up when none of its lookups is a key.
 
         German: the lexicon words of the compound's heads (``compound_heads``), longest
         first; Spanish: those of the imperative without its pronouns (``es_without_clitic``);
-        ``latin``: the German ones, then the Spanish ones.
+        ``latin``: the German ones, then the Spanish ones. Each with its word's form
+        (``form``), once (its first).
         """
-        found: list[str] = []
+        found: dict[str, int] = {}
         if not _is_latin_word(token):
-            return found
+            return []
         if lang in ("de", "latin"):
-            found.extend(f"de:{self._snowball['de'].stem_word(h)}" for h in compound_heads(token))
+            for h in compound_heads(token):
+                found.setdefault(f"de:{self._snowball['de'].stem_word(h)}", self.form("de", h))
         if lang in ("es", "latin"):
-            found.extend(
-                f"es:{self._snowball['es'].stem_word(b)}" for b in es_without_clitic(token)
-            )
-        return list(dict.fromkeys(found))
+            for b in es_without_clitic(token):
+                found.setdefault(f"es:{self._snowball['es'].stem_word(b)}", self.form("es", b))
+        return list(found.items())
+
+
+def reads_as(sources: int, form: int) -> bool:
+    """Whether a request's word of ``form`` reads as a key word whose sources have ``sources``.
+
+    A bare word only where a source is bare or a German infinitive (whose imperative is its
+    stem: ``zeig``, ``herstell`` of "stell … her"): an inflected word has no form without its
+    ending ("record" is none of Spanish ``recordar``, "must" none of German ``Muster``). A
+    German -er word only where a source is no infinitive: an agent noun is a derivation of
+    its verb, not one of its forms (``Hersteller`` is not ``herstellen``). Any other form
+    anywhere.
+
+    >>> reads_as(FORM_EN, FORM_ER), reads_as(FORM_EN | FORM_ER, FORM_ER)
+    (False, True)
+    >>> reads_as(FORM_EN, FORM_BARE), reads_as(FORM_ER, FORM_BARE)
+    (True, False)
+    """
+    if form == FORM_ER:
+        return bool(sources & ~FORM_EN)
+    if form == FORM_BARE:
+        return bool(sources & (FORM_BARE | FORM_EN))
+    return True
 
 
 def ends_clause(text: str, end: int) -> bool:
-    """Whether the word ending at ``end`` of ``text`` ends a clause.
+    r"""Whether the word ending at ``end`` of ``text`` ends a clause.
 
-    It does when the next character that is not white space (space, tab, CR, LF) is one of
-    ``CLAUSE_ENDS``, or there is none. ``text`` has its class-I characters removed, as a
-    request's analysis has it (the native engine skips them instead).
+    It does when the next character that is neither white space (``CLAUSE_SPACES``) nor a
+    closing bracket (``CLOSING_BRACKETS``) is one of ``CLAUSE_ENDS``, or there is none.
+    ``text`` has its class-I characters removed, as a request's analysis has it (the native
+    engine skips them instead).
 
     >>> ends_clause("trag ihn ein, bitte", 12), ends_clause("ein Termin", 3)
     (True, False)
+    >>> ends_clause("(trag ihn ein)", 13), ends_clause("trag ihn ein\xa0.", 12)
+    (True, True)
     """
     i = end
-    while i < len(text) and text[i] in _CLAUSE_SPACE:
+    while i < len(text) and (text[i] in CLAUSE_SPACES or text[i] in CLOSING_BRACKETS):
         i += 1
     return i == len(text) or text[i] in CLAUSE_ENDS
 

@@ -18,7 +18,7 @@ from functools import reduce
 from operator import add
 
 from toolsurface.retrieval.analysis.analyzer import Analyzer, shape_of
-from toolsurface.retrieval.analysis.language import language_of_source
+from toolsurface.retrieval.analysis.language import FORMS_ALL, language_of_source, reads_as
 from toolsurface.retrieval.engine.alias_match import PureAliases
 from toolsurface.retrieval.engine.ranking import Hits, boost_factor, check_factor
 
@@ -120,6 +120,9 @@ class PureLexicon:
 
     def __init__(self, analyzer: Analyzer, entries: Sequence[tuple[str, str]]) -> None:
         self.entries: dict[tuple[str, ...], list[str]] = {}
+        #: Per key word of a tagged source, its sources' forms (``language.FORM_*``); any
+        #: other key word takes every form.
+        self.forms: dict[str, int] = {}
         self.max_len = 0
         #: The targets of the ``<issue-key>`` shape source (none without one).
         self.issue_key: list[str] = []
@@ -133,7 +136,10 @@ class PureLexicon:
             if shape:
                 key: tuple[str, ...] = (shape,)
             elif tagged is not None:
-                key = tuple(analyzer.lexicon_key(tagged[1], tagged[0]))
+                words = analyzer.lexicon_key(tagged[1], tagged[0])
+                key = tuple(w for w, _ in words)
+                for w, form in words:
+                    self.forms[w] = self.forms.get(w, 0) | form
             else:
                 key = tuple(analyzer.lexicon_keys(source))
             if not key:
@@ -153,6 +159,10 @@ class PureLexicon:
         #: Every word of a key: a request's lexicon word in its language is looked up when
         #: it is one, else its index stem (docs/analysis.md §4a).
         self.words = frozenset(w for key in self.entries for w in key)
+
+    def reads(self, word: str, form: int) -> bool:
+        """Whether a request's lookup ``word`` of ``form`` reads as a key word (§4a)."""
+        return word in self.words and reads_as(self.forms.get(word, FORMS_ALL), form)
 
     def __len__(self) -> int:
         """Number of distinct keys."""
@@ -292,7 +302,7 @@ class PureIndex:
         toks: list[str],
         weights: list[float],
         keys: list[float],
-        lookups: list[tuple[str, ...]],
+        lookups: list[tuple[tuple[str, int], ...]],
         function: list[bool],
         lexicon: PureLexicon | None,
         expansion_weight: float,
@@ -310,7 +320,7 @@ class PureIndex:
         expansion of a key holding one, or of an issue key. With ``vocabulary`` (the index's
         terms) only the terms in it count, as a search's do. A key is matched on the first
         of each token's lookups (its lexicon key, its lexicon word in the request's language)
-        that is a key word (§4a).
+        that is a key word its form reads as (§4a, ``PureLexicon.reads``).
         """
         terms: dict[str, float] = {}
         strong: set[str] = set()
@@ -327,8 +337,11 @@ class PureIndex:
         if lexicon is not None and expansion_weight > 0.0:
             if lexicon.max_len:
                 # A key is matched on the first of each token's lookups (its lexicon key,
-                # its lexicon word in the request's language) that is a key word (§4a).
-                looked = [next((w for w in ws if w in lexicon.words), ws[0]) for ws in lookups]
+                # its lexicon word in the request's language) that is a key word its form
+                # reads as (§4a); none: no word, which no key holds.
+                looked = [
+                    next((w for w, form in ws if lexicon.reads(w, form)), "") for ws in lookups
+                ]
                 i = 0
                 while i < len(toks):
                     for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
