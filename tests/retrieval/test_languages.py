@@ -202,6 +202,29 @@ def test_an_agent_noun_is_no_form_of_its_verb(
     assert wanted <= terms and not unwanted & terms, sorted(terms)
 
 
+#: Requests read as German, Spanish or French whose bare word stems as a lexicon source
+#: written in another form (a plural, a person of the verb): the word is the language's
+#: own there, so it reads as the source (only in a latin request is a bare word possibly
+#: English, and none of an inflected source).
+BARE_IN_ITS_LANGUAGE = [
+    ("muestra la credencial del usuario", {"credenti"}),
+    ("zeig das Zugriffsrecht des Benutzers", {"access"}),
+    ("donne-moi un conseil sur le code", {"tip"}),
+    ("la taille en octet du fichier", {"byte"}),
+    ("elle reprend la tâche", {"resum"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "wanted"), BARE_IN_ITS_LANGUAGE, ids=[q for q, _ in BARE_IN_ITS_LANGUAGE]
+)
+def test_a_bare_word_of_the_requests_language_reads_as_a_source_of_any_form(
+    registry: ToolRegistry, query: str, wanted: set[str]
+) -> None:
+    terms = {t for t, _ in registry.query_terms(query)}
+    assert wanted <= terms, sorted(terms)
+
+
 def test_forms_as_the_stemmers_read_them() -> None:
     s = LanguageStemmers()
     forms = {w: s.form("de", w) for w in ("herstellen", "hersteller", "must", "muster")}

@@ -313,6 +313,19 @@ pub fn reads_as(sources: u8, form: u8) -> bool {
     }
 }
 
+/// A word's `form` as a request in `lang` reads it: bare counts only in a Latin request.
+/// Only there can a bare word be English ("must", "record"), which has no form in the
+/// language; in a request read as the language a bare word is its own, and reads as a
+/// source of any form that stems alike (`credencial` as `credenciales`, `conseil` as
+/// `conseils`).
+pub fn request_form(form: u8, lang: Lang) -> u8 {
+    if form == FORM_BARE && lang != Lang::Latin {
+        FORM_OTHER
+    } else {
+        form
+    }
+}
+
 /// Spanish pronouns an imperative takes at its end (`ábrelo`, `pásamelo`), longest first.
 pub const ES_CLITICS: [&str; 26] = [
     "noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo", "nosla",

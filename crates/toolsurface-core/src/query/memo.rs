@@ -4,7 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::analysis::analyzer::Analyzer;
-use crate::analysis::language::{Lang, Signals};
+use crate::analysis::language::{request_form, Lang, Signals};
 use crate::lexicon::{Lexicon, NO_WORD};
 use crate::query::ask;
 use crate::strtab::StrTable;
@@ -129,7 +129,9 @@ impl QueryMemo {
             id = match step {
                 None => lex.word_id(&self.text[t.key_start..t.key_end], t.key_hash),
                 Some(l) => match self.lang_words.get(&(i as u32, *l as u8)) {
-                    Some(&Some((a, b, h, form))) => lex.reading_id(&self.text[a..b], h, form),
+                    Some(&Some((a, b, h, form))) => {
+                        lex.reading_id(&self.text[a..b], h, request_form(form, lang))
+                    }
                     _ => NO_WORD,
                 },
             };
@@ -140,7 +142,7 @@ impl QueryMemo {
         if id == NO_WORD && !english {
             if let Some(words) = self.lang_fallbacks.get(&(i as u32, lang as u8)) {
                 for &(a, b, h, form) in words {
-                    id = lex.reading_id(&self.text[a..b], h, form);
+                    id = lex.reading_id(&self.text[a..b], h, request_form(form, lang));
                     if id != NO_WORD {
                         break;
                     }

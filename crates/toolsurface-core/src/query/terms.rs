@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+use crate::analysis::language::request_form;
 use crate::index::core::Index;
 use crate::lexicon::{Lexicon, NO_WORD};
 use crate::query::buffers::QueryBuffers;
@@ -190,7 +191,9 @@ fn build_terms(
         for (j, &i) in qtoks.iter().enumerate() {
             // A separable verb made whole is looked up before the token's own words.
             let whole = match joined.get(j) {
-                Some(&Some((a, b, h, form))) => lex.reading_id(&memo.text[a..b], h, form),
+                Some(&Some((a, b, h, form))) => {
+                    lex.reading_id(&memo.text[a..b], h, request_form(form, *lang))
+                }
                 _ => NO_WORD,
             };
             lex_ids.push(if whole != NO_WORD {

@@ -28,6 +28,7 @@ from toolsurface.retrieval.analysis.language import (
     Signals,
     is_han,
     letter_language,
+    request_form,
     separable_joins,
 )
 from toolsurface.retrieval.analysis.lexkey import lexicon_key
@@ -590,7 +591,7 @@ class Analyzer:
         lex_keys = [lexicon_key(w, t) for w, t in zip(words, toks)]
         # A German separable verb's word, made whole again, is looked up first.
         joined = {
-            i: (word, self._languages.form("de", whole))
+            i: (word, request_form(self._languages.form("de", whole), lang))
             for i, whole in (separable_joins(text, words, clauses).items() if lang == "de" else ())
             if (word := self.lexicon_word("de", whole)) is not None
         }
@@ -602,8 +603,8 @@ class Analyzer:
                 return (own,)
             return (
                 *((joined[i],) if i in joined else ()),
-                *(self._language_word(s, words[i]) or own if s else own for s in steps),
-                *self._languages.fallbacks(lang, words[i]),
+                *(self._language_word(s, words[i], lang) or own if s else own for s in steps),
+                *((w, request_form(f, lang)) for w, f in self._languages.fallbacks(lang, words[i])),
             )
 
         return (
@@ -614,10 +615,13 @@ class Analyzer:
             [function[i] for i in kept],
         )
 
-    def _language_word(self, lang: str, word: str) -> tuple[str, int] | None:
-        """A folded word's lexicon word in ``lang`` and its form there, or None."""
+    def _language_word(self, lang: str, word: str, request: str) -> tuple[str, int] | None:
+        """A folded word's lexicon word in ``lang`` and its form as ``request`` reads it, or None.
+
+        The form is ``request_form``'s: bare counts only in a latin request.
+        """
         lw = self.lexicon_word(lang, word)
-        return None if lw is None else (lw, self._languages.form(lang, word))
+        return None if lw is None else (lw, request_form(self._languages.form(lang, word), request))
 
     def _identifiers(self, text: str) -> Iterator[tuple[int, str, tuple[tuple[str, str], ...]]]:
         """Each identifier of ``text`` (class-I characters removed): start, text, terms.

@@ -43,6 +43,7 @@ __all__ = [
     "language_of_source",
     "letter_language",
     "reads_as",
+    "request_form",
     "separable_joins",
     "uk_stem",
 ]
@@ -302,6 +303,19 @@ def reads_as(sources: int, form: int) -> bool:
     if form == FORM_BARE:
         return bool(sources & (FORM_BARE | FORM_EN))
     return True
+
+
+def request_form(form: int, lang: str) -> int:
+    """A word's ``form`` as a request in ``lang`` reads it: bare counts only in a latin one.
+
+    Only there can a bare word be English ("must", "record"), which has no form in the
+    language; in a request read as the language a bare word is its own, and reads as a
+    source of any form that stems alike (``credencial`` as ``credenciales``).
+
+    >>> request_form(FORM_BARE, "latin") == FORM_BARE, request_form(FORM_BARE, "es") == FORM_OTHER
+    (True, True)
+    """
+    return FORM_OTHER if form == FORM_BARE and lang != "latin" else form
 
 
 def ends_clause(text: str, end: int) -> bool:
