@@ -407,7 +407,7 @@ impl LangStemmers {
             Lang::De | Lang::Es | Lang::Fr if !is_latin_word(token) => return None,
             Lang::De => self.german.stem(token),
             Lang::Es => self.spanish.stem(token),
-            Lang::Fr => self.french.stem(token),
+            Lang::Fr => Cow::Owned(self.french.stem(&french_input(token)).into_owned()),
             Lang::Uk if token.chars().all(is_cyrillic) => Cow::Owned(uk_stem(token)),
             Lang::Zh if token.chars().all(is_han) => Cow::Borrowed(token),
             Lang::Uk | Lang::Zh => return None,
@@ -473,8 +473,9 @@ impl LangStemmers {
     /// one of [`DE_ER_ENDINGS`] that the stemmer strips, the word without it not ending in
     /// `en` (`Hersteller`, `Felder`, `neuer`, `ändern`; `offener` is `offen` inflected).
     /// German, Spanish, French: [`FORM_BARE`] when its stem is the word folded as the
-    /// stemmer folds (German umlauts and `ß`, Spanish acute accents, French none); else,
-    /// and in any other language or for a token not of its script, [`FORM_OTHER`].
+    /// stemmer folds (German umlauts and `ß`, Spanish acute accents, French ë and ï, which
+    /// it is given as e and i); else, and in any other language or for a token not of its
+    /// script, [`FORM_OTHER`].
     pub fn form(&self, lang: Lang, token: &str) -> u8 {
         let stemmer = match lang {
             Lang::De => &self.german,
@@ -496,7 +497,12 @@ impl LangStemmers {
                 return FORM_ER;
             }
         }
-        let stem = stemmer.stem(token);
+        let input = if lang == Lang::Fr {
+            french_input(token)
+        } else {
+            Cow::Borrowed(token)
+        };
+        let stem = stemmer.stem(&input);
         let folded = token.chars().flat_map(|c| stemmer_fold(lang, c));
         if stem.chars().eq(folded) {
             FORM_BARE
@@ -506,8 +512,20 @@ impl LangStemmers {
     }
 }
 
+/// What the French stemmer is given for ë and ï: rust-stemmers and Python's Snowball read
+/// a diaeresis differently (`égoïste`: `égoïst` and `égo`), and read the plain vowel alike,
+/// so both engines stem the word without it.
+fn french_input(token: &str) -> Cow<'_, str> {
+    if token.contains(['ë', 'ï']) {
+        Cow::Owned(token.replace('ë', "e").replace('ï', "i"))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
 /// What the stemmer of `lang` folds `c` to before it strips: German umlauts lose their
-/// dots and `ß` is `ss`; Spanish acute accents go; French folds none.
+/// dots and `ß` is `ss`; Spanish acute accents go; French is given ë and ï as e and i
+/// ([`french_input`]).
 fn stemmer_fold(lang: Lang, c: char) -> impl Iterator<Item = char> {
     let (a, b) = match (lang, c) {
         (Lang::De, 'ä') => ('a', None),
@@ -519,6 +537,8 @@ fn stemmer_fold(lang: Lang, c: char) -> impl Iterator<Item = char> {
         (Lang::Es, 'í') => ('i', None),
         (Lang::Es, 'ó') => ('o', None),
         (Lang::Es, 'ú') => ('u', None),
+        (Lang::Fr, 'ë') => ('e', None),
+        (Lang::Fr, 'ï') => ('i', None),
         _ => (c, None),
     };
     std::iter::once(a).chain(b)

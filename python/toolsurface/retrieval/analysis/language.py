@@ -106,12 +106,16 @@ DE_ER_ENDINGS = ("er", "ers", "ern")
 FORM_OTHER, FORM_BARE, FORM_EN, FORM_ER = 1, 2, 4, 8
 FORMS_ALL = FORM_OTHER | FORM_BARE | FORM_EN | FORM_ER
 #: What the stemmers fold before they strip: a word is bare when its stem is the word so
-#: folded (German umlauts and ß, Spanish acute accents; French folds none).
+#: folded (German umlauts and ß, Spanish acute accents; French is given ë and ï as e and i).
 _STEMMER_FOLDS: dict[str, dict[int, str]] = {
     "de": {ord("ä"): "a", ord("ö"): "o", ord("ü"): "u", ord("ß"): "ss"},
     "es": {ord(a): b for a, b in zip("áéíóú", "aeiou")},
-    "fr": {},
+    "fr": {ord("ë"): "e", ord("ï"): "i"},
 }
+#: What the French stemmer is given for ë and ï: Python's Snowball and rust-stemmers read
+#: a diaeresis differently (``égoïste``: ``égo`` and ``égoïst``), and read the plain vowel
+#: alike, so both engines stem the word without it.
+_FRENCH_INPUT = str.maketrans(_STEMMER_FOLDS["fr"])
 #: Spanish pronouns an imperative takes at its end ("ábrelo", "pásamelo"), longest first.
 ES_CLITICS = (
     *("noslos", "noslas", "selos", "selas", "melos", "melas", "telos", "telas", "noslo"),
@@ -208,12 +212,18 @@ class LanguageStemmers:
             "fr": ThreadStemmer(FrenchStemmer),
         }
 
+    def _stem(self, lang: str, token: str) -> str:
+        """``token``'s stem by ``lang``'s Snowball stemmer (French: ë and ï as e and i)."""
+        if lang == "fr":
+            token = token.translate(_FRENCH_INPUT)
+        return self._snowball[lang].stem_word(token)
+
     def lexicon_word(self, lang: str, token: str) -> str | None:
         """``code:stem`` of a folded token, or None when not of ``lang``'s script (or base)."""
         if lang in self._snowball:
             if not _is_latin_word(token):
                 return None
-            stem = self._snowball[lang].stem_word(token)
+            stem = self._stem(lang, token)
         elif lang == "uk" and all(0x400 <= ord(c) <= 0x4FF for c in token):
             stem = uk_stem(token)
         elif lang == "zh" and all(is_han(c) for c in token):
@@ -260,7 +270,7 @@ class LanguageStemmers:
                 return FORM_EN
             if self._is_er_word(token):
                 return FORM_ER
-        bare = self._snowball[lang].stem_word(token) == token.translate(_STEMMER_FOLDS[lang])
+        bare = self._stem(lang, token) == token.translate(_STEMMER_FOLDS[lang])
         return FORM_BARE if bare else FORM_OTHER
 
     def fallbacks(self, lang: str, token: str) -> list[tuple[str, int]]:
