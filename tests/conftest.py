@@ -33,6 +33,31 @@ def native_available() -> bool:
     return True
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run an engine-agnostic test once per environment: on the native engine where built.
+
+    CI runs the suite twice, ``TOOLSURFACE_ENGINE=native`` then ``=pure``. A test marked
+    ``engine_agnostic`` (a gateway's transport, forwarding, store or HTTP doors through
+    real processes; static typing; imports) or one that compares both engines itself
+    (``both_backends``) checks the same thing either way, so the pure run skips it when
+    the native core is built here, and runs it where it is not (the pure engine is then
+    the only one). ``TOOLSURFACE_TEST_EVERY_ENGINE=1`` runs them on the pure engine too.
+    """
+    forced = os.environ.get("TOOLSURFACE_ENGINE", "").strip().lower()
+    if forced != "pure" or os.environ.get("TOOLSURFACE_TEST_EVERY_ENGINE") == "1":
+        return
+    if not native_available():
+        return
+    skip = pytest.mark.skip(
+        reason="engine-agnostic: run by this environment's native-engine suite "
+        "(TOOLSURFACE_TEST_EVERY_ENGINE=1 runs it here too)"
+    )
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if item.get_closest_marker("engine_agnostic") or "both_backends" in fixtures:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def engine_name() -> str:
     """The live engine: every retrieval test runs on it; CI runs the suite on each."""

@@ -19,6 +19,9 @@ import pytest
 
 import toolsurface
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 PACKAGE = Path(toolsurface.__file__).resolve().parent
 
 

@@ -39,6 +39,9 @@ from gateway_procs import GatewayProcess
 from mcp import ClientSession, MCPError, types
 from mcp.client.streamable_http import streamable_http_client
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 SERVERS = Path(__file__).resolve().parents[1] / "mcp_servers"
 LIBRARY = SERVERS / "library_server.py"
 FLAKY = SERVERS / "flaky_server.py"

@@ -16,6 +16,9 @@ pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp e
 import httpx2
 from gateway_procs import GatewayProcess, write_config
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -20,6 +20,9 @@ pytest.importorskip("mcp")
 
 from toolsurface.gateway.fastpath import FastCalls, Notify, _plain_call
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 
 def _request(rid: Any = 1, **params: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": params}

@@ -35,6 +35,9 @@ from gateway_procs import GatewayProcess  # noqa: E402
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 PACKAGE_PARENT = Path(toolsurface.__file__).resolve().parent.parent
 LIBRARY = Path(__file__).resolve().parents[1] / "mcp_servers" / "library_server.py"
 TIMEOUT = 60.0

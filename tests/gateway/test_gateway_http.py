@@ -33,6 +33,9 @@ from gateway_procs import (
 
 from toolsurface.cli import main
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 TOKEN = "s3cret-bearer-token-for-tests"
 INIT = {
     "jsonrpc": "2.0",

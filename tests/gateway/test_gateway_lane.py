@@ -27,6 +27,9 @@ from mcp_types import (
 
 from toolsurface.gateway.lane import CallLane, LaneClosedError, UpstreamReplyError, WatchedStream
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 Upstream = Callable[[JSONRPCRequest], Awaitable[JSONRPCResponse | JSONRPCError | None]]
 
 

@@ -29,6 +29,9 @@ pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp e
 import httpx2
 from gateway_procs import GatewayProcess, client, names, text, write_config
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 ALICE = "alice-token-0123456789abcdef"
 BOB = "bob-token-fedcba9876543210"
 LIST = "ops__list_tickets"

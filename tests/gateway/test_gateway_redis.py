@@ -32,6 +32,9 @@ from toolsurface.cli import main  # noqa: E402
 from toolsurface.gateway.store import StoreError, open_store  # noqa: E402
 from toolsurface.gateway.store.redis import RedisStore  # noqa: E402
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 REDIS_SERVER = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(
     REDIS_SERVER is None, reason="redis-server is not installed (apt-get install redis-server)"

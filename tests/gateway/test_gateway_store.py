@@ -24,6 +24,9 @@ from toolsurface.gateway.sessions import Sessions
 from toolsurface.gateway.stdio import _Lines
 from toolsurface.gateway.store import DirectoryStore, MemoryStore, Peekable, SessionStore
 
+#: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
+pytestmark = pytest.mark.engine_agnostic
+
 
 def _settle(store: DirectoryStore, session_id: str) -> None:
     """Date the session's file back past the settling time, as if written long ago."""

@@ -165,6 +165,7 @@ def _mypy(tmp_path: Path, source: str, monkeypatch: pytest.MonkeyPatch) -> tuple
 
 
 @pytest.mark.slow
+@pytest.mark.engine_agnostic  # static typing: the live engine changes nothing it reads
 def test_mypy_sees_the_sdk_types(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     said, status = _mypy(tmp_path, HOST, monkeypatch)
     assert status == 0, said
