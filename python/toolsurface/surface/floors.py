@@ -24,6 +24,8 @@ from __future__ import annotations
 import json
 import secrets
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 __all__ = [
     "MAX_KEPT_NAMES",
@@ -36,6 +38,7 @@ __all__ = [
     "forget_kept",
     "kept_names",
     "kept_text_names",
+    "read_keeping_floors",
     "remember_floor_text",
 ]
 
@@ -146,6 +149,36 @@ def remember_floor_text(text: str, names: list[str]) -> None:
         while len(_TEXTS) >= MAX_KEPT_TEXTS:
             del _TEXTS[next(iter(_TEXTS))]
         _TEXTS[kept] = same
+
+
+_Read = TypeVar("_Read")
+
+
+def read_keeping_floors(
+    text: str,
+    read: Callable[[str], _Read | None],
+    held_back: Callable[[_Read], list[str]],
+    with_held_back: Callable[[_Read, list[str]], _Read],
+) -> _Read | None:
+    """``read(text)`` with its held-back list taken from the kept floor it is, if it is one.
+
+    ``read`` gives what a text holds, or None; ``held_back`` its list, ``with_held_back`` a
+    copy with another list. When the list is a kept floor's text, the rest is read with a
+    one-name stand-in there (the kept floor passed every check a list does when it was
+    read), and only the stand-in read back says the list read was the one replaced: the
+    same key again, written otherwise ('"held_back" :', an escape), is the one a reader
+    keeps. Anything else is read in full, and its list kept for next time.
+    """
+    found = floor_in_text(text)
+    if found is not None:
+        start, end, names = found
+        got = read(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
+        if got is not None and held_back(got) == [STAND_IN]:
+            return with_held_back(got, names)
+    got = read(text)
+    if got is not None:
+        remember_floor_text(text, held_back(got))
+    return got
 
 
 def kept_text_names() -> int:

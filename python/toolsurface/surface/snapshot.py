@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.surface.floors import STAND_IN, floor_in_text, floor_set, remember_floor_text
+from toolsurface.surface.floors import floor_set, read_keeping_floors
 
 __all__ = [
     "MAX_COUNTER",
@@ -352,40 +352,24 @@ def _current_from_json(text: str | bytes) -> SurfaceSnapshot | None:
     A held-back list that is a floor read before is not read again (``floors.py``).
     """
     if isinstance(text, str):
-        known = _with_kept_floor(text)
-        if known is not None:
-            return known
+        return read_keeping_floors(text, _model_of, _held_back, _with_held_back)
+    return _model_of(text)
+
+
+def _model_of(text: str | bytes) -> SurfaceSnapshot | None:
+    """``text``'s snapshot when it reads as the current version as it stands, else None."""
     try:
         snap = SurfaceSnapshot.model_validate_json(text)
     except ValidationError:
         return None
-    if "version" not in snap.model_fields_set:
-        return None
-    if isinstance(text, str):
-        remember_floor_text(text, snap.held_back)
-    return snap
+    return snap if "version" in snap.model_fields_set else None
 
 
-def _with_kept_floor(text: str) -> SurfaceSnapshot | None:
-    """``text``'s snapshot read with its held-back list taken from the kept floor it is.
+def _held_back(snap: SurfaceSnapshot) -> list[str]:
+    return snap.held_back
 
-    The rest is read as it stands, the list as a one-name stand-in (the kept floor passed
-    every check a list does when it was read); None when the list is not a kept floor's
-    text, the rest does not read, or the stand-in is not what was read (then ``text`` is
-    read in full, and its errors named as ever).
-    """
-    found = floor_in_text(text)
-    if found is None:
-        return None
-    start, end, names = found
-    try:
-        snap = SurfaceSnapshot.model_validate_json(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
-    except ValidationError:
-        return None
-    # Only the stand-in read back says the list read was the one replaced: the same key
-    # again, written otherwise ('"held_back" :', an escape), is the one a reader keeps.
-    if "version" not in snap.model_fields_set or snap.held_back != [STAND_IN]:
-        return None
+
+def _with_held_back(snap: SurfaceSnapshot, names: list[str]) -> SurfaceSnapshot:
     return snap.model_copy(update={"held_back": names})
 
 

@@ -12,12 +12,13 @@ text is not read again either way (``floors.py``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolsurface._engine import native_module
-from toolsurface.surface.floors import STAND_IN, floor_in_text, remember_floor_text
+from toolsurface.surface.floors import read_keeping_floors
 from toolsurface.surface.snapshot import (
     SNAPSHOT_VERSION,
     SurfaceSnapshot,
@@ -111,21 +112,20 @@ def read_fields(
 
 def _read_text(text: str, read: _Reader) -> SnapshotFields | None:
     """``text``'s fields read by ``read``, a kept floor's text taken as read; None if left."""
-    found = floor_in_text(text)
-    if found is not None:
-        start, end, names = found
-        got = read(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
-        # Only the stand-in read back says the list read was the one replaced (see
-        # ``snapshot._with_kept_floor``).
-        if got is not None and got[2] == [STAND_IN]:
-            rules, clock, _, loaded, mark, order, given, seal, session = got
-            return SnapshotFields(rules, clock, names, loaded, mark, order, given, seal, session)
-    got = read(text)
-    if got is None:
-        return None
-    fields = SnapshotFields(*got)
-    remember_floor_text(text, fields.held_back)
-    return fields
+
+    def fields(t: str) -> SnapshotFields | None:
+        got = read(t)
+        return None if got is None else SnapshotFields(*got)
+
+    return read_keeping_floors(text, fields, _held_back, _with_held_back)
+
+
+def _held_back(fields: SnapshotFields) -> list[str]:
+    return fields.held_back
+
+
+def _with_held_back(fields: SnapshotFields, names: list[str]) -> SnapshotFields:
+    return dataclasses.replace(fields, held_back=names)
 
 
 def check_fields_seal(fields: SnapshotFields, key: bytes | None) -> None:
