@@ -189,3 +189,6 @@ def test_prefixes_ending_in_separators_match_as_the_longest_prefix(
         longest = max((p for p in prefixes if name.startswith(p)), key=len, default=None)
         first = None if longest is None else groups[prefixes.index(longest)].name
         assert found.match(name) == first, (name, prefixes)
+    # The whole catalogue's pass gives each name the same group as one lookup each.
+    every = names + [p + "x" for p in prefixes]
+    assert found.match_all(every) == [found.match(name) for name in every]

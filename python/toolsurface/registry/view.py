@@ -234,7 +234,7 @@ class ViewCache:
             tools = dict(self._tools)
             declared = self._groups.groups()
             prefixes = self._groups.prefixes()
-        membership = Membership(key, tools.values(), prefixes)
+        membership = Membership(key, tools, prefixes)
         made = RegistryView(self._searches, key, tools, declared, membership)
         with self._lock:
             now = self._view

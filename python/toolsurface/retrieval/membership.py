@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 
 from pydantic import ValidationError
@@ -33,7 +33,7 @@ class Prefixes:
     the cost is the number of distinct lengths (a few), not the number of groups.
     """
 
-    __slots__ = ("by_prefix", "lengths", "match", "version")
+    __slots__ = ("by_prefix", "lengths", "match", "separated", "version")
 
     def __init__(self, version: int, groups: Sequence[ToolGroup]) -> None:
         by_prefix: dict[str, str] = {}
@@ -46,8 +46,26 @@ class Prefixes:
         # MCP servers' prefixes all end in "__": then a prefix a name starts with ends where
         # one of the name's "__" does, so those few slices are all there is to look up
         # (one, for most names), however many prefix lengths there are.
-        separated = len(self.lengths) > 2 and all(p.endswith(_SEP) for p in by_prefix)
-        self.match = self._at_separators if separated else self._by_length
+        self.separated = len(self.lengths) > 2 and all(p.endswith(_SEP) for p in by_prefix)
+        self.match = self._at_separators if self.separated else self._by_length
+
+    def match_all(self, names: Sequence[str]) -> list[str | None]:
+        """``[self.match(n) for n in names]``, in about a tenth of the time at scale.
+
+        With every prefix ending in ``__`` most names have one separator, so the slice at
+        the last one is tried for all names in one pass; only a name it misses that has
+        another separator before it takes the full :meth:`_at_separators`.
+        """
+        if not self.separated:
+            return [self.match(n) for n in names]
+        get = self.by_prefix.get
+        found = [get(n[: n.rfind(_SEP) + 2]) for n in names]
+        for i, group in enumerate(found):
+            if group is None:
+                name = names[i]
+                if name.rfind(_SEP, 0, name.rfind(_SEP) + 1) >= 0:
+                    found[i] = self._at_separators(name)
+        return found
 
     def _by_length(self, name: str) -> str | None:
         """The group of the longest declared prefix ``name`` starts with, or ``None``."""
@@ -82,15 +100,17 @@ class Membership:
     each group's tools in name order (what the engine's boost rules are made of).
     """
 
-    def __init__(self, key: tuple[int, int], tools: Iterable[Tool], prefixes: Prefixes) -> None:
-        match = prefixes.match
-        of: dict[str, str] = {}
-        for t in tools:
-            group = t.group if t.group is not None else match(t.name)
-            if group is not None:
-                of[t.name] = group
+    def __init__(self, key: tuple[int, int], tools: Mapping[str, Tool], prefixes: Prefixes) -> None:
+        # The names are the map's keys: each tool object is read once (for its own group),
+        # which at 100,000 tools is most of the time this takes.
+        names = list(tools)
+        own = [t.group for t in tools.values()]
         self.key = key
-        self.of = of
+        self.of: dict[str, str] = {
+            name: group
+            for name, mine, matched in zip(names, own, prefixes.match_all(names))
+            if (group := mine if mine is not None else matched) is not None
+        }
 
     @functools.cached_property
     def members(self) -> Mapping[str, tuple[str, ...]]:
@@ -285,7 +305,7 @@ class GroupMembership:
             return found
         with self._lock:
             key = (self._generation(), self.version)
-            tools = list(self._tools.values())
+            tools = dict(self._tools)
             prefixes = self.prefixes()
         made = Membership(key, tools, prefixes)
         with self._lock:
