@@ -450,6 +450,10 @@ def test_search_many_prepares_every_query_as_search_does(registry: ToolRegistry)
     assert registry.search_many(queries, k=5) == [registry.search(q, k=5) for q in queries]
     assert registry.search_many(queries[:1], k=5) == [registry.search(queries[0], k=5)]
     assert registry.search_many([], k=5) == []
+    # Plain and short, the batch goes to the engine as it is: a lone surrogate there too.
+    plain = ["send message", "read file\ud800", "прочитай файл\udc00"]
+    assert registry.search_many(plain, k=5) == [registry.search(q, k=5) for q in plain]
+    assert registry.search_many(plain, k=5)[1][0].name == registry.search("read file")[0].name
 
 
 def test_search_many_refuses_a_lone_string_and_names_a_bad_query(registry: ToolRegistry) -> None:

@@ -222,7 +222,9 @@ impl PySearcher {
 
     /// `(name, score, rank, fallback, None)` as `hit_type`, for each hit in order.
     fn to_hits<'py>(&self, py: Python<'py>, r: core::SearchResult) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
+        // Made whole, then listed: a list grown by appends is reallocated as it grows (a
+        // tenth of the conversion's time in a batch's profile).
+        let mut out = Vec::with_capacity(r.docs.len());
         let hit_type = self.hit_type.bind(py);
         let tuple_new = self.tuple_new.bind(py);
         let direct = self.direct_now(py)?;
@@ -260,12 +262,12 @@ impl PySearcher {
                         pyo3::ffi::PyObject_GC_UnTrack(hit.as_ptr().cast())
                     };
                 }
-                out.append(hit)?;
+                out.push(hit);
             } else {
-                out.append(tuple_new.call1((hit_type, PyTuple::new(py, items)?))?)?;
+                out.push(tuple_new.call1((hit_type, PyTuple::new(py, items)?))?);
             }
         }
-        Ok(out)
+        PyList::new(py, out)
     }
 }
 

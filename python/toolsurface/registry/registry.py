@@ -922,7 +922,8 @@ class ToolRegistry:
         ``queries`` is a sequence of strings; a lone string is refused, not searched letter
         by letter, and a query that is not a string is named by its index.
         """
-        prepared = self._prepare_batch(queries, k, settings)
+        fused = self.semantic is not None
+        prepared = self._prepare_batch(queries, k, settings, cleaned=fused)
         _, k, chosen = self._prepare("", k, settings)
         if self.semantic is not None:
             return self._fused_many(self.semantic, prepared, k, chosen, admitted)
@@ -932,7 +933,11 @@ class ToolRegistry:
         # Paused, the collector makes no full pass mid-batch: it held the GIL longer than
         # any chunk the native core converts between letting it go (benches/gil.py).
         with gc_paused():
-            answers = searcher.search_many(prepared, k, allowed)
+            try:
+                answers = searcher.search_many(prepared, k, allowed)
+            except UnicodeEncodeError:  # a lone surrogate, which the native engine refuses
+                prepared = [clean_text(q) for q in prepared]
+                answers = searcher.search_many(prepared, k, allowed)
         # A query without terms answers the first k in registration order, as search does.
         # Most batches have none: the core's fresh list is the answer, with no serial pass.
         if all(answers):
@@ -977,19 +982,29 @@ class ToolRegistry:
         return out
 
     def _prepare_batch(
-        self, queries: Sequence[str], k: object, settings: RetrievalSettings | None
+        self,
+        queries: Sequence[str],
+        k: object,
+        settings: RetrievalSettings | None,
+        *,
+        cleaned: bool = True,
     ) -> list[str]:
         """Each query as ``_prepare`` leaves it, checked in C-speed passes over the batch.
 
         Preparing is the serial part of a batch the core scores on every thread, so the
         common case (plain strings, none too long, no lone surrogate) costs a few passes of
         builtins, not a Python call per query; anything else takes ``_prepare`` per query.
+        With ``cleaned`` false the common case skips the look for lone surrogates (a pass
+        of the regular expression over all non-ASCII text): the native engine refuses them
+        with ``UnicodeEncodeError``, and the caller then cleans; the pure one cleans each.
         """
         if isinstance(queries, str | bytes):
             raise TypeError("queries must be a sequence of strings, not a single string")
         batch = list(queries)
         plain = set(map(type, batch)) <= {str}
         if plain and (not batch or max(map(len, batch)) <= QUERY_MAX_CHARS):
+            if not cleaned:
+                return batch
             joined = "".join(batch)
             if joined.isascii() or SURROGATE.search(joined) is None:
                 return batch
