@@ -27,6 +27,7 @@ __all__ = [
     "SUBJECT_MARKERS",
     "WRITE_VERBS",
     "Aliases",
+    "AnalysedDocs",
     "Analyzer",
     "BoostRules",
     "Filter",
@@ -115,6 +116,13 @@ class Filter:
     """The set of document ids a search may return (made by ``Index.make_filter``)."""
 
 @final
+class AnalysedDocs:
+    """Documents analysed by ``Index.analyse``, for one ``Index.assembled``."""
+
+    def __len__(self) -> int:
+        """Number of documents."""
+
+@final
 class Index:
     """The BM25F index over six fields.
 
@@ -130,6 +138,24 @@ class Index:
         names: list[str],
         fields: list[tuple[str, ...] | bytes | tuple[bytes, str]],
     ) -> Index: ...
+    @staticmethod
+    def analyse(
+        analyzer: Analyzer,
+        names: list[str],
+        fields: list[tuple[str, ...] | bytes | tuple[bytes, str]],
+        first: int = 0,
+    ) -> AnalysedDocs:
+        """The documents ``fields`` of ``names`` analysed for :meth:`assembled`.
+
+        The interpreter is let go meanwhile; ``first`` (the first document's id in the
+        whole catalogue) only numbers documents in errors.
+        """
+    @staticmethod
+    def assembled(analyzer: Analyzer, names: list[str], parts: list[AnalysedDocs]) -> Index:
+        """The index of ``names`` whose documents ``parts`` holds in order, each used once.
+
+        The same index as ``Index(analyzer, names, fields)`` of the parts' documents.
+        """
     def __len__(self) -> int:
         """Number of documents."""
     def with_learned(self, learned: list[str]) -> Index:

@@ -100,6 +100,10 @@ class _CountingBuilds:
         self.builds += 1
         return self.inner.index(*args)
 
+    def index_in_parts(self, *args: Any) -> Any:
+        self.builds += 1
+        return self.inner.index_in_parts(*args)
+
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_prepare_builds_the_index_so_the_next_search_builds_nothing(engine: str) -> None:

@@ -82,6 +82,8 @@ pub enum Error {
     },
     /// The strings of one table (names, vocabulary) take more than 4 GiB of text.
     TextLimit,
+    /// Documents analysed by one analyser assembled into an index with another.
+    AnalyserMismatch,
 }
 
 /// Which scoring setting an [`Error::Setting`] is about, and so the rule it broke.
@@ -222,6 +224,9 @@ impl fmt::Display for Error {
             }
             Error::LengthMismatch { names, fields } => {
                 write!(f, "{names} names but {fields} field tuples")
+            }
+            Error::AnalyserMismatch => {
+                write!(f, "documents analysed by another analyser than the index's")
             }
             Error::Limit { what, n, limit } => {
                 write!(f, "{what} {n} exceeds the index's limit of {limit}")

@@ -136,7 +136,7 @@ pub use crate::consts::{
     ISSUE_KEY_SHAPE, N_FIELDS, PAYLOAD_WEIGHT, SETTINGS_CACHE,
 };
 pub use crate::error::Error;
-pub use crate::index::{Filter, Index};
+pub use crate::index::{AnalysedDocs, Filter, Index};
 pub use crate::lexicon::Lexicon;
 pub use crate::query::{is_question, Aliases, QuestionWords, QUESTION_MAX_CHARS};
 pub use crate::scoring::Settings;

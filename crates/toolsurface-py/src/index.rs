@@ -11,6 +11,7 @@ use toolsurface_core as core;
 use toolsurface_core::N_FIELDS;
 
 use crate::aliases::PyAliases;
+use crate::analysed::PyAnalysedDocs;
 use crate::analyzer::PyAnalyzer;
 use crate::args::{check_k, doc_arg, filt, int_arg, lex, settings};
 use crate::batch::list_in_chunks;
@@ -38,6 +39,15 @@ fn borrow_texts<'a>(
     names: &'a [Bound<'_, PyString>],
     fields: &'a [Bound<'_, PyAny>],
 ) -> PyResult<BorrowedTexts<'a>> {
+    borrow_texts_from(names, fields, 0)
+}
+
+/// [`borrow_texts`] of the catalogue's documents from `first` on (numbered so in errors).
+fn borrow_texts_from<'a>(
+    names: &'a [Bound<'_, PyString>],
+    fields: &'a [Bound<'_, PyAny>],
+    first: usize,
+) -> PyResult<BorrowedTexts<'a>> {
     if names.len() != fields.len() {
         let mismatch = core::Error::LengthMismatch {
             names: names.len(),
@@ -51,7 +61,7 @@ fn borrow_texts<'a>(
         .collect::<PyResult<Vec<&str>>>()?;
     let mut docs = Vec::with_capacity(fields.len());
     for ((i, doc), &name) in fields.iter().enumerate().zip(&names) {
-        docs.push(borrow_doc(i, name, doc)?);
+        docs.push(borrow_doc(first + i, name, doc)?);
     }
     Ok((names, docs))
 }
@@ -160,6 +170,54 @@ impl PyIndex {
         py.detach(move || {
             guard(move || {
                 let index = core::Index::build_from(an, &names, &fields)?;
+                Ok(PyIndex {
+                    inner: Arc::new(index),
+                })
+            })
+        })
+    }
+
+    /// The documents `fields` (of `names`, the catalogue's documents from `first` on)
+    /// analysed for `Index.assembled`, detached from the interpreter: a host's thread may
+    /// make the next part's texts meanwhile. `first` only numbers the documents in errors.
+    #[staticmethod]
+    #[pyo3(signature = (analyzer, names, fields, first = 0))]
+    fn analyse(
+        py: Python<'_>,
+        analyzer: PyRef<'_, PyAnalyzer>,
+        names: Vec<Bound<'_, PyString>>,
+        fields: Vec<Bound<'_, PyAny>>,
+        first: usize,
+    ) -> PyResult<PyAnalysedDocs> {
+        let an = Arc::clone(&analyzer.inner);
+        let (_, fields) = borrow_texts_from(&names, &fields, first)?;
+        py.detach(move || {
+            guard(move || Ok(PyAnalysedDocs::new(core::Index::analyse(&an, &fields)?)))
+        })
+    }
+
+    /// The index of `names` whose documents `parts` holds in order (each from
+    /// `Index.analyse` with `analyzer`, and used up here): what `Index(analyzer, names,
+    /// fields)` makes of the same texts.
+    #[staticmethod]
+    fn assembled(
+        py: Python<'_>,
+        analyzer: PyRef<'_, PyAnalyzer>,
+        names: Vec<Bound<'_, PyString>>,
+        parts: Vec<PyRef<'_, PyAnalysedDocs>>,
+    ) -> PyResult<Self> {
+        let an = Arc::clone(&analyzer.inner);
+        let names = names
+            .iter()
+            .map(|name| name.to_str())
+            .collect::<PyResult<Vec<&str>>>()?;
+        let parts = parts
+            .iter()
+            .map(|part| part.take())
+            .collect::<PyResult<Vec<core::AnalysedDocs>>>()?;
+        py.detach(move || {
+            guard(move || {
+                let index = core::Index::assemble(an, &names, parts)?;
                 Ok(PyIndex {
                     inner: Arc::new(index),
                 })

@@ -8,7 +8,7 @@
 //! One concept a module: `errors.rs` (panics and core errors as Python exceptions),
 //! `args.rs` (argument conversion), `batch.rs` (a batch's results
 //! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
-//! `analyzer.rs`, `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
+//! `analyzer.rs`, `analysed.rs` (a part of an index build's documents analysed), `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
 //! `schema.rs` (`tool_fields_packed`, with `json.rs`), `packed.rs` (the packed field texts' layout), `copy.rs` (`copy_json`), `sort.rs`
 //! (`sort_by_name`) and `snapshot.rs` (`read_snapshot`, a surface snapshot's JSON read for a
 //! restore).
@@ -27,6 +27,7 @@
 
 mod aliases;
 mod alloc;
+mod analysed;
 mod analyzer;
 mod args;
 mod batch;
@@ -67,6 +68,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     consts::add_to(m)?;
     m.add_class::<PyAliases>()?;
+    m.add_class::<analysed::PyAnalysedDocs>()?;
     m.add_class::<PyAnalyzer>()?;
     m.add_class::<PyLexicon>()?;
     m.add_class::<PyFilter>()?;

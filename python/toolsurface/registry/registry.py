@@ -46,10 +46,10 @@ from toolsurface.retrieval.fusion import (
 )
 from toolsurface.retrieval.gloss import english_reading
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
-from toolsurface.retrieval.hints.learning import LearnedField, index_texts, learned_texts
+from toolsurface.retrieval.hints.learning import LearnedField, learned_texts, with_learned
 from toolsurface.retrieval.membership import GroupMembership
 from toolsurface.retrieval.minilm import SharedEnglish, english_available, english_default
-from toolsurface.retrieval.packed_fields import StoredFields, unpack_fields
+from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 from toolsurface.retrieval.resources import default_lexicon_entries
 from toolsurface.retrieval.semantic import (
     SemanticRanker,
@@ -504,16 +504,46 @@ class ToolRegistry:
             index = self._relearned(relearn.index, relearn.names, tools, hints)
             made = relearn.relearned(index, stamp[1])
         else:
-            names = list(tools)
-            fields = self._field_texts(list(tools.values()))
-            texts = index_texts(names, fields, hints, self._backend.tokens)
-            names, texts = self._backend.by_name(names, texts)
-            index = self._backend.index(names, texts)
+            names, index = self._built_index(tools, hints)
             made = _Built(stamp[0], names, index, learned=stamp[1], read_only=read_only)
         with self._lock:
             if self._built is None or (self._built.generation, self._built.learned) < stamp:
                 self._built = made
         return made
+
+    def _built_index(
+        self, tools: Mapping[str, Tool], hints: LearnedHints
+    ) -> tuple[list[str], IndexLike]:
+        """The names of ``tools`` in id order (by name) and the index of them and ``hints``.
+
+        The texts are made a part at a time, in id order, for the engine to analyse each
+        part while the next is made; a taught tool's are made once, for its learned text
+        first (which is cut to the words its own texts reach).
+        """
+        names, ordered = self._backend.by_name(list(tools), list(tools.values()))
+        texts_of, reported = self._backend.fields, self._cut_reported
+        taught: dict[str, StoredFields] = {}
+
+        def taught_texts(name: str) -> StoredFields | None:
+            tool = tools.get(name)
+            if tool is None:
+                return None
+            if name not in taught:
+                taught[name] = texts_of(tool, reported)
+            return taught[name]
+
+        learned = learned_texts(hints, taught_texts, self._backend.tokens)
+
+        def part(lo: int, hi: int) -> list[IndexDoc]:
+            some = names[lo:hi]
+            with gc_paused():  # a new object a tool, none garbage
+                stored = [
+                    taught[n] if n in taught else texts_of(tool, reported)
+                    for n, tool in zip(some, ordered[lo:hi])
+                ]
+            return with_learned(some, stored, learned)
+
+        return names, self._backend.index_in_parts(names, part)
 
     def _relearned(
         self, index: IndexLike, names: list[str], tools: Mapping[str, Tool], hints: LearnedHints

@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 use crate::analysis::analyzer::Analyzer;
 use crate::consts::N_FIELDS;
 use crate::error::{to_u32, Error};
-use crate::index::chunk::{analyse_chunk, ChunkTerms};
+use crate::index::chunk::{analyse_chunk, AnalysedDocs, ChunkTerms};
 use crate::index::core::{Index, TF_BIG};
 use crate::index::sat_cache::SatCache;
 use crate::index::trigram::trigram_index;
@@ -125,17 +125,80 @@ impl Index {
                 fields: fields.len(),
             });
         }
-        let n = names.len();
+        let part = Index::analyse(&analyzer, fields)?;
+        Index::assemble(analyzer, names, vec![part])
+    }
+
+    /// The documents `fields` analysed, in parallel, for [`Index::assemble`]: the first
+    /// half of [`Index::build_from`], which a caller may run on each part of a catalogue
+    /// as it makes the part's texts.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolsurface_core::{Analyzer, CharTable, Index, Searcher, Settings};
+    ///
+    /// let table =
+    ///     CharTable::parse(include_str!("../../../../python/toolsurface/data/chars.tsv"))?;
+    /// let analyzer = Arc::new(Analyzer::new(table, ["the"]));
+    /// let fields = [
+    ///     ["list_issues", "", "Lists issues.", "", "", ""],
+    ///     ["send_message", "", "Sends a message.", "", "", ""],
+    /// ];
+    /// let names = ["list_issues", "send_message"];
+    /// let parts = vec![
+    ///     Index::analyse(&analyzer, &fields[..1])?,
+    ///     Index::analyse(&analyzer, &fields[1..])?,
+    /// ];
+    /// let index = Index::assemble(Arc::clone(&analyzer), &names, parts)?;
+    /// let whole = Index::build_from(analyzer, &names, &fields)?;
+    /// let settings = Settings::new([3.0, 2.5, 2.0, 1.0, 0.4, 1.0], [0.5; 6], 1.2, 0.6);
+    /// let found = Searcher::new(&index).search("send a message", 10, &settings, None, None)?;
+    /// let as_whole = Searcher::new(&whole).search("send a message", 10, &settings, None, None)?;
+    /// assert_eq!((found.docs.clone(), found.scores), (as_whole.docs, as_whole.scores));
+    /// assert_eq!(found.docs, [1]);
+    /// # Ok::<(), toolsurface_core::Error>(())
+    /// ```
+    pub fn analyse<S: AsRef<str> + Sync>(
+        analyzer: &Analyzer,
+        fields: &[[S; N_FIELDS]],
+    ) -> Result<AnalysedDocs, Error> {
+        let n = fields.len();
         to_u32(n, "document count")?;
         // Few chunks: each has its own memo and vocabulary to merge; two a thread so that
         // one slow worker (a busy machine) does not hold the build up for long.
         let threads = rayon::current_num_threads().max(1);
         let chunk = n.div_ceil(threads * 2).max(256);
-        let an: &Analyzer = &analyzer;
         let chunks: Vec<ChunkTerms> = fields
             .par_chunks(chunk)
-            .map(|docs| analyse_chunk(an, docs))
+            .map(|docs| analyse_chunk(analyzer, docs))
             .collect::<Result<_, Error>>()?;
+        Ok(AnalysedDocs {
+            analyser: analyzer.id(),
+            chunks,
+            docs: n,
+        })
+    }
+
+    /// The index of `names`, whose documents `parts` holds in order (each made by
+    /// [`Index::analyse`] with `analyzer`): the second half of [`Index::build_from`].
+    pub fn assemble<N: AsRef<str>>(
+        analyzer: Arc<Analyzer>,
+        names: &[N],
+        parts: Vec<AnalysedDocs>,
+    ) -> Result<Index, Error> {
+        let n = names.len();
+        to_u32(n, "document count")?;
+        let docs: usize = parts.iter().map(|p| p.docs).sum();
+        if docs != n {
+            return Err(Error::LengthMismatch {
+                names: n,
+                fields: docs,
+            });
+        }
+        if parts.iter().any(|p| p.analyser != analyzer.id()) {
+            return Err(Error::AnalyserMismatch);
+        }
+        let chunks: Vec<ChunkTerms> = parts.into_iter().flat_map(|p| p.chunks).collect();
 
         let (names, name_ordered) = name_arena(names)?;
         let (doc_len, first_doc, totals) = doc_lengths(&chunks, n);

@@ -26,6 +26,31 @@ pub(crate) struct ChunkTerms {
     pub(crate) big: Vec<(u32, [u32; N_FIELDS])>,
 }
 
+/// A run of documents analysed ([`Index::analyse`](crate::Index::analyse)), to be made into
+/// an index with the runs before and after it ([`Index::assemble`](crate::Index::assemble)).
+/// A caller that makes a large catalogue's texts a part at a time analyses each part while
+/// it makes the next.
+pub struct AnalysedDocs {
+    /// The analyser's id: a run is assembled only with the analyser that read it.
+    pub(crate) analyser: u64,
+    /// The run's chunks, in document order.
+    pub(crate) chunks: Vec<ChunkTerms>,
+    /// Documents in the run.
+    pub(crate) docs: usize,
+}
+
+impl AnalysedDocs {
+    /// How many documents the run holds.
+    pub fn len(&self) -> usize {
+        self.docs
+    }
+
+    /// Whether the run holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.docs == 0
+    }
+}
+
 /// Analyse a run of documents into a [`ChunkTerms`]. Each distinct identifier is analysed
 /// once (its local term ids are remembered, keyed by its text), and each distinct folded
 /// word is stemmed once. The memo and the word map are [`StrTable`]s: keys packed in an

@@ -13,5 +13,6 @@ pub(crate) mod relearn;
 pub(crate) mod sat_cache;
 pub(crate) mod trigram;
 
+pub use self::chunk::AnalysedDocs;
 pub use self::core::Index;
 pub use self::filter::Filter;

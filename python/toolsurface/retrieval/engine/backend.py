@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from toolsurface._engine import EngineName, engine, native_module
 from toolsurface.errors import EngineUnavailableError
@@ -19,12 +19,16 @@ from toolsurface.retrieval.analysis.analyzer import Analyzer, CharTable
 from toolsurface.retrieval.analysis.reading import READ_VERBS, name_verb
 from toolsurface.retrieval.engine import pure
 from toolsurface.retrieval.engine.alias_match import PureAliases
+from toolsurface.retrieval.engine.parts import index_in_parts
 from toolsurface.retrieval.engine.pure_rules import PureBoostRules
 from toolsurface.retrieval.engine.ranking import Hits, boost_factor
 from toolsurface.retrieval.field_texts import IndexTexts, tool_fields
 from toolsurface.retrieval.fields import FIELD_MAX_CHARS, clean_text
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, pack_fields
 from toolsurface.retrieval.resources import char_table_text, stopwords
+
+#: What a name is sorted with: a tool, or its texts.
+_V = TypeVar("_V")
 
 __all__ = [
     "Backend",
@@ -197,8 +201,8 @@ class Backend(Protocol):
         """
         ...
 
-    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
-        """``names`` and their ``fields`` in name order, the order of an index's ids."""
+    def by_name(self, names: list[str], values: list[_V]) -> tuple[list[str], list[_V]]:
+        """``names`` and their ``values`` (tools, or texts) in the order of an index's ids."""
         ...
 
     def read_verb_names(self, names: list[str]) -> list[int]:
@@ -221,6 +225,17 @@ class Backend(Protocol):
 
         A document is a tool's texts as :meth:`fields` made them, or those and its learned
         text (``learning.index_texts``).
+        """
+        ...
+
+    def index_in_parts(
+        self, names: Sequence[str], part: Callable[[int, int], list[IndexDoc]]
+    ) -> IndexLike:
+        """:meth:`index` of ``names``, whose documents ``part(lo, hi)`` makes a part at a time.
+
+        ``part(lo, hi)`` is the documents of ``names[lo:hi]``, asked in order. The native
+        engine analyses each part while the next is made (``parts.py``); the pure one makes
+        them all, then indexes them.
         """
         ...
 
@@ -272,9 +287,9 @@ class Backend(Protocol):
         ...
 
 
-def _sorted_by_name(names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
+def _sorted_by_name(names: list[str], values: list[_V]) -> tuple[list[str], list[_V]]:
     order = sorted(range(len(names)), key=names.__getitem__)
-    return [names[i] for i in order], [fields[i] for i in order]
+    return [names[i] for i in order], [values[i] for i in order]
 
 
 def _read_verb_names(names: list[str]) -> list[int]:
@@ -297,8 +312,8 @@ class PureBackend:
     def fields(self, tool: Tool, reported: dict[str, Tool] | None = None) -> StoredFields:
         return tool_fields(tool, reported)
 
-    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
-        return _sorted_by_name(names, fields)
+    def by_name(self, names: list[str], values: list[_V]) -> tuple[list[str], list[_V]]:
+        return _sorted_by_name(names, values)
 
     def read_verb_names(self, names: list[str]) -> list[int]:
         return _read_verb_names(names)
@@ -314,6 +329,11 @@ class PureBackend:
     def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         # This backend's ``fields`` are the five strings, never packed.
         return pure.PureIndex(self.analyzer, names, cast(Sequence[IndexTexts], fields))
+
+    def index_in_parts(
+        self, names: Sequence[str], part: Callable[[int, int], list[IndexDoc]]
+    ) -> IndexLike:
+        return self.index(names, part(0, len(names)))
 
     @property
     def relearns(self) -> bool:
@@ -399,17 +419,17 @@ class NativeBackend:
         )
         return packed if packed is not None else pack_fields(tool_fields(tool, reported))
 
-    def by_name(self, names: list[str], fields: list[IndexDoc]) -> tuple[list[str], list[IndexDoc]]:
+    def by_name(self, names: list[str], values: list[_V]) -> tuple[list[str], list[_V]]:
         """The native sort orders copies of the names in one buffer.
 
         At 100,000 tools, ``sorted`` and a lookup per name wait on memory for about 120 ms
         of the build.
         """
         if self.name_sort is not None:
-            done: tuple[list[str], list[IndexDoc]] | None = self.name_sort(names, fields)
+            done: tuple[list[str], list[_V]] | None = self.name_sort(names, values)
             if done is not None:
                 return done
-        return _sorted_by_name(names, fields)
+        return _sorted_by_name(names, values)
 
     def read_verb_names(self, names: list[str]) -> list[int]:
         """One Rust pass over all the names (a regular expression per name in Python)."""
@@ -429,6 +449,15 @@ class NativeBackend:
 
     def index(self, names: Sequence[str], fields: Sequence[IndexDoc]) -> IndexLike:
         idx: IndexLike = self.native.Index(self.analyzer, list(names), list(fields))
+        return idx
+
+    def index_in_parts(
+        self, names: Sequence[str], part: Callable[[int, int], list[IndexDoc]]
+    ) -> IndexLike:
+        """A large catalogue is analysed a part at a time (``parts.py``)."""
+        if not hasattr(self.native.Index, "assembled"):  # a module built before it
+            return self.index(names, part(0, len(names)))
+        idx: IndexLike = index_in_parts(self.native.Index, self.analyzer, names, part)
         return idx
 
     @property

@@ -14,7 +14,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Container, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from toolsurface._internal.durable import remove_leftovers, write_durably
@@ -22,7 +22,7 @@ from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 
-__all__ = ["LearnedField", "OwnWords", "index_texts", "learned_texts"]
+__all__ = ["LearnedField", "OwnWords", "index_texts", "learned_texts", "with_learned"]
 
 _log = logging.getLogger("toolsurface")
 
@@ -183,6 +183,13 @@ def index_texts(
     texts (``packed_fields``).
     """
     learned = learned_texts(hints, dict(zip(names, fields)).get, tokens)
+    return with_learned(names, fields, learned)
+
+
+def with_learned(
+    names: Sequence[str], fields: Sequence[StoredFields], learned: Mapping[str, str]
+) -> list[IndexDoc]:
+    """The documents to index of ``names``: each tool's texts, with ``learned``'s if any."""
     if not learned:
         return list(fields)
     return [_with_learned(f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
