@@ -224,7 +224,7 @@ class Backend(Protocol):
         """An index of the given documents (ids are positions in ``names``).
 
         A document is a tool's texts as :meth:`fields` made them, or those and its learned
-        text (``learning.index_texts``).
+        text (``learning.with_learned``).
         """
         ...
 

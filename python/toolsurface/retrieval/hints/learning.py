@@ -2,8 +2,8 @@
 
 :class:`LearnedField` is the part of :class:`~toolsurface.registry.ToolRegistry` that owns
 its :class:`~toolsurface.learned.LearnedHints`. What is taught goes there; the next search
-indexes each tool's requests as its sixth field (:func:`index_texts` for a build,
-:func:`learned_texts` for the native engine's replacement of that field alone;
+indexes each tool's requests as its sixth field (:func:`learned_texts`, then
+:func:`with_learned` for a build; the native engine can replace that field alone;
 docs/analysis.md §9). The tools themselves, and so everything a provider is sent, never
 change.
 """
@@ -22,7 +22,7 @@ from toolsurface.errors import UnknownToolError
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 
-__all__ = ["LearnedField", "OwnWords", "index_texts", "learned_texts", "with_learned"]
+__all__ = ["LearnedField", "OwnWords", "learned_texts", "with_learned"]
 
 _log = logging.getLogger("toolsurface")
 
@@ -171,25 +171,14 @@ def learned_texts(
     return hints.texts(OwnWords(texts, tokens))
 
 
-def index_texts(
-    names: list[str],
-    fields: list[StoredFields],
-    hints: LearnedHints,
-    tokens: Callable[[str], list[str]],
+def with_learned(
+    names: Sequence[str], fields: Sequence[StoredFields], learned: Mapping[str, str]
 ) -> list[IndexDoc]:
-    """The documents to index: a tool's stored texts, with its learned ones where it has any.
+    """The documents to index of ``names``: each tool's texts, with ``learned``'s if any.
 
     The learned text is a sixth string after five, or the second of a pair after packed
     texts (``packed_fields``).
     """
-    learned = learned_texts(hints, dict(zip(names, fields)).get, tokens)
-    return with_learned(names, fields, learned)
-
-
-def with_learned(
-    names: Sequence[str], fields: Sequence[StoredFields], learned: Mapping[str, str]
-) -> list[IndexDoc]:
-    """The documents to index of ``names``: each tool's texts, with ``learned``'s if any."""
     if not learned:
         return list(fields)
     return [_with_learned(f, learned[n]) if n in learned else f for n, f in zip(names, fields)]
