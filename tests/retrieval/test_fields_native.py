@@ -501,3 +501,39 @@ def test_the_native_registry_indexes_through_the_rust_pass(
     assert calls == []  # registering keeps no texts: the build makes them
     assert registry.search("pull request")  # and the index it feeds works
     assert len(calls) == 20
+
+
+class _Key:
+    """A dict key that is no ``str``: equal to the text it names, counting its comparisons."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.compared = text, 0
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        self.compared += 1
+        return other == self.text
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        # Keys the walk never asks about, but that are no plain str, anywhere in the schema.
+        {"properties": {"a": {"description": "Path.", "x-order": 1}}, 7: "seven"},
+        {"properties": {"a": {"description": "Path.", StrSub("x-note"): "n"}}},
+        {"properties": {"a": {"description": "Path."}}, "$defs": {1: {}}, "$ref": "#/$defs/b"},
+        # Keys the walk asks about, as a str subclass or an object equal to the text.
+        {"properties": {"a": {StrSub("description"): "Found by equality."}}},
+        {"properties": {"a": {_Key("enum"): ["one", "two"], "description": "d"}}},
+        {_Key("properties"): {"b": {"description": "Nested."}}},
+    ],
+)
+def test_a_schema_with_other_keys_walks_as_python_walks(schema: dict[Any, Any]) -> None:
+    # The native walk reads a dict in one pass when every key is a plain str; a dict with
+    # any other key sends the whole tool to the walk by lookup, which asks as Python asks.
+    tool = Tool.model_construct(
+        name="t", description="Read a file.", search_hint="", input_schema=schema
+    )
+    assert native(tool) == tool_fields(tool)

@@ -18,10 +18,12 @@
 //! instead of staying in the rayon workers' glibc arenas.
 //!
 //! The `unsafe` code is in `alloc.rs` (the allocator, each block and its `libc` calls
-//! argued sound) and `searcher.rs`: it makes a search hit as `tuple.__new__` would but
+//! argued sound), `searcher.rs` (it makes a search hit as `tuple.__new__` would but
 //! without its generic call, for an admitted hit type, and leaves a hit of atomic items
-//! untracked by the collector, as CPython leaves such tuples; each `unsafe` block says why
-//! it is sound. The rest of the crate denies `unsafe`.
+//! untracked by the collector, as CPython leaves such tuples) and `schema.rs` (one pass over
+//! a schema dict's items with borrowed pointers, a `str` comparison and a call without an
+//! argument tuple, each in C with no Python code run); each `unsafe` block says why it is
+//! sound. The rest of the crate denies `unsafe`.
 
 #![deny(unsafe_code)]
 
