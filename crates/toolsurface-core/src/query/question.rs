@@ -21,7 +21,12 @@ fn is_question_mark(c: char) -> bool {
 /// Whether `text` has a byte that starts a question mark ([`is_question_mark`]): `?`, or
 /// the lead byte of the full-width (U+FF1F), Arabic (U+061F) or Greek (U+037E) one.
 fn may_have_mark(text: &str) -> bool {
-    text.bytes().any(|b| matches!(b, b'?' | 0xEF | 0xD8 | 0xCD))
+    // A fold, not `any`: without the early exit it runs over whole words of bytes at a
+    // time, and a request rarely has one of these bytes to stop at early (2% of a Russian
+    // request's instructions with `any`, docs/performance.md).
+    text.bytes().fold(false, |seen, b| {
+        seen | matches!(b, b'?' | 0xEF | 0xD8 | 0xCD)
+    })
 }
 
 /// An apostrophe inside a word (`what's`, `who’s`); the typographic one reads as `'`.
