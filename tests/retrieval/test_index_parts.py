@@ -117,6 +117,12 @@ def test_an_analysis_is_used_once_and_only_with_its_analyser() -> None:
     fresh = index.analyse(engine.analyzer, names, docs)
     with pytest.raises(ValueError, match="another analyser"):
         index.assembled(other, names, [fresh])
+    # A part used already fails the call and leaves the others usable.
+    first, second = (index.analyse(engine.analyzer, [n], [d]) for n, d in zip(names[:2], docs))
+    index.assembled(engine.analyzer, names[:1], [first])
+    with pytest.raises(ValueError, match=r"parts\[1\]: these analysed documents"):
+        index.assembled(engine.analyzer, names[:2], [second, first])
+    assert len(index.assembled(engine.analyzer, names[1:2], [second])) == 1
     short = index.analyse(engine.analyzer, names[:10], docs[:10])
     with pytest.raises(ValueError, match=f"{len(names)} names but 10 field tuples"):
         index.assembled(engine.analyzer, names, [short])

@@ -27,6 +27,14 @@ impl PyAnalysedDocs {
         }
     }
 
+    /// Whether no index was made of it yet.
+    pub(crate) fn unused(&self) -> bool {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
     /// The analysis, taken out: a `ValueError` when an index was made of it already.
     pub(crate) fn take(&self) -> PyResult<core::AnalysedDocs> {
         self.inner

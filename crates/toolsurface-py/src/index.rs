@@ -156,6 +156,21 @@ fn hits(r: core::SearchResult) -> Hits {
     (r.docs, r.scores, r.fallback)
 }
 
+/// The index `make` builds, detached from the interpreter (a build takes from milliseconds
+/// to seconds), its error a `ValueError` and a panic a `RuntimeError`.
+fn built(
+    py: Python<'_>,
+    make: impl FnOnce() -> Result<core::Index, core::Error> + Send,
+) -> PyResult<PyIndex> {
+    py.detach(move || {
+        guard(move || {
+            Ok(PyIndex {
+                inner: Arc::new(make()?),
+            })
+        })
+    })
+}
+
 #[pymethods]
 impl PyIndex {
     #[new]
@@ -167,14 +182,7 @@ impl PyIndex {
     ) -> PyResult<Self> {
         let an = Arc::clone(&analyzer.inner);
         let (names, fields) = borrow_texts(&names, &fields)?;
-        py.detach(move || {
-            guard(move || {
-                let index = core::Index::build_from(an, &names, &fields)?;
-                Ok(PyIndex {
-                    inner: Arc::new(index),
-                })
-            })
-        })
+        built(py, move || core::Index::build_from(an, &names, &fields))
     }
 
     /// The documents `fields` (of `names`, the catalogue's documents from `first` on)
@@ -211,18 +219,18 @@ impl PyIndex {
             .iter()
             .map(|name| name.to_str())
             .collect::<PyResult<Vec<&str>>>()?;
+        // Each part checked before any is taken: a part used already leaves the others
+        // usable.
+        if let Some(used) = parts.iter().position(|part| !part.unused()) {
+            return Err(PyValueError::new_err(format!(
+                "parts[{used}]: these analysed documents are in an index already"
+            )));
+        }
         let parts = parts
             .iter()
             .map(|part| part.take())
             .collect::<PyResult<Vec<core::AnalysedDocs>>>()?;
-        py.detach(move || {
-            guard(move || {
-                let index = core::Index::assemble(an, &names, parts)?;
-                Ok(PyIndex {
-                    inner: Arc::new(index),
-                })
-            })
-        })
+        built(py, move || core::Index::assemble(an, &names, parts))
     }
 
     fn __len__(&self) -> usize {
@@ -253,13 +261,7 @@ impl PyIndex {
             })
             .collect::<PyResult<Vec<&str>>>()?;
         let inner = Arc::clone(&self.inner);
-        py.detach(move || {
-            guard(move || {
-                Ok(PyIndex {
-                    inner: Arc::new(inner.with_learned(&texts)?),
-                })
-            })
-        })
+        built(py, move || inner.with_learned(&texts))
     }
 
     /// Number of distinct terms.
