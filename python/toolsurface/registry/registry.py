@@ -952,11 +952,11 @@ class ToolRegistry:
         ``queries`` is a sequence of strings; a lone string is refused, not searched letter
         by letter, and a query that is not a string is named by its index.
         """
-        fused = self.semantic is not None
-        prepared = self._prepare_batch(queries, k, settings, cleaned=fused)
+        semantic = self.semantic
+        prepared = self._prepare_batch(queries, k, settings, cleaned=semantic is not None)
         _, k, chosen = self._prepare("", k, settings)
-        if self.semantic is not None:
-            return self._fused_many(self.semantic, prepared, k, chosen, admitted)
+        if semantic is not None:
+            return self._fused_many(semantic, prepared, k, chosen, admitted)
         built = self._current()
         searcher = self._searcher(built, chosen)
         allowed = built.filter_for(admitted) if admitted is not None else None
