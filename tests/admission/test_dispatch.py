@@ -258,7 +258,10 @@ def test_seeds(reg: ToolRegistry, caplog: pytest.LogCaptureFixture) -> None:
     reg.declare_group("late", prefix="late__")  # declared after the surface was built
     with caplog.at_level(logging.WARNING, logger="toolsurface.surface"):
         plan = surface.plan()
-    assert "Mcp_Github_delete_repo" in caplog.text  # not admitted: dropped, logged
+    # Not admitted: dropped and counted in the log, never named (what the policy blocks is
+    # named nowhere).
+    assert "1 seeded tools or groups are not admitted; dropped" in caplog.text
+    assert "Mcp_Github_delete_repo" not in caplog.text
     assert surface.called_discovered_tool_names() == ["slack__send"]
     assert surface.loaded_tool_group_names() == ["browser", "late"]
     assert {"browser__open", "browser__click", "late__thing"} <= set(plan.names)

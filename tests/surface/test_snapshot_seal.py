@@ -216,3 +216,73 @@ def test_a_snapshot_naming_rules_of_a_group_never_admitted_adds_nothing(engine_n
     strict = ToolSurface(reg, policy=_blocks_jira)
     strict.restore(json.dumps(data))
     assert "jira" not in strict.plan().catalogue and "File tickets" not in strict.plan().catalogue
+
+
+def _blocks_ticket_writes(name: str) -> bool:
+    return name != "jira__create_ticket"
+
+
+def test_a_member_blocked_mid_run_is_named_by_no_listing_or_state_key(engine_name: str) -> None:
+    """The group stays (one member is still admitted); its blocked member is named nowhere."""
+    reg = _registry(engine_name)
+    surface = _used(reg)
+    assert surface.loaded_entries()[-1].called_tools == ["jira__create_ticket"]
+    surface.set_policy(_blocks_ticket_writes)
+    surface.plan()
+    entries = surface.loaded_entries()
+    assert [e.name for e in entries] == ["gh__list_issues", "jira"]
+    assert entries[-1].called_tools == []
+    assert "jira__create_ticket" not in repr(surface.state_key())
+    assert "jira__create_ticket" not in surface.snapshot().to_json()
+    entries[-1].called_tools.append("edited by the host")  # a copy: the run is unchanged
+    surface.set_policy(None)
+    assert surface.loaded_entries()[-1].called_tools == ["jira__create_ticket"]
+
+
+@pytest.mark.parametrize("delivery", ["native", "append"])
+def test_unloading_what_the_policy_blocked_since_reports_nothing(
+    engine_name: str, delivery: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Compaction and eviction drop blocked loads silently: no event or log line names them."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    reg = _registry(engine_name)
+    surface = _used(
+        reg,
+        provider="anthropic",
+        delivery=delivery,
+        on_event=lambda e: events.append((e.kind, e.data)),
+    )
+    surface.set_policy(_blocks_jira)
+    surface.plan()
+    events.clear()
+    caplog.clear()
+    with caplog.at_level("INFO", logger="toolsurface"):
+        surface.end_turn()
+        surface.compaction()
+        if delivery == "append":  # over a cap of one: the least recently used go
+            surface.limits = surface.limits.model_copy(update={"max_loaded_entries": 1})
+            surface.tool_search({"select": ["gh__create_issue"]})
+            surface.end_turn()
+    unloaded = [d["entry"] for kind, d in events if kind == "tool_unloaded"]
+    assert unloaded, "the admitted loads' unloads are still reported"
+    assert not any("jira" in e for e in unloaded)
+    assert "jira" not in caplog.text
+    surface.set_policy(None)
+    assert "jira" not in surface.loaded_tool_group_names()  # unloaded, not hidden
+
+
+def test_seeds_the_policy_blocks_are_dropped_without_naming_them(
+    engine_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    reg = _registry(engine_name)
+    surface = ToolSurface(reg, policy=_blocks_jira)
+    surface.seed(discovered_tools=["jira__create_ticket", "gh__list_issues", "zz__typo"])
+    surface.seed(loaded_tool_groups=["jira", "zz"])
+    with caplog.at_level("WARNING", logger="toolsurface"):
+        surface.plan()
+    assert surface.discovered_tool_names() == ["gh__list_issues"]
+    assert "2 seeded tools or groups are not admitted; dropped" in caplog.text
+    assert "jira" not in caplog.text
+    # A name the registry does not have names nothing the policy blocks: said as it is.
+    assert "seeded tool 'zz__typo' is not registered" in caplog.text
+    assert "seeded group 'zz' has no tool" in caplog.text

@@ -91,21 +91,31 @@ def apply_seeds(
 ) -> None:
     """Load what a session's previous run used: tools as called, groups whole.
 
-    Only what decision ``d`` admits: a seeded tool the run may not call, or a group with no
-    tool it may call, is dropped with a warning.
+    Only what decision ``d`` admits. A seeded name that is no tool or group of the registry
+    is dropped with a warning naming it (it names nothing the policy could block); one the
+    policy blocks (a tool the run may not call, a group with no tool it may call) is
+    dropped with a warning that counts such seeds and names none.
     """
     admitted = d.admitted_set
+    blocked = 0
     for name in tools:
         if name in admitted:
             load("tool", name, "seed")
             run.loaded[f"tool:{name}"].called = True
+        elif name in view:
+            blocked += 1
         else:
-            _log.warning("toolsurface: seeded tool %r is not admitted; dropped", name)
+            _log.warning("toolsurface: seeded tool %r is not registered; dropped", name)
     for group in groups:
-        if any(n in admitted for n in view.group_members(group)):
+        members = view.group_members(group)
+        if any(n in admitted for n in members):
             load("group", group, "seed")
+        elif members:
+            blocked += 1
         else:
-            _log.warning("toolsurface: seeded group %r has no admitted tool; dropped", group)
+            _log.warning("toolsurface: seeded group %r has no tool; dropped", group)
+    if blocked:
+        _log.warning("toolsurface: %d seeded tools or groups are not admitted; dropped", blocked)
 
 
 def check_restorable(snap: SnapshotFields, key: bytes | None, session_id: str | None) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision, held_members
 
-__all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_tools", "loaded_tools"]
+__all__ = ["LoadHow", "LoadedEntry", "RunState", "entry_admitted", "entry_tools", "loaded_tools"]
 
 LoadHow = Literal["search", "select", "group", "seed", "blind"]
 GroupOf = Callable[[str], "str | None"]
@@ -42,6 +42,11 @@ class LoadedEntry:
 
 #: An entry's discovery order (the sort key of every list of entries).
 _by_order = operator.attrgetter("order")
+
+
+def entry_admitted(entry: LoadedEntry, tools: Collection[str], groups: Collection[str]) -> bool:
+    """Whether ``entry`` is a tool in ``tools`` or a group in ``groups`` (what a run may call)."""
+    return entry.name in (tools if entry.kind == "tool" else groups)
 
 
 def entry_tools(entry: LoadedEntry, d: Decision, view: RegistryView) -> list[str]:
@@ -124,8 +129,17 @@ class RunState:
     def admitted_entries(
         self, tools: Collection[str], groups: Collection[str]
     ) -> list[LoadedEntry]:
-        """The entries, in discovery order, of a tool in ``tools`` or a group in ``groups``."""
-        return [e for e in self.entries() if e.name in (tools if e.kind == "tool" else groups)]
+        """Copies of the entries of a tool in ``tools`` or a group in ``groups``, in order.
+
+        A group's called members are narrowed to ``tools``. Copies: what a host is handed
+        cannot change the run, and names no tool it may not call (a group's member called
+        before the policy blocked it).
+        """
+        return [
+            replace(e, called_tools=[n for n in e.called_tools if n in tools])
+            for e in self.entries()
+            if entry_admitted(e, tools, groups)
+        ]
 
     def evict(
         self,

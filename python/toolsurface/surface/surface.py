@@ -58,7 +58,7 @@ from toolsurface.surface.search import ToolSearchResult
 from toolsurface.surface.shared import Ident, shared_of
 from toolsurface.surface.snapshot import SurfaceSnapshot
 from toolsurface.surface.snapshot_read import read_fields
-from toolsurface.surface.state import LoadedEntry, LoadHow, RunState
+from toolsurface.surface.state import LoadedEntry, LoadHow, RunState, entry_admitted
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME
 
 __all__ = [
@@ -267,7 +267,7 @@ class ToolSurface:
             # The references (or search outputs) went with the history: nothing is loaded.
             for entry in self._run.entries():
                 del self._run.loaded[entry.key]
-                self.emit("tool_unloaded", {"entry": entry.key, "why": "compaction"})
+                self._unloaded(entry, "compaction")
         self._rules.compacted()
 
     @_one_view
@@ -328,6 +328,9 @@ class ToolSurface:
         True
         """
         reg, run, rules = self.registry, self._run, self._rules
+        # Only what the snapshot would name: the loads, floor and rules the policy admits.
+        d = self._decide()
+        tools, groups = d.admitted_set, d.groups
         return (
             self.session_id,
             reg.generation,
@@ -335,14 +338,15 @@ class ToolSurface:
             self._policy_version,
             run.order,
             tuple(
-                (e.key, e.how, e.order, e.called, tuple(e.called_tools))
+                (e.key, e.how, e.order, e.called, tuple(n for n in e.called_tools if n in tools))
                 for e in run.loaded.values()
+                if entry_admitted(e, tools, groups)
             ),
-            self._held_floor,
-            frozenset(rules.given),
-            rules.catalogue,
-            tuple(self._seed_tools),
-            tuple(self._seed_groups),
+            self._held_floor & groups,
+            frozenset(g for g in rules.given if g in groups),
+            None if rules.catalogue is None else tuple(g for g in rules.catalogue if g in groups),
+            tuple(n for n in self._seed_tools if n in tools),
+            tuple(g for g in self._seed_groups if g in groups),
         )
 
     @_one_view
@@ -758,8 +762,17 @@ class ToolSurface:
             decide=self._decide,
             tokens_of=self._costs.of_tool,
             view=self._v,
-            on_evict=lambda e: self.emit("tool_unloaded", {"entry": e.key, "why": why}),
+            on_evict=lambda e: self._unloaded(e, why),
         )
+
+    def _unloaded(self, entry: LoadedEntry, why: str) -> None:
+        """Report an unload, unless the policy blocked the entry since it was loaded.
+
+        A blocked tool or group is never named, and its unload changes no request.
+        """
+        d = self._decide()
+        if entry_admitted(entry, d.admitted_set, d.groups):
+            self.emit("tool_unloaded", {"entry": entry.key, "why": why})
 
     def last_plan_names(self) -> tuple[str, ...]:
         """The tool names of the request this surface planned last."""
