@@ -18,6 +18,7 @@ from toolsurface.catalogue import demo_catalogue
 from toolsurface.registry import ToolRegistry, tool_fields
 from toolsurface.retrieval.analysis.function_words import FUNCTION_WORDS
 from toolsurface.retrieval.analysis.language import (
+    COMPOUND_HEAD_MAX,
     FORM_BARE,
     FORM_EN,
     FORM_ER,
@@ -325,6 +326,26 @@ def test_a_prefixed_verb_is_no_compound(registry: ToolRegistry) -> None:
     # A Spanish word without the accent an attached pronoun puts on its verb keeps its end.
     assert es_without_clitic("pásamelo") == ["pasa", "pasame"]
     assert es_without_clitic("calle") == []
+
+
+def test_a_long_words_heads_are_its_last_letters_in_both_engines(
+    both_backends: tuple[Any, Any],
+) -> None:
+    """A head has at most COMPOUND_HEAD_MAX letters, so a word a model made thousands of
+    letters long is read in time linear in it, and its real head is still found."""
+    word = "q" * 5_000 + "kalendereintrag"
+    heads = compound_heads(word)
+    assert len(heads) == COMPOUND_HEAD_MAX - 3
+    assert max(len(h) for h in heads) == COMPOUND_HEAD_MAX
+    assert "eintrag" in heads
+    found = [
+        b.index(
+            ["cal__create_event"], [("cal create event", "", "Create a calendar item.", "", "")]
+        ).query_terms(f"einen neuen {word} anlegen", b.lexicon(default_lexicon_entries()), 0.5)
+        for b in both_backends
+    ]
+    assert found[0] == found[1]
+    assert "item" in {t for t, _ in found[0]}, found[0]
 
 
 def test_chinese_reads_pairs_of_ideographs(engine_name: str) -> None:

@@ -333,14 +333,23 @@ pub const ES_CLITICS: [&str; 26] = [
     "le", "lo", "la",
 ];
 
+/// The most letters a compound's head has. The longest German word of the lexicon has 19
+/// and a stem keeps all but a few final letters, so a longer tail is never a key word; and
+/// each head is stemmed and compared with the ones before, so without a bound one long word
+/// of a request (a model may write thousands of letters) cost time in its length squared.
+pub const COMPOUND_HEAD_MAX: usize = 32;
+
 /// The tails of a German word that may be its compound's head, longest first: each has
-/// four letters or more and leaves a first part of three or more that is none of
-/// [`COMPOUND_PREFIXES`] (`ordnerstruktur`: `nerstruktur`, `erstruktur`, ...).
+/// four to [`COMPOUND_HEAD_MAX`] letters and leaves a first part of three or more that is
+/// none of [`COMPOUND_PREFIXES`] (`ordnerstruktur`: `nerstruktur`, `erstruktur`, ...).
 pub fn compound_heads(word: &str) -> Vec<&str> {
     let n = word.chars().count();
+    // Cuts at letters `first..=n - 4`: a first part of three or more, a head of four to
+    // COMPOUND_HEAD_MAX.
+    let first = n.saturating_sub(COMPOUND_HEAD_MAX).max(3);
     word.char_indices()
-        .skip(3)
-        .take((n + 1).saturating_sub(4).saturating_sub(3))
+        .skip(first)
+        .take((n + 1).saturating_sub(4).saturating_sub(first))
         .map(|(cut, _)| cut)
         .filter(|&cut| !COMPOUND_PREFIXES.contains(&&word[..cut]))
         .map(|cut| &word[cut..])
@@ -555,6 +564,12 @@ mod tests {
             ["nerstruktur", "erstruktur", "rstruktur"]
         );
         assert_eq!(compound_heads("versuchen"), ["uchen", "chen"]);
+        // A long word's heads are its last COMPOUND_HEAD_MAX letters' tails.
+        let long = format!("{}struktur", "x".repeat(5_000));
+        let heads = compound_heads(&long);
+        assert_eq!(heads.len(), COMPOUND_HEAD_MAX - 3);
+        assert_eq!(heads[0].chars().count(), COMPOUND_HEAD_MAX);
+        assert_eq!(heads.last(), Some(&"ktur"));
         assert_eq!(compound_heads("übersicht"), ["rsicht", "icht"]);
         assert_eq!(es_without_clitic("compártelo"), ["compar", "comparte"]);
         assert!(es_without_clitic("ponme").is_empty());

@@ -23,6 +23,7 @@ __all__ = [
     "CLAUSE_ENDS",
     "CLAUSE_SPACES",
     "CLOSING_BRACKETS",
+    "COMPOUND_HEAD_MAX",
     "COMPOUND_PREFIXES",
     "DE_ER_ENDINGS",
     "ES_CLITICS",
@@ -125,6 +126,9 @@ ES_CLITICS = (
 _ES_ACCENTS = str.maketrans("áéíóú", "aeiou")
 _COMPOUND_MIN = 4
 _COMPOUND_PREFIX_MIN = 3
+#: The most letters a compound's head has (the native ``COMPOUND_HEAD_MAX``): no key word
+#: is longer, and a request's long word would otherwise cost its length squared.
+COMPOUND_HEAD_MAX = 32
 #: What a token of a request in each language looks up in the lexicon, in order, the first
 #: that is a key word winning: ``None`` its index stem, a code its lexicon word in that
 #: language (docs/analysis.md §4a). ``latin``: Latin letters, no one leader of the votes.
@@ -384,14 +388,16 @@ def compound_heads(word: str) -> list[str]:
     """The tails of a German word that may be its compound's head, longest first.
 
     Each leaves a first part of three letters or more that is no verb prefix
-    (``COMPOUND_PREFIXES``), and has four letters or more.
+    (``COMPOUND_PREFIXES``), and has four to ``COMPOUND_HEAD_MAX`` letters.
 
     >>> compound_heads("ordnerstruktur")[:2], compound_heads("versuchen")
     (['nerstruktur', 'erstruktur'], ['uchen', 'chen'])
     """
     return [
         word[i:]
-        for i in range(_COMPOUND_PREFIX_MIN, len(word) - _COMPOUND_MIN + 1)
+        for i in range(
+            max(_COMPOUND_PREFIX_MIN, len(word) - COMPOUND_HEAD_MAX), len(word) - _COMPOUND_MIN + 1
+        )
         if word[:i] not in COMPOUND_PREFIXES
     ]
 
