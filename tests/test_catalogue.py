@@ -247,3 +247,40 @@ def test_catalogue_files_name_themselves(tmp_path: Path, data: bytes, fragment: 
     with pytest.raises(CatalogueFormatError) as err:
         load_catalogue(path)
     assert str(err.value).startswith(f"{path}:") and fragment in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "fragment"),
+    [
+        ("name", 123, "field 'name' must be a string, got number"),
+        ("name", None, "field 'name' must be a non-empty string"),
+        ("name", "", "field 'name' must be a non-empty string"),
+        ("name", True, "field 'name' must be a string, got boolean"),
+        ("name", {"a": 1}, "field 'name' must be a string, got object"),
+        ("server", None, "field 'server' must be a non-empty string"),
+        ("description", ["x"], "field 'description' must be a string, got array"),
+        ("description", 0, "field 'description' must be a string, got number"),
+    ],
+)
+def test_a_server_record_whose_name_or_text_is_no_string_is_refused_naming_it(
+    field: str, value: object, fragment: str
+) -> None:
+    """Nothing is turned into text the file never had (``github__123``, ``None__x``)."""
+    good = {"server": "github", "name": "list_issues", "description": "List issues."}
+    records = [good, {**good, "name": "get_issue", field: value}, {**good, "name": "x"}]
+    with pytest.raises(CatalogueFormatError, match="item 1") as err:
+        parse_catalogue(json.dumps(records), source="records.json")
+    assert fragment in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {"name": "a", "description": 5, "inputSchema": SCHEMA},
+        {"type": "function", "function": {"name": "a", "description": [], "parameters": {}}},
+        {"name": "a", "description": {}, "parameters": {}},
+    ],
+)
+def test_a_description_that_is_no_string_is_refused_in_every_format(item: object) -> None:
+    with pytest.raises(CatalogueFormatError, match=r"description'? must be a string"):
+        parse_catalogue(json.dumps([item]), source="c.json")

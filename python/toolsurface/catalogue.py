@@ -130,6 +130,22 @@ def read_only_hint(annotations: Any, *, where: str) -> bool | None:
     )
 
 
+def _text(item: Mapping[str, Any], key: str, *, where: str, field: str = "") -> str:
+    """``item[key]`` as text: a string as it is, absent or null as "", anything else refused.
+
+    A number or an object is refused rather than turned into text: ``str(123)`` would make a
+    tool of a name or description the file never had.
+    """
+    value = item.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise CatalogueFormatError(
+            f"{where}: field {field or key!r} must be a string, got {json_type(value)}"
+        )
+    return value
+
+
 def tool_from_any(item: Any, *, where: str) -> Tool:
     """One tool from an item of any known shape; errors name the item and the field."""
     if not isinstance(item, Mapping):
@@ -139,7 +155,7 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
         fn = item["function"]
         data = {
             "name": fn.get("name"),
-            "description": fn.get("description") or "",
+            "description": _text(fn, "description", where=where, field="function.description"),
             "input_schema": _schema(fn.get("parameters")),
         }
     elif shape == "openai-responses" or shape == "gemini":
@@ -147,19 +163,23 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
         params = item.get("parametersJsonSchema", item.get("parameters"))
         data = {
             "name": item.get("name"),
-            "description": item.get("description") or "",
+            "description": _text(item, "description", where=where),
             "input_schema": _gemini_schema(params) if shape == "gemini" else _schema(params),
         }
     elif shape == "server-records":
+        server, name = (_text(item, key, where=where) for key in ("server", "name"))
+        if not server or not name:
+            empty = "server" if not server else "name"
+            raise CatalogueFormatError(f"{where}: field {empty!r} must be a non-empty string")
         data = {
-            "name": f"{item['server']}__{item['name']}",
-            "description": item.get("description") or "",
+            "name": f"{server}__{name}",
+            "description": _text(item, "description", where=where),
             "input_schema": _schema(item.get("input_schema", item.get("inputSchema"))),
         }
     elif shape in ("mcp", "anthropic"):
         data = {
             "name": item.get("name"),
-            "description": item.get("description") or "",
+            "description": _text(item, "description", where=where),
             "input_schema": _schema(item.get("inputSchema", item.get("input_schema"))),
         }
     else:
