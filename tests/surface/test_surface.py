@@ -568,3 +568,26 @@ def test_real_catalogue_with_a_provider_limit(engine_name: str, mcp_tools: list[
         assert len(surface.plan().names) <= 128
     surface.end_turn()
     assert len(surface.plan().names) <= 128
+
+
+@pytest.mark.parametrize(
+    ("load_modes", "error", "fragment"),
+    [
+        (
+            {"gh": "lazzy"},
+            ValueError,
+            "load_modes['gh'] must be 'eager', 'auto' or 'lazy', got 'lazzy'",
+        ),
+        ({"gh": 42}, ValueError, "load_modes['gh'] must be 'eager', 'auto' or 'lazy', got 42"),
+        ({7: "lazy"}, TypeError, "a group name must be a string, got 7"),
+    ],
+)
+def test_a_misspelt_load_mode_is_refused_naming_the_group(
+    load_modes: dict[Any, Any], error: type[Exception], fragment: str
+) -> None:
+    """Not quietly taken as "auto"; a group not declared yet is no error (declared later)."""
+    reg = ToolRegistry([tool_search_tool(), _tool("gh__list")])
+    with pytest.raises(error) as err:
+        ToolSurface(reg, load_modes=load_modes)
+    assert fragment in str(err.value)
+    ToolSurface(reg, load_modes={"declared_later": "lazy", "gh": "eager"}).plan()

@@ -20,7 +20,15 @@ from toolsurface.providers.names import alias_map
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.limits import DeferralMode, SurfaceLimits
 
-__all__ = ["Decision", "DecisionKey", "decide", "held_members", "load_mode", "same_decision"]
+__all__ = [
+    "Decision",
+    "DecisionKey",
+    "check_load_modes",
+    "decide",
+    "held_members",
+    "load_mode",
+    "same_decision",
+]
 
 #: What a decision was made for: catalogue generation, groups version, policy version, 0.
 DecisionKey = tuple[int, int, int, int]
@@ -77,6 +85,24 @@ def same_decision(a: Decision, b: Decision) -> bool:
 def held_members(d: Decision) -> set[str]:
     """The tools of the groups the decision holds back."""
     return {n for g in d.held for n in d.members.get(g, ())}
+
+
+def check_load_modes(load_modes: Mapping[str, LoadMode] | None) -> dict[str, LoadMode]:
+    """A run's load modes by group, each checked: ``ValueError`` names a misspelt mode.
+
+    A group need not be declared yet (one declared later is found at the next plan), but a
+    mode other than "eager", "auto" or "lazy" would quietly act as "auto".
+    """
+    out: dict[str, LoadMode] = {}
+    for group, mode in (load_modes or {}).items():
+        if not isinstance(group, str):
+            raise TypeError(f"load_modes: a group name must be a string, got {group!r}")
+        if mode not in ("eager", "auto", "lazy"):
+            raise ValueError(
+                f"load_modes[{group!r}] must be 'eager', 'auto' or 'lazy', got {mode!r}"
+            )
+        out[group] = mode
+    return out
 
 
 def load_mode(registry: RegistryView, load_modes: Mapping[str, LoadMode], group: str) -> LoadMode:

@@ -34,7 +34,13 @@ from toolsurface.surface.base_list import (
     native_loads,
 )
 from toolsurface.surface.costs import TokenCosts
-from toolsurface.surface.deferral import Decision, DecisionKey, decide, same_decision
+from toolsurface.surface.deferral import (
+    Decision,
+    DecisionKey,
+    check_load_modes,
+    decide,
+    same_decision,
+)
 from toolsurface.surface.delivery import (
     Delivery,
     check_delivery,
@@ -162,7 +168,7 @@ class ToolSurface:
         self.limits = limits
         self.deferral_mode: DeferralMode = deferral_mode
         self.discovery_tool = discovery_tool
-        self.load_modes: dict[str, LoadMode] = dict(load_modes or {})
+        self.load_modes: dict[str, LoadMode] = check_load_modes(load_modes)
         self.pinned = _names(pinned, "pinned")
         self.on_event = on_event
         self._policy: Policy = _check_policy(policy)
