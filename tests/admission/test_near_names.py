@@ -107,3 +107,26 @@ def test_the_kept_index_follows_a_changed_list() -> None:
     assert kept_nearest("alpha__read_fil", names) == ["alpha__read_file"]
     names[0] = "gamma__read_file"  # the caller's list changes after the call
     assert kept_nearest("gamma__read_fil", names) == ["gamma__read_file"]
+
+
+def test_a_refusal_shows_the_invisible_characters_that_made_the_name_unknown() -> None:
+    """A NUL or a zero-width space is written out, not dropped: 'a__b' beside "Closest: a__b"
+    would tell the model nothing; and nothing unsafe reaches the text."""
+    from toolsurface import Tool, ToolCall, ToolRegistry, ToolSurface, tool_search_tool
+
+    reg = ToolRegistry(
+        [tool_search_tool(), *(Tool(name=n, description="A tool.") for n in NAMES[:5])]
+    )
+    reg.declare_group("slack", prefix="slack__", load="lazy")
+    surface = ToolSurface(reg)
+    surface.plan()
+    [verdict] = surface.admit([ToolCall("github__list_issues\x00", {})])
+    assert verdict.message.startswith(
+        "Unknown tool 'github__list_issues\\x00': no such tool is available to you."
+    )
+    assert "Closest: github__list_issues" in verdict.message
+    answer = surface.tool_search({"group": "slack\u200b"}).text
+    assert answer.startswith("Unknown group 'slack\\u200b'.")
+    shown = surface.tool_search({"select": ["x\u202e" * 500]}).text
+    assert "\u202e" not in shown and "\\u202e" in shown
+    assert len(shown) < 400  # cut: a long name costs a bounded line

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from toolsurface.admission.name_case import CaseIndex, ambiguous_text
 from toolsurface.admission.rules import render_rules
-from toolsurface.admission.text import nearest_names, safe_text, tool_line
+from toolsurface.admission.text import nearest_names, quoted_name, safe_text, tool_line
 from toolsurface.models import Tool
 
 __all__ = [
@@ -200,7 +200,7 @@ def _unknown(
 ) -> Verdict:
     asked = call.name if isinstance(call.name, str) else ""
     near = nearest_names(asked, admitted) if suggest else []
-    text = f"Unknown tool {safe_text(asked, 128)!r}: no such tool is available to you."
+    text = f"Unknown tool {quoted_name(asked, 128)}: no such tool is available to you."
     if near:
         text += f" Closest: {', '.join(map(shown, near))}."
     return Verdict(call, "refuse", text, not_run="unknown")

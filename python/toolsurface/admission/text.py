@@ -14,7 +14,14 @@ from toolsurface.admission.near_names import NearNames
 from toolsurface.models import Tool
 from toolsurface.retrieval.fields import split_description
 
-__all__ = ["LINE_MAX_CHARS", "near_index", "nearest_names", "safe_text", "tool_line"]
+__all__ = [
+    "LINE_MAX_CHARS",
+    "near_index",
+    "nearest_names",
+    "quoted_name",
+    "safe_text",
+    "tool_line",
+]
 
 #: A tool's line (name, parameters, first sentence) is cut to this many characters.
 LINE_MAX_CHARS = 300
@@ -43,6 +50,37 @@ def safe_text(text: str, limit: int = LINE_MAX_CHARS) -> str:
     if len(cleaned) > limit or len(text) > 4 * limit + 4:
         cleaned = cleaned[: limit - 1].rstrip() + "…"
     return cleaned
+
+
+def quoted_name(text: str, limit: int) -> str:
+    r"""A name a model wrote, quoted for its refusal: unsafe characters shown, not dropped.
+
+    ``safe_text`` would drop a NUL or a zero-width space, and "Unknown tool 'a__b'" beside
+    "Closest: a__b" tells the model nothing; written ``\x00`` or ``\u200b``, what was wrong
+    is on the page, and no control character reaches it. White space shows as itself when
+    it is a plain space and escaped otherwise. Cut, with "…", at ``limit`` characters
+    (an escape counts whole); only the first ``limit`` characters are read.
+
+    >>> print(quoted_name("github__list_issues\u200b", 64), quoted_name("a b\tc\x00", 64))
+    'github__list_issues\u200b' 'a b\x09c\x00'
+    >>> print(quoted_name("x" * 100, 8))
+    'xxxxxxxx…'
+    """
+    out: list[str] = []
+    size = 0
+    for ch in text[: limit + 1]:
+        piece = ch
+        if ch != " " and (ch.isspace() or unicodedata.category(ch) in _UNSAFE_CATEGORIES):
+            code = ord(ch)
+            piece = f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+            if code > 0xFFFF:
+                piece = f"\\U{code:08x}"
+        if size + len(piece) > limit:
+            out.append("…")
+            break
+        out.append(piece)
+        size += len(piece)
+    return "'" + "".join(out) + "'"
 
 
 def tool_line(tool: Tool, name: str | None = None) -> str:

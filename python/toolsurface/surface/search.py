@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from toolsurface.admission.admit import NEAR_NAMES_PER_MESSAGE
 from toolsurface.admission.name_case import CaseIndex, ambiguous_text
-from toolsurface.admission.text import nearest_names, safe_text, tool_line
+from toolsurface.admission.text import nearest_names, quoted_name, safe_text, tool_line
 from toolsurface.registry.view import RegistryView
 from toolsurface.surface.deferral import Decision
 from toolsurface.surface.limits import SurfaceLimits
@@ -227,7 +227,7 @@ def _select(
         unknown += 1
         near = nearest_names(asked, d.admitted) if unknown <= NEAR_NAMES_PER_MESSAGE else []
         hint = f" Nearest: {', '.join(map(shown, near))}." if near else ""
-        lines.append(f"Unknown tool {safe_text(asked, 128)!r}.{hint}")
+        lines.append(f"Unknown tool {quoted_name(asked, 128)}.{hint}")
 
 
 def _admitted_members(registry: RegistryView, d: Decision, group: str) -> list[str]:
@@ -247,7 +247,7 @@ def _unknown_group(asked: str, d: Decision, describe: Callable[[str], str | None
         about = describe(g)
         held.append(f"{g} ({about})" if about else g)
     hint = f" Held-back groups: {'; '.join(held)}." if held else ""
-    return f"Unknown group {safe_text(asked, 64)!r}.{hint}"
+    return f"Unknown group {quoted_name(asked, 64)}.{hint}"
 
 
 def _result_text(
