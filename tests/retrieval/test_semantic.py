@@ -30,6 +30,7 @@ from toolsurface.retrieval.fusion import FusionSettings, fuse_semantic, lexical_
 from toolsurface.retrieval.gloss import english_reading
 from toolsurface.retrieval.minilm import ENGLISH_ENV, english_available
 from toolsurface.retrieval.semantic import (
+    REQUEST_MAX_CHARS,
     SEMANTIC_ENV,
     SemanticRanker,
     SemanticUnavailableError,
@@ -218,6 +219,19 @@ def test_vectors_are_made_once_per_tool() -> None:
     )
     registry.search("write to disk", k=3)
     assert encoder.texts[-2:] == ["fs write file: Overwrite a file on disk.", "write to disk"]
+
+
+def test_the_encoders_read_a_requests_first_characters_only() -> None:
+    """A request a model wrote thousands of characters long costs the encoders what its
+    first REQUEST_MAX_CHARS cost: the rest never reaches them."""
+    encoder = CountingEncoder()
+    registry = ToolRegistry(SMALL, semantic=SemanticRanker(encoder), english=False)
+    long = "send a message " * 1_000
+    registry.search(long, k=3)
+    assert encoder.texts[-1] == long[:REQUEST_MAX_CHARS]
+    assert len(long) > REQUEST_MAX_CHARS
+    registry.search_many([long, "read a file"], k=3)
+    assert encoder.texts[-2:] == [long[:REQUEST_MAX_CHARS], "read a file"]
 
 
 def test_a_search_reads_no_tool_texts_while_the_catalogue_stands(

@@ -8,8 +8,9 @@ word to is left to the multilingual encoder. On the project's two multilingual r
 sets this lifted recall@3 of the six other languages (docs/quality.md, "The English
 encoder reads a gloss").
 
-The encoder reads a text's first 256 tokens: a request in another script of about 440
-characters or more leaves no room for the words after it. Putting them first, or cutting
+The encoder reads a text's first 128 tokens (``minilm.MAX_TOKENS``; 256 when this was
+measured): a request in another script of about 220 characters or more leaves no room for
+the words after it. Putting them first, or cutting
 the request to 200 characters, cost a request of several steps its hit (the request's own
 Latin-script words, names and addresses, count more there), so the request comes whole.
 """

