@@ -254,7 +254,13 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     import anyio
 
     from toolsurface.gateway.clients import ClientTokens
-    from toolsurface.gateway.config import read_allowed_hosts, read_config, read_policy
+    from toolsurface.gateway.config import (
+        check_upstream_names,
+        config_server_names,
+        read_allowed_hosts,
+        read_config,
+        read_policy,
+    )
     from toolsurface.gateway.http import is_loopback, listening_socket, parse_listen
     from toolsurface.gateway.server import Gateway
     from toolsurface.gateway.store import MemoryStore, open_store
@@ -276,8 +282,12 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
         from toolsurface.gateway.logs import configure_logs
 
         configure_logs(args.log_format)
-    # Read (and checked) at start: a broken file stops the gateway naming the field.
-    clients = ClientTokens(args.clients) if args.clients else None
+    # Read (and checked) at start: a broken file stops the gateway naming the field. A
+    # section of a policy or client naming no server of the config is refused (misspelt,
+    # its deny would apply to nothing).
+    upstreams = read_config(args.config)
+    known = config_server_names(args.config)
+    clients = ClientTokens(args.clients, known) if args.clients else None
     store = open_store(args.store, ttl=args.store_ttl, max_sessions=args.store_max_sessions)
     if isinstance(store, RedisStore):
         if mark_key is None:
@@ -291,10 +301,11 @@ def _cmd_gateway(args: argparse.Namespace) -> int:
     if args.max_sessions < 1:
         raise ValueError(f"--max-sessions {args.max_sessions}: must be at least 1")
     policy = read_policy(args.policy)
+    check_upstream_names(policy.servers, known, f"policy {args.policy}: servers")
     # The flags' names and the config file's ``allowHosts``, both (read at start, with the file).
     allow = tuple(dict.fromkeys([*(args.allow_host or ()), *read_allowed_hosts(args.config)]))
     gateway = Gateway(
-        read_config(args.config),
+        upstreams,
         policy=policy,
         store=store,
         session_id=args.session,

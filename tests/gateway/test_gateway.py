@@ -152,3 +152,36 @@ def test_config_and_policy_errors_name_the_place(tmp_path: Path) -> None:
     bad.write_text(json.dumps({"alow": []}), "utf-8")
     with pytest.raises(GatewayConfigError, match="unknown field 'alow'"):
         read_policy(bad)
+
+
+def test_a_policy_or_client_naming_no_server_of_the_config_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt ``servers.<name>`` would apply its deny to nothing; the gateway refuses to
+    start, naming the section and the config's servers (a disabled one counts as known)."""
+    from toolsurface.cli import main
+    from toolsurface.gateway.clients import read_clients
+
+    config = tmp_path / "mcp.json"
+    servers = {
+        "ops": {"command": sys.executable, "args": [str(DEMO_SERVER)]},
+        "old": {"command": "nothing", "disabled": True},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}), "utf-8")
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"servers": {"opps": {"deny": ["*"]}}}), "utf-8")
+    assert main(["gateway", "--config", str(config), "--policy", str(policy)]) == 2
+    err = capsys.readouterr().err
+    assert "servers: 'opps' is no server of the config (its servers: old, ops)" in err
+    tokens = tmp_path / "clients.json"
+    alice = {"token": "0123456789abcdefgh", "upstreams": ["nope"]}
+    tokens.write_text(json.dumps({"clients": {"alice": alice}}), "utf-8")
+    with pytest.raises(GatewayConfigError, match=r"clients\.alice\.upstreams: 'nope' is no"):
+        read_clients(tokens, {"ops", "old"})
+    alice = {"token": "0123456789abcdefgh", "servers": {"old": {"deny": ["x"]}}}
+    tokens.write_text(json.dumps({"clients": {"alice": alice}}), "utf-8")
+    assert len(read_clients(tokens, {"ops", "old"})) == 1
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    with pytest.raises(GatewayConfigError, match=r"policy .*deep\.json: JSON nested too deeply"):
+        read_policy(deep)

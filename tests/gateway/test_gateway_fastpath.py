@@ -113,3 +113,32 @@ def test_nothing_is_taken_on_a_version_it_does_not_serve() -> None:
     line = json.dumps(_request(1, name="a")).encode()
     for version in ("2024-11-05", "2025-03-26", "2026-07-28"):
         assert _run([line], call, version) == [[False], []]
+
+
+def test_a_call_nested_too_deeply_to_read_is_refused_by_its_id_and_the_gateway_lives() -> None:
+    """A client's arguments nested past the parser's recursion answer a parse error (the
+    SDK's reader would drop the line unanswered); before, the stdio gateway exited."""
+
+    async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
+        return {"content": [{"type": "text", "text": "ran"}]}
+
+    deep = "[" * 100_000 + "]" * 100_000
+    lines = [
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":{"x":'
+        + deep.encode()
+        + b"}}}",
+        b'{"jsonrpc": "2.0", "method": "tools/call", "id": "r-1", "params": '
+        + deep.encode()
+        + b"}",
+        b'{"params": ' + deep.encode() + b', "jsonrpc":"2.0","id":8,"method":"tools/call"}',
+        json.dumps(_request(9, name="a")).encode(),
+    ]
+    taken, written = _run(lines, call)
+    # The id read where it opens the line; one after a nested value is left to the SDK.
+    assert taken == [True, True, False, True]
+    error = {"code": -32700, "message": "Parse error: the request is nested too deeply"}
+    assert written == [
+        {"jsonrpc": "2.0", "id": 7, "error": error},
+        {"jsonrpc": "2.0", "id": "r-1", "error": error},
+        {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "ran"}]}},
+    ]

@@ -318,3 +318,18 @@ def test_a_store_that_does_not_answer_is_a_503_not_a_crash() -> None:
             return [opened.status_code, used.status_code]
 
     assert asyncio.run(run()) == [503, 503]
+
+
+def test_a_body_nested_too_deeply_to_read_is_no_initialize_and_no_answer() -> None:
+    """Past the parser's recursion a body is refused as any unreadable one (a 400 without a
+    session; the SDK's -32700 with one), not a 500 with a traceback in the log."""
+    from toolsurface.gateway.http import _is_initialize
+    from toolsurface.gateway.streams import EventStreams
+
+    deep = b"[" * 100_000 + b"]" * 100_000
+    body = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":' + deep + b"}"
+    assert _is_initialize(body) is False
+    assert _is_initialize(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}')
+    assert (
+        EventStreams().answer("s1", b'{"jsonrpc":"2.0","id":"x","result":' + deep + b"}") is False
+    )

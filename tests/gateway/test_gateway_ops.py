@@ -119,6 +119,7 @@ def test_a_gateway_whose_upstreams_are_all_down_is_live_but_not_ready(tmp_path: 
     write_config(tmp_path)
     broken = {"mcpServers": {"gone": {"command": sys.executable, "args": ["-c", "pass"]}}}
     (tmp_path / "mcp.json").write_text(json.dumps(broken), "utf-8")
+    (tmp_path / "policy.json").write_text("{}", "utf-8")  # its sections name servers not here
     with GatewayProcess(tmp_path) as gw:
         assert httpx2.get(f"{_base(gw)}/healthz", timeout=30).status_code == 200
         ready = httpx2.get(f"{_base(gw)}/readyz", timeout=30)

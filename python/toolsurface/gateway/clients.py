@@ -32,12 +32,17 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolsurface.gateway.config import GatewayConfigError, Policy, parse_policy
+from toolsurface.gateway.config import (
+    GatewayConfigError,
+    Policy,
+    check_upstream_names,
+    parse_policy,
+)
 from toolsurface.groups import GROUP_NAME_PATTERN
 
 __all__ = ["CLIENT", "Client", "ClientTokens", "admitted", "read_clients", "sees"]
@@ -102,7 +107,7 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
-def _client(name: str, spec: Any, at: str) -> Client:
+def _client(name: str, spec: Any, at: str, known: Collection[str] | None = None) -> Client:
     if not GROUP_NAME_PATTERN.fullmatch(name):
         raise GatewayConfigError(f"{at}: a client name is 1 to 64 of A-Z a-z 0-9 _ - .")
     policy = parse_policy(spec, at, _CLIENT_KEYS)
@@ -126,11 +131,19 @@ def _client(name: str, spec: Any, at: str) -> Client:
         not isinstance(upstreams, list) or not all(isinstance(u, str) for u in upstreams)
     ):
         raise GatewayConfigError(f"{at}.upstreams: must be a list of upstream names")
+    if known is not None:
+        check_upstream_names(policy.servers, known, f"{at}.servers")
+        check_upstream_names(upstreams or (), known, f"{at}.upstreams")
     return Client(name, digest, policy, frozenset(upstreams) if upstreams is not None else None)
 
 
-def read_clients(path: str | Path) -> dict[bytes, Client]:
-    """The clients of a tokens file, by the digest of their token; errors name the field."""
+def read_clients(path: str | Path, known: Collection[str] | None = None) -> dict[bytes, Client]:
+    """The clients of a tokens file, by the digest of their token; errors name the field.
+
+    With ``known`` (the config's server names), a client's ``servers`` section or
+    ``upstreams`` entry naming another server is refused: a misspelt one would apply its
+    deny to nothing.
+    """
     where = Path(path)
     try:
         data = json.loads(where.read_text("utf-8"))
@@ -138,13 +151,15 @@ def read_clients(path: str | Path) -> dict[bytes, Client]:
         raise GatewayConfigError(f"clients {where}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise GatewayConfigError(f"clients {where}: not JSON ({exc})") from None
+    except RecursionError:
+        raise GatewayConfigError(f"clients {where}: JSON nested too deeply to read") from None
     clients = data.get("clients") if isinstance(data, Mapping) else None
     if not isinstance(clients, Mapping) or not clients:
         raise GatewayConfigError(f"clients {where}: expected an object with 'clients'")
     out: dict[bytes, Client] = {}
     for name, spec in clients.items():
         at = f"clients {where}: clients.{name}"
-        client = _client(str(name), spec, at)
+        client = _client(str(name), spec, at, known)
         if client.digest in out:
             other = out[client.digest].name
             raise GatewayConfigError(f"{at}: the same token as client {other!r}")
@@ -158,10 +173,11 @@ class ClientTokens:
     #: Seconds between two looks at the file's stamp.
     CHECK_EVERY = 1.0
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, known: Collection[str] | None = None) -> None:
         self.path = Path(path)
+        self._known = known
         self._stamp = self._stat()
-        self._clients = read_clients(self.path)
+        self._clients = read_clients(self.path, known)
         self._checked = time.monotonic()
         #: Moves on every reload that changed the clients.
         self.generation = 0
@@ -184,7 +200,7 @@ class ClientTokens:
             return False
         self._stamp = stamp
         try:
-            clients = read_clients(self.path)
+            clients = read_clients(self.path, self._known)
         except (GatewayConfigError, OSError) as exc:
             _log.error("toolsurface gateway: %s; keeping the clients read before", exc)
             return False

@@ -10,7 +10,7 @@ import fnmatch
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +25,8 @@ __all__ = [
     "Supervision",
     "Transport",
     "Upstream",
+    "check_upstream_names",
+    "config_server_names",
     "parse_policy",
     "read_allowed_hosts",
     "read_config",
@@ -136,6 +138,28 @@ def _load(path: Path, what: str) -> Any:
         raise GatewayConfigError(f"{what} {path}: no such file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise GatewayConfigError(f"{what} {path}: not JSON ({exc})") from None
+    except RecursionError:
+        raise GatewayConfigError(f"{what} {path}: JSON nested too deeply to read") from None
+
+
+def config_server_names(path: str | Path) -> frozenset[str]:
+    """The names of a config file's servers, ``disabled`` ones too (read after ``read_config``)."""
+    data = _load(Path(path), "config")
+    servers = data.get("mcpServers", data.get("servers")) if isinstance(data, Mapping) else None
+    return frozenset(str(n) for n in servers) if isinstance(servers, Mapping) else frozenset()
+
+
+def check_upstream_names(names: Iterable[str], known: Collection[str], at: str) -> None:
+    """Refuse a section or list naming an upstream the config does not have.
+
+    A misspelt ``servers.<name>`` would otherwise apply its deny to nothing, silently.
+    """
+    for name in names:
+        if name not in known:
+            raise GatewayConfigError(
+                f"{at}: {name!r} is no server of the config (its servers: "
+                f"{', '.join(sorted(known))})"
+            )
 
 
 #: Keys of the file's top ``toolsurface`` section that are the gateway's, not timings.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -38,6 +39,12 @@ Write = Callable[[str], Awaitable[None]]
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _LIST_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+#: A request's id when it comes before any nested value of the line (``{"jsonrpc": "2.0",
+#: "id": 7, ...``): a number or a plain string, read without parsing the rest.
+_TOP_ID = re.compile(
+    rb'\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*)*'
+    rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")'
+)
 
 
 def _plain_call(message: Any) -> tuple[int | str, str, dict[str, Any]] | None:
@@ -92,7 +99,11 @@ class FastCalls:
         try:
             message = json.loads(line)
         except ValueError:
-            return False
+            return False  # not JSON: the SDK answers it
+        except RecursionError:
+            # Nested past what the parser recurses into, which the SDK's reader drops
+            # unanswered: answer it here when its id comes before anything nested.
+            return self._too_deep(line)
         plain = _plain_call(message)
         if plain is None or plain[0] in self._running:
             return False
@@ -101,13 +112,23 @@ class FastCalls:
         self._tasks.start_soon(self._answer, scope, *plain)
         return True
 
+    def _too_deep(self, line: bytes) -> bool:
+        """Refuse a call nested too deeply to read, by the id its line opens with, if any."""
+        found = _TOP_ID.match(line)
+        if found is None or self._tasks is None:
+            return False
+        rid: int | str = json.loads(found.group(1))
+        error = {"code": -32700, "message": "Parse error: the request is nested too deeply"}
+        self._tasks.start_soon(self._send, _line({"jsonrpc": "2.0", "id": rid, "error": error}))
+        return True
+
     def _cancel(self, line: bytes) -> bool:
         """A client's cancellation of a call taken here: cancel it, and take the line."""
         if not self._running or b'"notifications/cancelled"' not in line:
             return False
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
         if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
             return False

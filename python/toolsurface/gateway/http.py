@@ -170,7 +170,7 @@ async def _read_body(receive: Receive) -> bytes | None:
 def _is_initialize(body: bytes) -> bool:
     try:
         message = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(message, dict) and message.get("method") == "initialize"
 

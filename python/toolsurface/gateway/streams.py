@@ -135,7 +135,7 @@ class EventStreams:
         """Whether a POST body is the session's answer to a request of ours (then taken)."""
         try:
             message = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return False
         if not isinstance(message, dict) or "method" in message:
             return False
