@@ -580,3 +580,37 @@ def test_surface_holds_servers_back_and_loads_by_search(registry: ToolRegistry) 
             assert registry.groups() == {}
 
     run(main)
+
+
+BROKEN_LISTING = Path(__file__).resolve().parents[1] / "mcp_servers" / "broken_listing_server.py"
+
+
+@pytest.mark.parametrize("broken", ["schema_str", "no_name", "array_schema", "bad_props"])
+def test_one_tool_the_sdk_refuses_takes_none_of_the_others_with_it(
+    broken: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The SDK validates a tools/list page whole; read loosely, the bad tool alone is skipped,
+    named in the log, and the good ones are registered and callable (the session knows them,
+    so a call does not list again and fail again)."""
+    registry = ToolRegistry()
+
+    async def main() -> str:
+        env = {**NO_NETWORK, "BROKEN": broken}
+        params = StdioServerParameters(command=sys.executable, args=[str(BROKEN_LISTING)], env=env)
+        with tempfile.TemporaryFile("w+", encoding="utf-8") as log:
+            async with (
+                stdio_client(params, errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await asyncio.wait_for(session.initialize(), START_TIMEOUT)
+                with caplog.at_level(logging.WARNING, logger="toolsurface.mcp"):
+                    link = await connect_server(registry, "srv", session)
+                assert sorted(link.names()) == ["srv__good_one", "srv__good_two"]
+                return result_text(await link.call("srv__good_two", {"x": "1"}))
+
+    assert asyncio.run(main()) == "ran good_two"
+    skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert len(skipped) == 1, caplog.text
+    # Refused by the SDK's model (named by its place) or by the registry's (by its name).
+    assert "MCP server 'srv'" in skipped[0]
+    assert ("item 1 (no name)" if broken == "no_name" else "'broken'") in skipped[0]

@@ -263,6 +263,60 @@ def message_handler(inner: MessageHandler | None = None) -> ToolListChangedHandl
     return ToolListChangedHandler(inner)
 
 
+async def _list_page(session: ClientSession, server: str, params: Any) -> dict[str, Any]:
+    """One page of ``tools/list`` as plain JSON, without the tools the SDK's model refuses.
+
+    The SDK checks a page whole, so one tool with, say, ``"inputSchema": "nope"`` or no
+    name would take every other tool of the server with it. When its listing fails, the
+    page is asked for again through its dispatcher's raw request (no public call gives a
+    page before that check; an SDK without one raises as before) and each tool is validated
+    alone. The ones that pass are handed to the session as its own listing would be
+    (``_absorb_tool_listing``: a call checks its result against the listed output schema,
+    and would otherwise list again and fail again); the others are skipped with a warning
+    naming the server, the position and the name when there is one.
+    """
+    from mcp import types
+    from mcp_types import methods
+    from pydantic import ValidationError
+
+    send_raw = getattr(getattr(session, "_dispatcher", None), "send_raw_request", None)
+    try:
+        page = await session.list_tools(params=params)
+        return page.model_dump(by_alias=True, mode="json", exclude_none=True)
+    except ValidationError:
+        if send_raw is None:
+            raise
+    wire = None if params is None else params.model_dump(by_alias=True, exclude_none=True)
+    raw = await send_raw("tools/list", wire, {})
+    items = raw.get("tools") if isinstance(raw, dict) else None
+    cursor = raw.get("nextCursor") if isinstance(raw, dict) else None
+    # Each tool checked as the SDK checks a page (the negotiated version's model, which is
+    # stricter than the version-free ``Tool``), alone.
+    version = getattr(session, "_negotiated_version", None) or "2025-11-25"
+    good: list[types.Tool] = []
+    for i, item in enumerate(items if isinstance(items, list) else []):
+        try:
+            methods.validate_server_result("tools/list", version, {"tools": [item]})
+            good.append(types.Tool.model_validate(item, by_name=False))
+        except ValidationError as exc:
+            name = item.get("name") if isinstance(item, dict) else None
+            shown = f"{name[:128]!r}" if isinstance(name, str) else "(no name)"
+            _log.warning(
+                "toolsurface: MCP server %r: tools/list item %d %s skipped: %s",
+                server,
+                i,
+                shown,
+                str(exc).splitlines()[0][:300],
+            )
+    next_cursor = cursor if isinstance(cursor, str) and cursor else None
+    result = types.ListToolsResult(tools=good, next_cursor=next_cursor)
+    absorb = getattr(session, "_absorb_tool_listing", None)
+    if callable(absorb):
+        complete = (params is None or params.cursor is None) and next_cursor is None
+        result = absorb(result, complete=complete)
+    return result.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
 async def _list_all(session: ClientSession, server: str) -> list[Any]:
     """Every page of the session's ``tools/list`` as plain JSON items."""
     from mcp.types import PaginatedRequestParams
@@ -272,8 +326,7 @@ async def _list_all(session: ClientSession, server: str) -> list[Any]:
     seen: set[str] = set()
     for _ in range(MAX_LIST_PAGES):
         params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
-        page = await session.list_tools(params=params)
-        data = page.model_dump(by_alias=True, mode="json", exclude_none=True)
+        data = await _list_page(session, server, params)
         tools = data.get("tools")
         if isinstance(tools, list):
             items.extend(tools)
