@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from toolsurface.admission.rules import RulesLedger
 from toolsurface.surface.deferral import Decision
-from toolsurface.surface.state import LoadedEntry, RunState
+from toolsurface.surface.state import LoadedEntry, RunState, entry_admitted
 
 __all__ = ["RunListing"]
 
@@ -32,9 +32,18 @@ class RunListing:
         d = self._decision
         return self._run.admitted_entries(d.admitted_set, d.groups)
 
+    def _names(self, kind: str) -> list[str]:
+        """The names of the admitted entries of ``kind``, in discovery order (no copies)."""
+        d = self._decision
+        return [
+            e.name
+            for e in self._run.entries()
+            if e.kind == kind and entry_admitted(e, d.admitted_set, d.groups)
+        ]
+
     def discovered_tool_names(self) -> list[str]:
         """Single tools the run loaded, in discovery order."""
-        return [e.name for e in self.loaded_entries() if e.kind == "tool"]
+        return self._names("tool")
 
     def called_discovered_tool_names(self) -> list[str]:
         """Loaded tools the model actually called (or seeded ones), in discovery order.
@@ -48,7 +57,7 @@ class RunListing:
 
     def loaded_tool_group_names(self) -> list[str]:
         """Groups the run holds whole, in discovery order."""
-        return [e.name for e in self.loaded_entries() if e.kind == "group"]
+        return self._names("group")
 
     def rules_given(self) -> list[str]:
         """Groups whose rules the model has been given in this run (and may still call)."""
