@@ -13,6 +13,7 @@ import functools
 import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import get_args
 
 from toolsurface.admission.name_case import CaseIndex
 from toolsurface.groups import LoadMode
@@ -87,6 +88,10 @@ def held_members(d: Decision) -> set[str]:
     return {n for g in d.held for n in d.members.get(g, ())}
 
 
+#: The modes a group loads in (``groups.LoadMode``'s values, read from the type).
+_LOAD_MODES = frozenset(get_args(LoadMode))
+
+
 def check_load_modes(load_modes: Mapping[str, LoadMode] | None) -> dict[str, LoadMode]:
     """A run's load modes by group, each checked: ``ValueError`` names a misspelt mode.
 
@@ -97,7 +102,7 @@ def check_load_modes(load_modes: Mapping[str, LoadMode] | None) -> dict[str, Loa
     for group, mode in (load_modes or {}).items():
         if not isinstance(group, str):
             raise TypeError(f"load_modes: a group name must be a string, got {group!r}")
-        if mode not in ("eager", "auto", "lazy"):
+        if mode not in _LOAD_MODES:
             raise ValueError(
                 f"load_modes[{group!r}] must be 'eager', 'auto' or 'lazy', got {mode!r}"
             )
