@@ -205,3 +205,19 @@ def test_params_text_walks_nested_properties() -> None:
         "labels",
         "color",
     ]
+
+
+def test_a_request_analysed_again_reads_as_the_first_time() -> None:
+    # The pure analyzer keeps its last requests' analyses (the registry reads a request that
+    # finds nothing twice): what one caller does with its lists never reaches the next.
+    analyzer = backend("pure").analyzer
+    first = analyzer.query_analysis("erstelle ein Issue im Repository", 0.5)
+    for part in first:
+        part.clear()
+    again = analyzer.query_analysis("erstelle ein Issue im Repository", 0.5)
+    assert again[0] and len(again[0]) == len(again[1]) == len(again[3]) == len(again[4])
+    assert again == analyzer.query_analysis("erstelle ein Issue im Repository", 0.5)
+    # The payload's weight is part of what is kept: the same words weigh by the caller's.
+    quoted = 'send "quarterly numbers" to the team'
+    assert 0.5 in analyzer.query_analysis(quoted, 0.5)[1]
+    assert 0.5 not in analyzer.query_analysis(quoted, 1.0)[1]

@@ -203,6 +203,9 @@ _LETTERS = frozenset((_UPPER, _LOWER, _OTHER))
 _ENGLISH_TOKEN = re.compile(r"[a-z0-9]*[a-z][a-z0-9]*")
 _RUSSIAN_TOKEN = re.compile(r"[а-я]+")
 _MEMO_LIMIT = 1 << 17
+#: The requests whose analysis is kept: the registry reads a request that finds nothing a
+#: second time (``has_terms``), and one search may read it for mentions and for its terms.
+_ANALYSES_KEPT = 8
 #: White space that ends a URL (ASCII only, as in the native engine).
 _URL_END = re.compile("[ \t\n\x0b\x0c\r]")
 
@@ -397,6 +400,13 @@ def in_payload(spans: list[tuple[int, int]], starts: list[int], start: int) -> b
     return i > 0 and start < spans[i - 1][1]
 
 
+#: ``Analyzer.query_analysis``'s result: terms, their weights, issue keys' weights, lookups,
+#: function-word flags.
+_Analysis = tuple[
+    list[str], list[float], list[float], list[tuple[tuple[str, int], ...]], list[bool]
+]
+
+
 class Analyzer:
     """Turns text into index terms: identifiers split, folded, filtered and stemmed."""
 
@@ -433,6 +443,7 @@ class Analyzer:
         self._languages = LanguageStemmers()
         self._memo: dict[str, tuple[tuple[str, str], ...]] = {}
         self._signals: dict[str, Signals] = {}
+        self._analyses: dict[tuple[str, float], _Analysis] = {}
 
     def fold(self, text: str) -> str:
         """Lower-case ``text`` code point by code point through the table (ё reads as е)."""
@@ -537,6 +548,19 @@ class Analyzer:
         ``Muster``). The fifth says whether each term's word is a function word
         (``function_words.py``).
         """
+        key = (text, payload_weight)
+        found = self._analyses.get(key)
+        if found is None:
+            found = self._analyse(text, payload_weight)
+            if len(self._analyses) >= _ANALYSES_KEPT:
+                self._analyses = {}
+            self._analyses[key] = found
+        toks, weights, keys, lookups, function = found
+        # Copies: a caller's edit never reaches the next caller of the same request.
+        return list(toks), list(weights), list(keys), list(lookups), list(function)
+
+    def _analyse(self, text: str, payload_weight: float) -> _Analysis:
+        """``query_analysis`` of a request not among the last ones analysed."""
         text = text.translate(self._ignore_map)
         spans = payload_spans(text)
         starts = [a for a, _ in spans]

@@ -240,6 +240,7 @@ class PureIndex:
             nf, df = float(n), float(len(docs))
             self.idf[term] = math.log(1.0 + (nf - df + 0.5) / (df + 0.5))
         self._trigram_index: dict[str, list[str]] | None = None
+        self._term_grams: dict[str, int] = {}
         self._tables: OrderedDict[ScoringKey, dict[str, list[float]]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -427,23 +428,34 @@ class PureIndex:
     def _fuzzy_terms(self, toks: list[str]) -> dict[str, float]:
         if self._trigram_index is None:
             index: dict[str, list[str]] = {}
+            counts: dict[str, int] = {}
             for term in sorted(self.postings):
                 if len(term) >= FUZZY_MIN_CHARS:
-                    for g in _trigrams(term):
+                    own = _trigrams(term)
+                    counts[term] = len(own)
+                    for g in own:
                         index.setdefault(g, []).append(term)
+            self._term_grams = counts
             self._trigram_index = index
+        term_grams = self._term_grams
+        most = max(term_grams.values(), default=0)
         terms: dict[str, float] = {}
         for tok in dict.fromkeys(toks):
             if len(tok) < FUZZY_MIN_CHARS:
                 continue
             grams = _trigrams(tok)
+            # Dice is at most 2 * |term| / (|tok| + |term|), which grows with |term|: a token
+            # that even the term with the most trigrams cannot reach matches none. Skipping
+            # it changes nothing but what a long made-up word costs.
+            if 2.0 * float(most) / float(len(grams) + most) < FUZZY_MIN_SIMILARITY:
+                continue
             common: dict[str, int] = {}
             for g in grams:
                 for term in self._trigram_index.get(g, ()):
                     common[term] = common.get(term, 0) + 1
             scored = []
             for term, c in common.items():
-                dice = (2.0 * float(c)) / float(len(grams) + len(_trigrams(term)))
+                dice = (2.0 * float(c)) / float(len(grams) + term_grams[term])
                 if dice >= FUZZY_MIN_SIMILARITY:
                     scored.append((-dice, term))
             for neg, term in sorted(scored)[:FUZZY_PER_TOKEN]:
