@@ -23,7 +23,12 @@ mcp = pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 from gateway_procs import Changes  # noqa: E402
 from mcp import ClientSession, StdioServerParameters, stdio_client  # noqa: E402
 
-from toolsurface.gateway.config import GatewayConfigError, read_config, read_policy  # noqa: E402
+from toolsurface.gateway.config import (  # noqa: E402
+    GatewayConfigError,
+    parse_policy,
+    read_config,
+    read_policy,
+)
 
 DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 TIMEOUT = 60.0
@@ -185,3 +190,35 @@ def test_a_policy_or_client_naming_no_server_of_the_config_is_refused(
     deep.write_text("[" * 100_000 + "]" * 100_000, "utf-8")
     with pytest.raises(GatewayConfigError, match=r"policy .*deep\.json: JSON nested too deeply"):
         read_policy(deep)
+
+
+def _owner(name: str) -> tuple[str, str] | None:
+    upstream, _, local = name.partition("__")
+    return (upstream, local) if local else None
+
+
+CLOSED: list[tuple[dict[str, Any], set[str]]] = [
+    ({}, set()),
+    ({"deny": ["payroll__*"]}, {"payroll"}),
+    ({"deny": ["pay*"]}, {"payroll"}),
+    ({"deny": ["*"]}, {"payroll", "library"}),
+    ({"deny": ["payroll__get_*"]}, set()),  # not every name: its other tools pass
+    ({"allow": ["library__*"]}, {"payroll"}),
+    ({"allow": ["library__*", "*__search"]}, set()),  # "payroll__search" would pass
+    ({"allow": ["lib*"]}, {"payroll"}),
+    ({"servers": {"payroll": {"deny": ["*"]}}}, {"payroll"}),
+    ({"servers": {"payroll": {"deny": ["get_*"]}}}, set()),
+]
+
+
+@pytest.mark.parametrize(("policy", "closed"), CLOSED)
+def test_a_policy_says_which_upstreams_it_closes_whole(
+    policy: dict[str, Any], closed: set[str]
+) -> None:
+    # What /readyz and /metrics leave unnamed for a client: an upstream it can meet
+    # nothing of (tools, prompts, URIs all start "upstream__").
+    read = parse_policy(policy, "test")
+    assert {u for u in ("payroll", "library") if read.closes(u)} == closed
+    for upstream in closed:
+        for local in ("get_salary", "search", "memo://x"):
+            assert not read.admits(f"{upstream}__{local}", _owner)

@@ -338,3 +338,38 @@ def test_metrics_and_readiness_name_only_the_upstreams_a_token_admits(tmp_path: 
     assert ready["alice"]["upstreams"] == {"library": "up"}
     # Without a token: ready or not, but no upstream named.
     assert ready["nobody"]["ready"] is True and ready["nobody"]["upstreams"] == {}
+
+
+def test_an_upstream_whose_every_tool_a_client_is_denied_is_not_named_to_it(
+    tmp_path: Path,
+) -> None:
+    # Carol's token lists no upstreams, but her policy denies every tool of ``payroll`` (a
+    # server of tools only): the name of that upstream is as much hers to learn as its tools'.
+    # Bob, with no policy, is the control: the upstream is there to be named.
+    demo = SERVERS / "demo_server.py"
+    servers = {
+        "library": {"command": sys.executable, "args": [str(LIBRARY)]},
+        "payroll": {"command": sys.executable, "args": [str(demo)]},
+    }
+    gateway = _setup(tmp_path, servers)
+    carol = "carol-token-00112233445566778899"
+    _clients(
+        tmp_path / "clients.json",
+        {
+            "carol": {"token": carol, "servers": {"payroll": {"deny": ["*"]}}},
+            "bob": {"token": BOB},
+        },
+    )
+    with gateway:
+        base = f"http://127.0.0.1:{gateway.port}"
+
+        def get(path: str, token: str) -> httpx2.Response:
+            return httpx2.get(f"{base}{path}", headers={"Authorization": f"Bearer {token}"})
+
+        carol_ready, bob_ready = get("/readyz", carol).json(), get("/readyz", BOB).json()
+        carol_metrics, bob_metrics = get("/metrics", carol).text, get("/metrics", BOB).text
+    assert bob_ready["upstreams"] == {"library": "up", "payroll": "up"}
+    assert 'upstream="payroll"' in bob_metrics
+    assert carol_ready["upstreams"] == {"library": "up"}
+    assert carol_ready["ready"] is True
+    assert "payroll" not in carol_metrics and 'upstream="library"' in carol_metrics

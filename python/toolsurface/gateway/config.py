@@ -376,6 +376,29 @@ class Policy:
             return False
         return not allow or any(fnmatch.fnmatchcase(local, g) for g in allow)
 
+    def closes(self, upstream: str) -> bool:
+        """Whether the globs alone deny everything of ``upstream``: tools, prompts, URIs.
+
+        Its gateway names all start ``upstream__`` and its own names are anything, so: a
+        deny glob ending in ``*`` that matches that prefix (the ``*`` takes any rest), a
+        ``deny`` of only ``*`` in its own section, or an ``allow`` none of whose globs can
+        start so (the text before a glob's first wildcard leads elsewhere). Not found: a
+        set of globs that together deny every name, none of them alone.
+        """
+        prefix = f"{upstream}__"
+        if any(g.endswith("*") and fnmatch.fnmatchcase(prefix, g) for g in self.deny):
+            return True
+        if self.allow and not any(_may_start(g, prefix) for g in self.allow):
+            return True
+        _, deny = self.servers.get(upstream, ((), ()))
+        return any(g.strip("*") == "" for g in deny)
+
+
+def _may_start(glob: str, prefix: str) -> bool:
+    """Whether ``glob`` may match a name starting with ``prefix``: its literal start allows it."""
+    literal = re.split(r"[*?\[]", glob, maxsplit=1)[0]
+    return literal.startswith(prefix) or prefix.startswith(literal)
+
 
 def read_policy(path: str | Path | None) -> Policy:
     """A policy file (``{"allow": [...], "deny": [...], "servers": {NAME: {...}}}``)."""

@@ -6,10 +6,11 @@ has its ``Host`` checked first, as there. Then:
 - ``GET /healthz``: 200 while the process serves (liveness);
 - ``GET /readyz``: 200 when the session store answers and at least one upstream is
   connected, else 503; the JSON body says the store's and each upstream's state: every
-  upstream to the bearer of the token (or to anyone when there is none), only its own to a
-  client of the tokens file, none to a request without a valid one;
+  upstream to the bearer of the token (or to anyone when there is none), to a client of the
+  tokens file only those it meets something of (``Gateway.told_of``), none to a request
+  without a valid one;
 - ``GET /metrics``: the Prometheus text format (``metrics.py``), behind the token; a
-  client of the tokens file reads no row labelled with an upstream its token does not see;
+  client of the tokens file reads no row labelled with an upstream it is not told of;
 - anything else goes on to the MCP endpoint. With a clients file (``clients.py``) the
   bearer token names the client: its policy applies to the request (:data:`CLIENT`), and a
   session is bound to the client that opened it, so another client's token cannot use it.
@@ -74,6 +75,7 @@ class Operated(Protocol):
     def metrics(self) -> GatewayMetrics: ...
 
     def upstream_states(self) -> dict[str, bool]: ...
+    def told_of(self, client: Client) -> Callable[[str], bool]: ...
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -230,7 +232,7 @@ class OpsMiddleware:
         """Which upstreams a request's credential may have named to it (``/readyz``)."""
         if self.clients is not None:
             client = self.clients.client(_header(scope, b"authorization"))
-            return client.sees if client is not None else lambda _upstream: False
+            return self.gateway.told_of(client) if client is not None else lambda _upstream: False
         if self._token_ok(scope):
             return lambda _upstream: True
         return lambda _upstream: False
@@ -263,7 +265,8 @@ class OpsMiddleware:
     async def _metrics(self, send: Send, client: Client | None) -> None:
         gateway = self.gateway
         gauges = gauge_rows(len(gateway.sessions), gateway.upstream_states())
-        text = gateway.metrics.render(gauges, visible=client.sees if client is not None else None)
+        shown = gateway.told_of(client) if client is not None else None
+        text = gateway.metrics.render(gauges, visible=shown)
         await _reply(send, 200, text.encode(), b"text/plain; version=0.0.4; charset=utf-8")
 
     async def _bound_client(self, session_id: str) -> str | None:

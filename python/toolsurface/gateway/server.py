@@ -344,6 +344,23 @@ class Gateway:
             return False
         return client is None or client.admits(name, self._owner)
 
+    def told_of(self, client: Client) -> Callable[[str], bool]:
+        """Which upstreams ``client`` may be told of (``/readyz``, ``/metrics``).
+
+        One it sees (``Client.sees``) unless the gateway's policy or its own denies
+        everything of it (``Policy.closes``): a name it can meet nothing of may say as much
+        as a tool's.
+        """
+
+        def told(upstream: str) -> bool:
+            return (
+                client.sees(upstream)
+                and not self.policy.closes(upstream)
+                and not client.policy.closes(upstream)
+            )
+
+        return told
+
     def upstream_states(self) -> dict[str, bool]:
         """Each upstream, and whether it is connected now (``/readyz``, ``/metrics``)."""
         upstreams = self.upstream_set
