@@ -29,6 +29,7 @@ from toolsurface.gateway.config import (  # noqa: E402
     read_config,
     read_policy,
 )
+from toolsurface.gateway.upstreams import RESULT_MAX_BLOCKS  # noqa: E402
 
 DEMO_SERVER = Path(__file__).resolve().parents[1] / "mcp_servers" / "demo_server.py"
 TIMEOUT = 60.0
@@ -222,3 +223,31 @@ def test_a_policy_says_which_upstreams_it_closes_whole(
     for upstream in closed:
         for local in ("get_salary", "search", "memo://x"):
             assert not read.admits(f"{upstream}__{local}", _owner)
+
+
+def test_a_result_of_too_many_content_blocks_is_a_tool_error_naming_its_count(
+    tmp_path: Path,
+) -> None:
+    # An upstream that floods the gateway with blocks: reading each would hold every other
+    # client; the call is answered with its count instead, and the gateway serves on.
+    flood = Path(__file__).resolve().parents[1] / "mcp_servers" / "flood_server.py"
+    servers = {
+        "ops": {"command": sys.executable, "args": [str(DEMO_SERVER)]},
+        "flood": {"command": sys.executable, "args": [str(flood)]},
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}), "utf-8")
+    (tmp_path / "policy.json").write_text("{}", "utf-8")
+
+    async def run() -> tuple[Any, Any, Any]:
+        async with _gateway(tmp_path, Changes()) as session:
+            await session.call_tool("ToolSearch", {"select": ["flood__flood", "ops__list_tickets"]})
+            too_many = await session.call_tool("flood__flood", {"blocks": RESULT_MAX_BLOCKS + 1})
+            at_most = await session.call_tool("flood__flood", {"blocks": 3})
+            after = await session.call_tool("ops__list_tickets", {})
+            return too_many, at_most, after
+
+    too_many, at_most, after = asyncio.run(run())
+    assert too_many.is_error
+    assert f"answered {RESULT_MAX_BLOCKS + 1:,} content blocks" in _text(too_many)
+    assert [c.text for c in at_most.content] == ["line 0", "line 1", "line 2"]
+    assert not at_most.is_error and not after.is_error

@@ -59,6 +59,13 @@ Capability = Literal["resources", "subscribe", "prompts", "completions", "loggin
 _T = TypeVar("_T", bound=BaseModel)
 
 
+#: The most content blocks an upstream's tool result may hold to be passed on. Checking each
+#: block is the gateway's, on its event loop: the half million of a hostile result held
+#: every other client for some 20 s. A result past it is answered as a tool error naming
+#: its count, before any block is read.
+RESULT_MAX_BLOCKS = 10_000
+
+
 def _text(text: str, *, error: bool = False) -> dict[str, Any]:
     """A tool result of one text, as sent on the wire."""
     return {"content": [{"type": "text", "text": text}], "isError": error}
@@ -389,6 +396,14 @@ class _Supervisor:
         try:
             with anyio.fail_after(timeout):
                 raw = await lane.call(server_name, arguments, progress_token=token)
+                blocks = raw.get("content")
+                if isinstance(blocks, list) and len(blocks) > RESULT_MAX_BLOCKS:
+                    return _text(
+                        f"Tool {name!r} answered {len(blocks):,} content blocks; the gateway "
+                        f"passes at most {RESULT_MAX_BLOCKS:,} in one result, so none was "
+                        "passed on. Ask the tool for less (a page, a filter) if it can.",
+                        error=True,
+                    )
                 result = types.CallToolResult.model_validate(raw, by_name=False)
                 if not result.is_error:
                     await session.validate_tool_result(server_name, result)
