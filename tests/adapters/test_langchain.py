@@ -600,6 +600,29 @@ def test_one_line_passes_through_a_tool_it_cannot_take(caplog: pytest.LogCapture
     assert ran == ["hi"] and tool_messages(result)[0].text == "HI"
 
 
+def test_one_line_never_sends_or_runs_a_tool_it_cannot_take_that_the_policy_blocks() -> None:
+    ran: list[str] = []
+
+    def shout(text: str) -> str:
+        ran.append(text)
+        return text.upper()
+
+    # Two tools toolsurface cannot index (a space in the name); the policy blocks one. The
+    # blocked one is neither sent nor run: its call reads as an unknown tool's.
+    odd = StructuredTool.from_function(shout, name="shout it", description="Shout the text.")
+    wipe = StructuredTool.from_function(shout, name="wipe all", description="Wipe every disk.")
+    host = AgentTools(demo_catalogue())
+    fake = model(calls(("wipe all", {"text": "now"}), ("shout it", {"text": "hi"}), step=1), "ok")
+    middleware = ToolSurfaceMiddleware(policy=lambda name: name != "wipe all")
+    agent = create_agent(fake, [*host.tools, odd, wipe], middleware=[middleware])
+    result = agent.invoke({"messages": [("user", "wipe it all, then shout hi")]})
+    assert all("wipe all" not in seen["tools"] for seen in fake.seen)
+    assert fake.seen[0]["tools"][-1] == "shout it"
+    refused, shouted = tool_messages(result)
+    assert refused.status == "error" and refused.text.startswith("Unknown tool 'wipe all'")
+    assert ran == ["hi"] and shouted.text == "HI"
+
+
 def test_one_line_window_comes_from_the_model_profile() -> None:
     from toolsurface.adapters.langchain.agent_tools import DEFAULT_WINDOW_TOKENS, default_limits
 

@@ -92,7 +92,8 @@ class AgentTools:
     registry: ToolRegistry
     by_name: Mapping[str, BaseTool]
     #: Tools toolsurface cannot take (a name outside MCP's rule, a schema it cannot read):
-    #: sent on every request and run without admission, as without the middleware.
+    #: those the policy admits are sent on every request and run without admission, as
+    #: without the middleware (``ToolSurfaceMiddleware._unmanaged``).
     passthrough: Mapping[str, BaseTool]
     #: Holds the listed tools alive, so that the identities in ``key`` stay theirs.
     tools: tuple[BaseTool, ...]
@@ -128,7 +129,11 @@ class AgentTools:
             try:
                 definition = to_toolsurface(tool, group=None if by_prefix else chosen)
             except (ToolDefinitionError, LangChainAdapterError) as exc:
-                _log.warning("toolsurface: %s; the tool is sent as it is, unmanaged", exc)
+                _log.warning(
+                    "toolsurface: %s; the tool is sent as it is, unmanaged, where the policy "
+                    "admits it",
+                    exc,
+                )
                 passthrough[tool.name] = tool
                 continue
             converted.append(definition)

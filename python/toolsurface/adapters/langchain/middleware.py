@@ -36,7 +36,7 @@ from toolsurface.adapters.langchain.convert import LangChainToolLike, convert_to
 from toolsurface.adapters.langchain.errors import LangChainAdapterError
 from toolsurface.admission.admit import ToolCall, Verdict
 from toolsurface.surface.limits import SurfaceLimits
-from toolsurface.surface.policy import Policy
+from toolsurface.surface.policy import Policy, admits
 from toolsurface.surface.surface import ToolSurface
 from toolsurface.tools.toolsearch import TOOL_SEARCH_NAME, tool_search_tool
 
@@ -323,7 +323,7 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         builtins = [t for t in request.tools if isinstance(t, dict)]
         unmanaged: list[BaseTool] = []
         if run.tool_set is not None:
-            unmanaged = list(run.tool_set.passthrough.values())
+            unmanaged = list(self._unmanaged(run).values())
         else:
             for t in request.tools:
                 name = t.name if isinstance(t, BaseTool) else None
@@ -334,6 +334,17 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return request.override(tools=tools)
         system = self._system_message(request.system_message, plan.catalogue)
         return request.override(tools=tools, system_message=system)
+
+    def _unmanaged(self, run: _Run) -> Mapping[str, BaseTool]:
+        """The tools toolsurface could not convert that the policy admits, by name.
+
+        Sent on every request and run as without the middleware; one the policy blocks is
+        never sent, and a call of it is refused as a name the surface does not know.
+        """
+        if run.tool_set is None:
+            return {}
+        passthrough = run.tool_set.passthrough
+        return {n: t for n, t in passthrough.items() if admits(self._policy, None, n)}
 
     def _warn_dropped(self, name: str) -> None:
         if name not in self._dropped:
@@ -362,8 +373,9 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
             return
         # Structured-output tools are answered by the agent itself, never by the tool node.
         structured = {s.name for s in getattr(request.response_format, "schema_specs", ())}
-        # Unmanaged tools run as they would without the middleware.
-        unmanaged = run.tool_set.passthrough if run.tool_set is not None else {}
+        # Unmanaged tools the policy admits run as they would without the middleware; one it
+        # blocks is admitted as any name the surface does not know: refused as unknown.
+        unmanaged = self._unmanaged(run)
         calls = [
             ToolCall(c["name"], c["args"], c.get("id") or "")
             for c in ai[-1].tool_calls
@@ -500,7 +512,7 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
                 status="error",
                 response_metadata={"toolsurface": {"not_run": "no_surface"}},
             )
-        if run.tool_set is not None and call.get("name") in run.tool_set.passthrough:
+        if call.get("name") in self._unmanaged(run):
             return None
         verdict = self._verdict(run, call)
         if not verdict.runs:
