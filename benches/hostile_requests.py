@@ -15,7 +15,10 @@ catalogue (the real MCP tools when ``../shared/data`` is there), lexically, and 
 - ``camel 4000``: one camelCase identifier of 800 made-up five-letter parts.
 
 Prints per shape and engine the median and the worst of the rounds, and the pure engine's
-median over the native one's. ``ToolSearch`` cuts its query at 1,000 characters
+median over the native one's. Then what ToolSearch arguments a model writes as JSON text
+cost to read (``parse_tool_search_arguments``, no engine involved), each within the 65,536
+characters it reads: a string left open after 33 brackets, made of escaped quotes; nesting
+past the limit; an integer of 20,000 digits. ``ToolSearch`` cuts its query at 1,000 characters
 (``tools.toolsearch``); ``registry.search`` reads all of it. Figures
 compare builds and engines in one run on one machine, not absolute claims.
 """
@@ -33,6 +36,7 @@ from pathlib import Path
 
 from toolsurface.catalogue import load_catalogue
 from toolsurface.registry import ToolRegistry
+from toolsurface.tools.toolsearch import parse_tool_search_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "data" / "catalogue" / "mcp_tools.json"
@@ -61,6 +65,21 @@ def shapes(rng: random.Random) -> dict[str, Callable[[], str]]:
         "snake 1000": lambda: "_".join(word(6) for _ in range(143)),
         "camel 4000": lambda: "".join(word(5).capitalize() for _ in range(800)),
     }
+
+
+#: ToolSearch arguments as JSON text, each under ``tools.toolsearch.ARGUMENTS_MAX_CHARS``.
+ARGUMENTS = {
+    "open string of escaped quotes": "[" * 33 + '"' + '\\"' * 32_000,
+    "nested 30,000 deep": "[" * 30_000 + "]" * 30_000,
+    "integer of 20,000 digits": '{"query": ' + "9" * 20_000 + "}",
+}
+
+
+def read_cost(text: str) -> float:
+    """Seconds ``parse_tool_search_arguments`` takes to read (and refuse) ``text``."""
+    start = time.perf_counter()
+    parse_tool_search_arguments(text)
+    return time.perf_counter() - start
 
 
 def timed(registry: ToolRegistry, request: str) -> float:
@@ -96,6 +115,10 @@ def main() -> None:
             f"{label:<12} {native:>8.3f} ms {max(times['native']) * 1000:>8.2f} ms"
             f" {pure:>8.1f} ms {max(times['pure']) * 1000:>8.1f} ms {pure / native:>10.0f}x"
         )
+    print("\nToolSearch arguments as JSON text (median of the rounds)")
+    for label, text in ARGUMENTS.items():
+        took = statistics.median(read_cost(text) for _ in range(args.rounds)) * 1000
+        print(f"{label:<32} {len(text):>7,} chars {took:>8.2f} ms")
 
 
 if __name__ == "__main__":

@@ -130,3 +130,16 @@ def test_invisible_characters_in_a_tools_own_text_never_reach_the_provider() -> 
     assert reg.get("read").search_hint == "zerowidth"
     kept = reg.get("read").description
     assert all(unicodedata.category(c) not in ("Cf", "Cc") or c == "\n" for c in kept)
+
+
+def test_brackets_inside_a_string_left_open_are_not_nesting() -> None:
+    # The depth check runs before parsing: brackets in a string never count, closed or
+    # left open (a model's broken arguments), and a string left open is read to the end
+    # in one pass, however many escaped quotes it holds.
+    from toolsurface._internal.json_check import JsonTextError, loads
+
+    for text in ('["[[[[[[[[', '["\\"[[[[[[[[[', '{"a": "]]]]' + '\\"' * 50_000):
+        with pytest.raises(json.JSONDecodeError):
+            loads(text, max_depth=4)
+    with pytest.raises(JsonTextError, match="more than 4 levels deep"):
+        loads("[" * 5 + '"' + '\\"' * 50_000, max_depth=4)

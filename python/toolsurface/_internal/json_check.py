@@ -155,8 +155,11 @@ def _refuse_constant(token: str) -> Any:
     raise _ConstantError(token)
 
 
-#: A JSON string, its escapes included.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+#: A JSON string, its escapes included, its closing quote optional: a string left open runs
+#: to the end of the text. A match always succeeds once begun, so a scan is linear; with the
+#: quote required, an open string of escaped quotes was rescanned from each one, quadratic
+#: in the text (docs/performance.md, "What a hostile request costs").
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
