@@ -125,6 +125,31 @@ def test_anthropic_array_holds_every_admitted_held_tool_deferred_and_stays_the_s
     assert v.runs and not v.blind  # its definition is in the history now
 
 
+@pytest.mark.parametrize("provider", ["anthropic", "openai-responses"])
+def test_with_the_discovery_tool_blocked_no_tool_is_left_deferred(
+    engine_name: str, provider: str
+) -> None:
+    # Deferred tools load only through ToolSearch: once the policy blocks it (mid-run, or
+    # in a restore), the groups held earlier are listed whole, as a fresh run under that
+    # policy lists them, and come back held when ToolSearch does.
+    surface = _surface(engine_name, provider)
+    assert surface.plan().held_back == ("gh", "slack")
+    snapshot = surface.snapshot().to_json()
+    without = {"read_file", "gh__list_issues", "gh__create_issue", "slack__send_message"}
+    surface.set_policy(without)
+    restored = _surface_over(surface.registry, provider)
+    restored.set_policy(without)
+    restored.restore(snapshot)
+    for run in (surface, restored):
+        plan = run.plan()
+        array = plan.render()
+        assert plan.held_back == () and set(plan.names) == without
+        assert not [t for t in array if t.get("defer_loading") or t.get("type") == "namespace"]
+        assert "ToolSearch" not in json.dumps(array)
+    surface.set_policy(lambda n: n != BLOCKED)
+    assert surface.plan().held_back == ("gh", "slack")
+
+
 def test_anthropic_group_load_references_each_member_and_never_a_blocked_one(
     engine_name: str,
 ) -> None:

@@ -132,7 +132,8 @@ def decide(
 ) -> Decision:
     """The decision for ``admitted`` under ``limits``; ``last`` stands if nothing it saw moved.
 
-    ``floor`` are the groups held back earlier in the run (they stay held while they exist);
+    ``floor`` are the groups held back earlier in the run (they stay held while they exist
+    and the discovery tool is admitted);
     ``tokens`` estimates a tool's definition by name, ``rules_tokens`` a group's rules
     section (the catalogue carries it while the group is on the surface, so it weighs with
     the group's definitions).
@@ -157,7 +158,12 @@ def decide(
     limit = limits.max_advertised_tools or math.inf
     budget = limits.token_budget
     if deferral_mode == "auto":
-        held |= {g for g in floor if g in groups}
+        # The floor keeps the run's request stable while a group can still be loaded; with
+        # the discovery tool gone (the policy narrowed) a group held back could only be
+        # called blind, and under native delivery not even that: it is listed again, as a
+        # fresh run under that policy lists it.
+        if discovery:
+            held |= {g for g in floor if g in groups}
         if held:
             reasons.append("held back earlier in the run: " + ", ".join(sorted(held)))
         if discovery:
