@@ -215,6 +215,24 @@ def test_calls_past_the_cap_do_not_run() -> None:
     assert texts[2].startswith("Not run: this message asked for 3 tool calls")
 
 
+@pytest.mark.parametrize("ids", [["same"] * 5, [""] * 5, ["a", "b"] * 2 + ["a"]])
+def test_calls_sharing_an_id_or_without_one_still_meet_the_cap(ids: list[str]) -> None:
+    # A model may repeat a call id or leave it empty: each call still takes its own verdict
+    # of the whole message's admission, so the cap holds and nothing runs twice.
+    host = Host(demo_catalogue(), limits=SurfaceLimits(max_tool_calls_per_turn=2))
+    message = AIMessage(
+        content="",
+        tool_calls=[
+            {"name": LIST_PRS, "args": {"owner": "acme", "repo": f"r{i}"}, "id": i_d}
+            for i, i_d in enumerate(ids)
+        ],
+    )
+    result = host.agent(model(message, "Done.")).invoke({"messages": [("user", QUERY)]})
+    refused = [m for m in tool_messages(result) if m.status == "error"]
+    assert len(host.ran) == 2 and len(refused) == 3
+    assert all(m.text.startswith("Not run: this message asked for 5 tool calls") for m in refused)
+
+
 def test_blind_call_runs_and_is_loaded_for_the_next_call(demo: Host) -> None:
     fake = model(calls((LIST_PRS, {"owner": "acme", "repo": "api"}), step=1), "Done.")
     demo.agent(fake).invoke({"messages": [("user", QUERY)]})
@@ -749,6 +767,17 @@ def test_bigtool_agent_runs_only_retrieved_and_admitted_tools() -> None:
     assert "github__" not in found.text
     assert not any(i.startswith("github__") for i in result["selected_tool_ids"])
     assert again.status == "error"
+    assert host.ran == []
+
+
+def test_bigtool_agent_quotes_a_hostile_name_cut_and_escaped() -> None:
+    host = AgentTools(demo_catalogue())
+    registry = {t.name: t for t in host.tools}
+    fake = model(calls(("x" * 1_000_000, {}), ("a\u202eb\x1b[31m", {}), step=1), "Sorry.")
+    result = create_bigtool_agent(fake, registry, limit=3).invoke({"messages": [("user", "hi")]})
+    huge, hidden = tool_messages(result)
+    assert huge.status == "error" and len(huge.text) < 300 and "…" in huge.text
+    assert hidden.text.startswith("Not run: 'a\\u202eb\\x1b[31m' is not among")
     assert host.ran == []
 
 

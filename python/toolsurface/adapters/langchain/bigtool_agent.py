@@ -27,6 +27,7 @@ from typing_extensions import NotRequired
 
 from toolsurface.adapters.langchain.bigtool import BigtoolRetriever, IdPolicy
 from toolsurface.adapters.langchain.convert import LangChainToolLike
+from toolsurface.admission.text import quoted_name
 
 __all__ = ["BigtoolMiddleware", "BigtoolState", "create_bigtool_agent"]
 
@@ -107,10 +108,13 @@ class BigtoolMiddleware(AgentMiddleware[BigtoolState, Any, Any]):
             return Command(update={"messages": [found], "selected_tool_ids": ids})
         if any(t.name == name for t in self.selected(request.state)):
             return None
+        # What the model wrote is quoted cut and with its invisible characters escaped, as
+        # admission quotes an unknown name; a name that is no string is not turned into one.
+        shown = quoted_name(name, 128) if isinstance(name, str) else "a name that is no string"
         return ToolMessage(
-            f"Not run: {name!r} is not among the tools you retrieved. Call "
+            f"Not run: {shown} is not among the tools you retrieved. Call "
             f"{self.retrieve_tool.name} with what the job needs first.",
-            name=str(name or ""),
+            name=name if isinstance(name, str) else "",
             tool_call_id=call_id,
             status="error",
         )

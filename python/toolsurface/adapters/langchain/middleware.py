@@ -70,7 +70,8 @@ class _Run:
     # The tool node runs a message's calls concurrently (one task each, sync ones on
     # threads); ToolSurface is a state machine with no lock of its own.
     lock: threading.RLock = field(default_factory=threading.RLock)
-    verdicts: dict[str, Verdict] = field(default_factory=dict)
+    #: By call id, in the message's order: a model may give two calls one id, or none.
+    verdicts: dict[str, list[Verdict]] = field(default_factory=dict)
 
 
 def _last_user_text(messages: Sequence[Any]) -> str | None:
@@ -79,6 +80,22 @@ def _last_user_text(messages: Sequence[Any]) -> str | None:
         if isinstance(message, HumanMessage):
             return message.text
     return None
+
+
+def _take(verdicts: list[Verdict] | None, call: ToolCall) -> Verdict | None:
+    """The verdict of ``call`` among those of its id, taken out: its name, then its arguments.
+
+    The first of the id's verdicts for that name and those arguments, else the first for
+    that name: two calls sharing an id each take one verdict, so none is run twice or past
+    the message's cap.
+    """
+    if not verdicts:
+        return None
+    named = [i for i, v in enumerate(verdicts) if (v.asked_name or v.call.name) == call.name]
+    for i in named:
+        if verdicts[i].call.arguments == call.arguments:
+            return verdicts.pop(i)
+    return verdicts.pop(named[0]) if named else None
 
 
 def _thread_id(config: Mapping[str, Any] | None = None) -> str:
@@ -383,7 +400,12 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         ]
         with run.lock:
             verdicts = run.surface.admit(calls)
-            run.verdicts = {v.call.id: v for v in verdicts if v.call.id}
+            # Every verdict is kept, under its id: calls that share an id (or have none)
+            # were counted against the message's cap together, and each takes its own.
+            by_id: dict[str, list[Verdict]] = {}
+            for v in verdicts:
+                by_id.setdefault(v.call.id, []).append(v)
+            run.verdicts = by_id
 
     def wrap_model_call(
         self,
@@ -417,11 +439,11 @@ class ToolSurfaceMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         name = name if isinstance(name, str) else ""  # admission refuses it as unknown
         wanted = ToolCall(name, call.get("args"), call.get("id") or "")
         with run.lock:
-            verdict = run.verdicts.pop(wanted.id, None) if wanted.id else None
+            verdict = _take(run.verdicts.get(wanted.id), wanted)
             # A call another middleware added or renamed after the model answered (a human
             # review, say), or one resumed in a process that never saw the message, is
             # admitted alone.
-            if verdict is None or (verdict.asked_name or verdict.call.name) != wanted.name:
+            if verdict is None:
                 verdict = run.surface.admit([wanted])[0]
         return verdict
 
