@@ -144,3 +144,33 @@ def test_plan_refuses_a_zero_limit_naming_the_flag(
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}: must be at least 1, got 0" in err and "pydantic" not in err
+
+
+def test_an_engine_variable_of_no_engine_is_one_line_and_exit_2() -> None:
+    # The variable is read at import: a fresh interpreter. Import itself never fails on it;
+    # a command that searches says what is wrong in one line, and --help still helps.
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "TOOLSURFACE_ENGINE": "bogus", "TOOLSURFACE_SEMANTIC": "off"}
+    run = [sys.executable, "-m", "toolsurface.cli"]
+    searched = subprocess.run(
+        [*run, "search", "list PRs"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert searched.returncode == 2
+    assert searched.stderr.strip().splitlines() == [
+        "toolsurface: error: TOOLSURFACE_ENGINE='bogus': expected 'pure' or 'native' (or unset)"
+    ]
+    helped = subprocess.run(
+        [*run, "search", "--help"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert helped.returncode == 0 and "TOOLSURFACE_ENGINE='bogus'" in helped.stdout
+    chosen = subprocess.run(
+        [*run, "search", "list PRs", "-k", "1", "--engine", "pure"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert chosen.returncode == 0 and "github__list_pull_requests" in chosen.stdout

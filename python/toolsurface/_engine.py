@@ -2,6 +2,9 @@
 
 ``TOOLSURFACE_ENGINE=pure`` forces the pure engine; ``TOOLSURFACE_ENGINE=native`` forces the
 native one and fails loudly when it is missing or stale, never falling back in silence.
+Any other value is refused where an engine is chosen (:func:`engine`, so every registry
+built without ``engine=``), naming the variable, not at import: a command line can say so
+in one line, and ``import toolsurface`` never fails on the environment.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ EngineName = Literal["native", "pure"]
 _log = logging.getLogger("toolsurface")
 
 
-def _load() -> ModuleType | None:
-    forced = os.environ.get("TOOLSURFACE_ENGINE", "").strip().lower()
-    if forced not in ("", "pure", "native"):
-        raise EngineUnavailableError(
-            f"TOOLSURFACE_ENGINE={forced!r}: expected 'pure' or 'native' (or unset)"
-        )
+def _refused(forced: str) -> str | None:
+    """Why the value of ``TOOLSURFACE_ENGINE`` is refused, or None for a valid one."""
+    if forced in ("", "pure", "native"):
+        return None
+    return f"TOOLSURFACE_ENGINE={forced[:64]!r}: expected 'pure' or 'native' (or unset)"
+
+
+def _load(forced: str) -> ModuleType | None:
     if forced == "pure":
         return None
     try:
@@ -47,7 +52,11 @@ def _load() -> ModuleType | None:
     return _native
 
 
-_NATIVE = _load()
+_FORCED = os.environ.get("TOOLSURFACE_ENGINE", "").strip().lower()
+_REFUSED = _refused(_FORCED)
+# A refused value loads as unset would: what the package makes at import is the same on
+# either engine, and the refusal comes where the engine is chosen.
+_NATIVE = _load("" if _REFUSED is not None else _FORCED)
 
 
 def native_module() -> ModuleType | None:
@@ -56,5 +65,11 @@ def native_module() -> ModuleType | None:
 
 
 def engine() -> EngineName:
-    """Which engine is live in this process: ``"native"`` or ``"pure"``."""
+    """Which engine is live in this process: ``"native"`` or ``"pure"``.
+
+    Raises :class:`EngineUnavailableError` naming ``TOOLSURFACE_ENGINE`` when its value is
+    neither.
+    """
+    if _REFUSED is not None:
+        raise EngineUnavailableError(_REFUSED)
     return "native" if _NATIVE is not None else "pure"

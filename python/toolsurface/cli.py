@@ -424,7 +424,10 @@ def _build_parser() -> argparse.ArgumentParser:
     search.add_argument("--explain", action="store_true", help="show what each term added")
     search.add_argument("--json", action="store_true", help="print JSON for a machine")
     search.add_argument(
-        "--engine", choices=("native", "pure"), default=None, help=f"default: live ({engine()})"
+        "--engine",
+        choices=("native", "pure"),
+        default=None,
+        help=f"default: live ({_live_engine()})",
     )
     _ranking_switches(search)
     search.set_defaults(func=_cmd_search)
@@ -540,6 +543,14 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     gw.set_defaults(func=_cmd_gateway)
     return parser
+
+
+def _live_engine() -> str:
+    """The live engine's name for a help text, or why ``TOOLSURFACE_ENGINE`` is refused."""
+    try:
+        return engine()
+    except ToolsurfaceError as exc:
+        return str(exc)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
