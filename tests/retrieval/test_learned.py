@@ -295,6 +295,33 @@ def test_a_broken_file_is_refused_naming_the_field(change: Any, named: str, tmp_
     assert registry.learned() == kept  # the failed load lost nothing
 
 
+def test_a_file_not_utf8_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "learned.json"
+    path.write_bytes(b"\xff\xfe{}")
+    registry = ToolRegistry(_tools())
+    with pytest.raises(LearnedFormatError, match=r"learned\.json: not UTF-8 text .* at byte 0"):
+        registry.load_learned(path)
+
+
+def test_two_rows_of_one_request_keep_the_first_and_say_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Requests are kept casefolded, so a hand-edited file may hold one twice: nothing is
+    # dropped without a word.
+    hints = LearnedHints()
+    hints.add("open prs", "t")
+    data = json.loads(hints.to_json())
+    row = data["tools"]["t"][0]
+    data["tools"]["t"].append({**row, "query": "Open PRs", "count": 7})
+    path = tmp_path / "learned.json"
+    path.write_text(json.dumps(data), "utf-8")
+    registry = ToolRegistry(_tools())
+    with caplog.at_level("WARNING", logger="toolsurface"):
+        assert registry.load_learned(path) == 1
+    assert "tools.t[1]: the same request as [0]" in caplog.text
+    assert [r.query for r in registry.learned()["t"]] == ["open prs"]
+
+
 @pytest.mark.parametrize("text", ["", "not json", "[]", '{"format": NaN}', "[" * 100_000])
 def test_text_that_is_no_file_is_refused(text: str) -> None:
     with pytest.raises(LearnedFormatError):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ from typing import Any
 from toolsurface._internal.invisible import strip_invisible
 from toolsurface.errors import ToolsurfaceError
 from toolsurface.retrieval.fields import clean_text
+
+_log = logging.getLogger("toolsurface")
 
 __all__ = [
     "LEARNED_CAP",
@@ -356,8 +359,21 @@ class LearnedHints:
             if not isinstance(rows, list) or len(rows) > cap:
                 raise LearnedFormatError(f"{at}: must be a list of at most {cap} requests")
             kept: dict[str, list[Any]] = {}
+            first: dict[str, int] = {}
             for i, row in enumerate(rows):
-                kept.setdefault(_row_key(row), _row(row, f"{at}[{i}]", clock, version))
+                key = _row_key(row)
+                read = _row(row, f"{at}[{i}]", clock, version)
+                if key in kept:
+                    # Requests are kept casefolded: a second row of one is dropped, said.
+                    _log.warning(
+                        "toolsurface: %s[%d]: the same request as [%d] (requests are kept "
+                        "casefolded); the first is kept",
+                        at,
+                        i,
+                        first[key],
+                    )
+                    continue
+                kept[key], first[key] = read, i
             if kept:
                 hints._tools[str(name)] = kept
         hints._clock = clock

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from toolsurface._internal.durable import remove_leftovers, write_durably
 from toolsurface.errors import UnknownToolError
-from toolsurface.retrieval.hints.learned import LearnedHints, LearnedRequest
+from toolsurface.retrieval.hints.learned import LearnedFormatError, LearnedHints, LearnedRequest
 from toolsurface.retrieval.packed_fields import IndexDoc, StoredFields, unpack_fields
 
 __all__ = ["LearnedField", "OwnWords", "learned_texts", "with_learned"]
@@ -107,8 +107,14 @@ class LearnedField:
         where = Path(path)
         _removed_leftovers(where)
         now = self.hints
+        try:
+            text = where.read_text("utf-8")
+        except UnicodeDecodeError as exc:
+            raise LearnedFormatError(
+                f"{where}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
         loaded = LearnedHints.from_json(
-            where.read_text("utf-8"),
+            text,
             where=str(where),
             min_sessions=now.min_sessions,
             word_cap=now.word_cap,
