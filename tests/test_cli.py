@@ -113,6 +113,25 @@ def test_plan_respects_the_provider(capsys: pytest.CaptureFixture[str]) -> None:
     assert "catalogue block" in capsys.readouterr().out
 
 
+def test_plan_counts_the_files_tools_and_names_a_clash_with_the_discovery_tool(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one = {"name": "a__b", "description": "Read things.", "input_schema": {"type": "object"}}
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([one]), "utf-8")
+    data = _json(capsys, ["plan", "--catalogue", str(path), "--json", "--no-semantic"])
+    assert data["catalogue_tools"] == 1 and data["tools_registered"] == 2  # and ToolSearch
+    clash = {**one, "name": "ToolSearch"}
+    path.write_text(json.dumps([clash, one]), "utf-8")
+    assert main(["plan", "--catalogue", str(path), "--no-semantic"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(
+        "a tool named 'ToolSearch', the discovery tool's name: plan without it "
+        "(--no-discovery), or rename the catalogue's tool"
+    )
+    assert main(["plan", "--catalogue", str(path), "--no-semantic", "--no-discovery"]) == 0
+
+
 def test_search_output_carries_no_terminal_escapes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -345,8 +345,15 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     prefixes = sorted({n.split("__", 1)[0] for n in registry.names() if "__" in n})
     for prefix in prefixes:
         registry.declare_group(prefix, prefix=f"{prefix}__", dynamic=True)
+    in_file = len(registry)
     if not args.no_discovery:
-        registry.register(tool_search_tool())
+        search_tool = tool_search_tool()
+        if search_tool.name in registry:
+            raise ValueError(
+                f"the catalogue has a tool named {search_tool.name!r}, the discovery tool's "
+                "name: plan without it (--no-discovery), or rename the catalogue's tool"
+            )
+        registry.register(search_tool)
     limits = SurfaceLimits(window_tokens=args.window, max_advertised_tools=args.max_tools)
     surface = ToolSurface(registry, limits=limits, provider=args.provider)
     plan = surface.plan()
@@ -358,6 +365,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
             "catalogue": label,
             "provider": args.provider,
             "tools_registered": len(registry),
+            "catalogue_tools": in_file,
             "limits": {"window_tokens": args.window, "max_advertised_tools": limit},
             "held_back": list(plan.held_back),
             "reasons": list(plan.reasons),
@@ -378,7 +386,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
     console = Console()
     console.print(
-        f"[bold]{len(registry)}[/] tools in {label}; provider [bold]{args.provider}[/]"
+        f"[bold]{in_file}[/] tools in {label}; provider [bold]{args.provider}[/]"
         f" (at most {limit if limit is not None else 'any number of'} tools)"
         + (f", window {args.window:,} tokens" if args.window else "")
     )
