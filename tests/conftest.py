@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,17 @@ def native_available() -> bool:
     return True
 
 
+def _agnostic(item: pytest.Item) -> bool:
+    """Whether ``item`` checks the same thing on either engine (see below)."""
+    fixtures = getattr(item, "fixturenames", ())
+    return item.get_closest_marker("engine_agnostic") is not None or "both_backends" in fixtures
+
+
+def _pure_share(item: pytest.Item) -> bool:
+    """Whether a split run gives an engine-agnostic test to the pure suite: half, stably."""
+    return zlib.crc32(item.nodeid.encode("utf-8")) % 2 == 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run an engine-agnostic test once per environment: on the native engine where built.
 
@@ -42,19 +54,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     (``both_backends``) checks the same thing either way, so the pure run skips it when
     the native core is built here, and runs it where it is not (the pure engine is then
     the only one). ``TOOLSURFACE_TEST_EVERY_ENGINE=1`` runs them on the pure engine too.
+    ``TOOLSURFACE_TEST_SPLIT=1`` (CI, whose two suites run side by side) gives half of them,
+    by their id's hash, to the pure suite instead: each still runs once, and neither suite
+    waits on the other's share.
     """
     forced = os.environ.get("TOOLSURFACE_ENGINE", "").strip().lower()
-    if forced != "pure" or os.environ.get("TOOLSURFACE_TEST_EVERY_ENGINE") == "1":
+    if forced not in ("native", "pure") or os.environ.get("TOOLSURFACE_TEST_EVERY_ENGINE") == "1":
         return
     if not native_available():
         return
+    split = os.environ.get("TOOLSURFACE_TEST_SPLIT") == "1"
+    if forced == "native" and not split:
+        return
+    other = "pure" if forced == "native" else "native"
     skip = pytest.mark.skip(
-        reason="engine-agnostic: run by this environment's native-engine suite "
+        reason=f"engine-agnostic: run by this environment's {other}-engine suite "
         "(TOOLSURFACE_TEST_EVERY_ENGINE=1 runs it here too)"
     )
     for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        if item.get_closest_marker("engine_agnostic") or "both_backends" in fixtures:
+        if _agnostic(item) and (not split or _pure_share(item) == (forced == "native")):
             item.add_marker(skip)
 
 
