@@ -284,3 +284,104 @@ def test_a_server_record_whose_name_or_text_is_no_string_is_refused_naming_it(
 def test_a_description_that_is_no_string_is_refused_in_every_format(item: object) -> None:
     with pytest.raises(CatalogueFormatError, match=r"description'? must be a string"):
         parse_catalogue(json.dumps([item]), source="c.json")
+
+
+_DECL = {"name": "get_weather", "description": "Weather.", "parameters": {"type": "OBJECT"}}
+
+
+@pytest.mark.parametrize(
+    ("data", "fragment"),
+    [
+        (
+            {
+                "tools": [
+                    {"functionDeclarations": [_DECL]},
+                    {"googleSearch": {}},
+                    {"functionDeclaration": [{"name": "x"}]},
+                ]
+            },
+            "g.json tools[2]: unknown key 'functionDeclaration' (did you mean "
+            "'functionDeclarations'?); expected a Gemini tool",
+        ),
+        (
+            [{"functionDeclarations": [_DECL]}, {"googleSearch": {}, "codeExecution": {}}],
+            "g.json item 1: no 'functionDeclarations' list, and a built-in tool has one key, not 2"
+            " ('googleSearch', 'codeExecution')",
+        ),
+        (
+            {"tools": [{"functionDeclarations": [_DECL]}, {"functionDeclarations": {"name": "x"}}]},
+            "g.json tools[1]: field 'functionDeclarations' must be a list, got object",
+        ),
+        (
+            [{"functionDeclarations": [_DECL]}, {"googleSearch": True}],
+            "g.json item 1: built-in tool 'googleSearch' must be an object, got boolean",
+        ),
+        (
+            [{"functionDeclarations": [_DECL]}, "codeExecution"],
+            "g.json item 1: a Gemini tool must be a JSON object, got string",
+        ),
+    ],
+)
+def test_a_bad_entry_of_a_gemini_tools_array_is_named(data: object, fragment: str) -> None:
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue(json.dumps(data), source="g.json")
+    assert fragment in str(err.value)
+    assert "[0]" not in str(err.value) and "item 0" not in str(err.value)
+
+
+def test_a_gemini_array_beside_a_tool_of_another_shape_keeps_its_old_reading() -> None:
+    # A named tool in the list: not read as Gemini, so the wrapper is the item at fault.
+    data = [{"name": "a", "description": "A."}, {"functionDeclarations": [_DECL]}]
+    with pytest.raises(CatalogueFormatError, match=r"g\.json item 1: not a tool definition"):
+        parse_catalogue(json.dumps(data), source="g.json")
+
+
+@pytest.mark.parametrize("field", ["always_load", "read_only"])
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("yes", "string"),
+        ("false", "string"),
+        ("off", "string"),
+        (1, "number"),
+        (0.0, "number"),
+        ([], "array"),
+        ({}, "object"),
+    ],
+)
+@pytest.mark.parametrize("shape", ["anthropic", "openai-chat", "server-records", "jsonl"])
+def test_tool_flags_must_be_true_or_false(field: str, value: object, kind: str, shape: str) -> None:
+    """Not "yes", "off" or 0.0 read as a bool: the file, the item and the field are named."""
+
+    def item(name: str, flag: object) -> dict[str, object]:
+        if shape == "openai-chat":
+            return {"type": "function", "function": {"name": name}, field: flag}
+        server = {"server": "srv"} if shape == "server-records" else {}
+        return {**server, "name": name, "input_schema": SCHEMA, field: flag}
+
+    good, bad = item("ok", True), item("t", value)
+    if shape == "jsonl":
+        text, where = json.dumps(good) + "\n" + json.dumps(bad), "c.json line 2"
+    else:
+        text, where = json.dumps([good, bad]), "c.json item 1"
+    with pytest.raises(CatalogueFormatError) as err:
+        parse_catalogue(text, source="c.json")
+    assert f"{where}: field {field!r} must be true or false, got {kind}" in str(err.value)
+
+
+def test_tool_flags_read_true_false_and_an_unsaid_read_only() -> None:
+    items = [
+        {"name": "a", "always_load": True, "read_only": False},
+        {"name": "b", "always_load": False, "read_only": True},
+        {"name": "c", "read_only": None},
+    ]
+    _, tools = parse_catalogue(json.dumps(items))
+    assert [(t.always_load, t.read_only) for t in tools] == [
+        (True, False),
+        (False, True),
+        (False, None),
+    ]
+    with pytest.raises(
+        CatalogueFormatError, match="field 'always_load' must be true or false, got null"
+    ):
+        parse_catalogue(json.dumps([{"name": "a", "always_load": None}]), source="c.json")

@@ -7,6 +7,7 @@ or line broke it, so nothing is dropped in silence.
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Mapping
 from importlib import resources
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from toolsurface._internal.gcpause import gc_paused
-from toolsurface._internal.json_check import JsonTextError, json_type, loads
+from toolsurface._internal.json_check import JsonTextError, json_lines, json_type, loads
 from toolsurface.errors import CatalogueFormatError, ToolDefinitionError
 from toolsurface.models import Tool, tool_from_mapping
 
@@ -146,6 +147,15 @@ def _text(item: Mapping[str, Any], key: str, *, where: str, field: str = "") -> 
     return value
 
 
+#: A tool's flags: only JSON ``true`` and ``false`` are read (``read_only`` may be null, for
+#: unsaid). The tool model alone would take ``"yes"``, ``"off"`` or ``0.0`` as a bool.
+_FLAGS = ("always_load", "read_only")
+
+
+def _is_flag(key: str, value: Any) -> bool:
+    return isinstance(value, bool) or (key == "read_only" and value is None)
+
+
 def tool_from_any(item: Any, *, where: str) -> Tool:
     """One tool from an item of any known shape; errors name the item and the field."""
     if not isinstance(item, Mapping):
@@ -191,6 +201,11 @@ def tool_from_any(item: Any, *, where: str) -> Tool:
     for key in ("search_hint", "group", "always_load", "read_only"):
         if key in item:
             data[key] = item[key]
+    for key in _FLAGS:
+        if key in data and not _is_flag(key, data[key]):
+            raise CatalogueFormatError(
+                f"{where}: field {key!r} must be true or false, got {json_type(data[key])}"
+            )
     try:
         return tool_from_mapping(data, where=where)
     except ToolDefinitionError as exc:
@@ -222,10 +237,54 @@ def _is_gemini_builtin(item: Any) -> bool:
 
 
 def _is_gemini_list(items: list[Any]) -> bool:
-    """A Gemini tools array: wrappers of function declarations, maybe beside built-ins."""
+    """A Gemini tools array: wrappers of function declarations, maybe beside built-ins.
+
+    An entry that is neither (a misspelt key, say) does not make the array another format's
+    unless it looks like a tool of one: the reader then names that entry, not entry 0.
+    """
     return any(map(_is_gemini_wrapper, items)) and all(
-        _is_gemini_wrapper(t) or _is_gemini_builtin(t) for t in items
+        _is_gemini_wrapper(t)
+        or _is_gemini_builtin(t)
+        or not (isinstance(t, Mapping) and _item_shape(t))
+        for t in items
     )
+
+
+#: What an entry of a Gemini tools array must be.
+_GEMINI_ENTRY = (
+    'expected a Gemini tool: {"functionDeclarations": [...]} or one built-in tool such as '
+    '{"googleSearch": {}}'
+)
+#: An entry's keys named in an error: at most this many, each cut to this many characters.
+_KEYS_SHOWN, _KEY_CHARS = 5, 40
+
+
+def _gemini_entry_problem(item: Any) -> str:
+    """What is wrong with an entry of a Gemini tools array that is no Gemini tool."""
+    if not isinstance(item, Mapping):
+        return f"a Gemini tool must be a JSON object, got {json_type(item)}"
+    if "functionDeclarations" in item:
+        decls = item["functionDeclarations"]
+        return f"field 'functionDeclarations' must be a list, got {json_type(decls)}"
+    keys = [str(k) for k in item]
+    if not keys:
+        return "an empty object"
+    if len(keys) == 1:
+        close = difflib.get_close_matches(keys[0], ["functionDeclarations"], n=1, cutoff=0.8)
+        if close:
+            return f"unknown key {_cut(keys[0])!r} (did you mean 'functionDeclarations'?)"
+        value = item[keys[0]]
+        return f"built-in tool {_cut(keys[0])!r} must be an object, got {json_type(value)}"
+    shown = ", ".join(repr(_cut(k)) for k in keys[:_KEYS_SHOWN])
+    more = ", ..." if len(keys) > _KEYS_SHOWN else ""
+    return (
+        f"no 'functionDeclarations' list, and a built-in tool has one key, not {len(keys)} "
+        f"({shown}{more})"
+    )
+
+
+def _cut(key: str) -> str:
+    return key if len(key) <= _KEY_CHARS else key[:_KEY_CHARS] + "..."
 
 
 def detect_format(data: Any) -> str:
@@ -285,17 +344,18 @@ def _items(data: Any, fmt: str, source: str) -> list[tuple[str, Any]]:
         raw, label = data, ""
     if not isinstance(raw, list):
         raise CatalogueFormatError(f"{source}: the tools must be a list; {_EXPECTED}")
-    gemini = fmt == "gemini"
+    # A Gemini tools array (not a list of bare function declarations): each entry a tool.
+    gemini_array = fmt == "gemini" and _is_gemini_list(raw)
     out: list[tuple[str, Any]] = []
     for i, item in enumerate(raw):
         at = f"{source} {label}[{i}]" if label else f"{source} item {i}"
-        if gemini and _is_gemini_builtin(item):
-            continue
-        if gemini and _is_gemini_wrapper(item):
+        if not gemini_array:
+            out.append((at, item))
+        elif _is_gemini_wrapper(item):
             decls = item["functionDeclarations"]
             out.extend((f"{at}.functionDeclarations[{j}]", d) for j, d in enumerate(decls))
-        else:
-            out.append((at, item))
+        elif not _is_gemini_builtin(item):
+            raise CatalogueFormatError(f"{at}: {_gemini_entry_problem(item)}; {_GEMINI_ENTRY}")
     return out
 
 
@@ -323,16 +383,29 @@ def parse_catalogue(text: str, *, source: str = "catalogue") -> tuple[str, list[
         return _parse_catalogue(text, source)
 
 
+def _json_text(text: str) -> str:
+    r"""``text`` for the JSON parser, any whitespace at its ends let through, not only JSON's.
+
+    Each character stays at its place, so that an error's line and column are the file's:
+    leading whitespace is turned into spaces, its ``"\n"`` kept; trailing whitespace is cut.
+    """
+    body = text.rstrip()
+    lead = len(body) - len(body.lstrip())
+    if not body[:lead].strip(" \t\r\n"):  # none, or JSON's own: the parser skips it
+        return body
+    return "".join(c if c == "\n" else " " for c in body[:lead]) + body[lead:]
+
+
 def _parse_catalogue(text: str, source: str) -> tuple[str, list[Tool]]:
-    stripped = text.lstrip("\ufeff").strip()
-    if not stripped:
+    body = text.lstrip("\ufeff")
+    if not body.strip():
         raise CatalogueFormatError(f"{source} is empty; {_EXPECTED}")
     try:
-        data = _loads(stripped, source)
+        data = _loads(_json_text(body), source)
     except json.JSONDecodeError as whole_error:
-        lines = stripped.splitlines()
+        lines = json_lines(body)
         try:
-            loads(lines[0])
+            loads(_json_text(next(line for line in lines if line.strip())))
         except JsonTextError:
             pass  # a JSON line that is not standard JSON: the line's own read names it
         except json.JSONDecodeError:
@@ -348,7 +421,7 @@ def _parse_catalogue(text: str, source: str) -> tuple[str, list[Tool]]:
                 continue
             where = f"{source} line {lineno}"
             try:
-                item = _loads(line, where)
+                item = _loads(_json_text(line), where)
             except json.JSONDecodeError as exc:
                 raise CatalogueFormatError(
                     f"{where}: not JSON ({exc.msg} at column {exc.colno}); {_EXPECTED}"
@@ -360,8 +433,9 @@ def _parse_catalogue(text: str, source: str) -> tuple[str, list[Tool]]:
         fmt = detect_format(data)
     except CatalogueFormatError as exc:
         raise CatalogueFormatError(f"{source}: {exc}") from None
-    if fmt == "jsonl":  # one line of JSON Lines: a single tool
-        where = f"{source} line 1"
+    if fmt == "jsonl":  # one line of JSON Lines: a single tool, on the file's first line
+        lead = len(body) - len(body.lstrip())
+        where = f"{source} line {body.count(chr(10), 0, lead) + 1}"
         return fmt, [tool_from_any(data, where=where)]
     located = _items(data, fmt, source)
     tools = [tool_from_any(item, where=where) for where, item in located]

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from toolsurface._internal.json_check import JsonTextError, loads
+from toolsurface._internal.json_check import JsonTextError, json_lines, loads
 from toolsurface.admission.text import nearest_names
 from toolsurface.errors import CatalogueFormatError
 
@@ -172,7 +172,7 @@ def parse_queries(text: str, *, source: str) -> list[EvalQuery]:
             raise CatalogueFormatError(f"{source}: {exc}") from None
         rows = [(f"{source} item {i}", row) for i, row in enumerate(data)]
     else:
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(json_lines(text), 1):
             if line.strip():
                 where = f"{source} line {lineno}"
                 try:

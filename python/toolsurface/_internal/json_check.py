@@ -27,6 +27,7 @@ __all__ = [
     "INT_MAX_BITS",
     "MAX_DEPTH",
     "JsonTextError",
+    "json_lines",
     "json_problem",
     "json_type",
     "loads",
@@ -245,3 +246,13 @@ def _int_reader(max_digits: int) -> Any:
         return int(digits)
 
     return read
+
+
+def json_lines(text: str) -> list[str]:
+    r"""The lines of JSON Lines text, numbered from 1 by their place in the list.
+
+    A line ends at ``"\n"`` only (a ``"\r"`` before it is JSON's whitespace, left to the
+    parser): ``str.splitlines`` also breaks at U+2028, U+0085, form feed and others, which a
+    JSON string may hold raw, and would cut a valid line in two.
+    """
+    return text.split("\n")
