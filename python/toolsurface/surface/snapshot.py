@@ -14,6 +14,11 @@ Version history:
 - 3 (current): ``seal``, an HMAC-SHA256 of everything else under the host's key (``None``
   without one); numbers and marks strictly typed (a string or ``true`` is no number) and
   bounded; ``catalogue_rules`` within ``rules_given``.
+
+Every list of every version is bounded (``MAX_ROWS``, ``MAX_CALLED_TOOLS``,
+``MAX_V1_ROWS``), its length checked on the parsed JSON before one of its items is
+validated, and a whole number past every bound is never converted in full (``parse_text``):
+a text costs time and memory in proportion to its length.
 """
 
 from __future__ import annotations
@@ -29,7 +34,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.surface.floors import floor_set, read_keeping_floors
+from toolsurface.surface.floors import (
+    STAND_IN,
+    floor_in_text,
+    floor_set,
+    read_keeping_floors,
+    remember_floor_text,
+)
 
 __all__ = [
     "MAX_COUNTER",
@@ -40,6 +51,7 @@ __all__ = [
     "check_seal",
     "check_seal_over",
     "parse_snapshot",
+    "parse_text",
     "seal_of",
     "seal_over",
 ]
@@ -54,6 +66,10 @@ Counter = Annotated[int, Field(strict=True, ge=0, le=MAX_COUNTER)]
 MAX_CALLED_TOOLS = 4_096
 #: A snapshot lists at most this many loaded rows, held-back groups or rules groups.
 MAX_ROWS = 100_000
+#: A version-1 snapshot lists at most this many discovered tools and groups together (each
+#: becomes a loaded row). A version-1 row takes a fifth of the text of a loaded row and more
+#: work to lift: MAX_ROWS of them, 2 MB of text, took seconds to restore; this many, 0.1 s.
+MAX_V1_ROWS = 10_000
 #: A group name in a snapshot's lists.
 GroupName = Annotated[str, Field(min_length=1, max_length=128)]
 
@@ -247,10 +263,10 @@ class SurfaceSnapshotV1(BaseModel):
     version: Literal[1]
     session_id: str = Field(default="", max_length=256)
     mark: str
-    discovered: list[_DiscoveredV1] = Field(default_factory=list)
-    groups: list[str] = Field(default_factory=list)
-    held_back: list[str] = Field(default_factory=list)
-    rules_given: list[str] = Field(default_factory=list)
+    discovered: list[_DiscoveredV1] = Field(default_factory=list, max_length=MAX_V1_ROWS)
+    groups: list[str] = Field(default_factory=list, max_length=MAX_V1_ROWS)
+    held_back: list[str] = Field(default_factory=list, max_length=MAX_ROWS)
+    rules_given: list[str] = Field(default_factory=list, max_length=MAX_ROWS)
 
     @model_validator(mode="after")
     def _unique(self) -> SurfaceSnapshotV1:
@@ -327,7 +343,7 @@ def _first_error(exc: ValidationError) -> str:
     first = exc.errors()[0]
     if first["type"] == "snapshot_rows":
         return f"snapshot: {first['msg']}"
-    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+    loc = "".join(f"[{_shown(p)}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
     loc = loc.lstrip(".") or "<snapshot>"
     return f"snapshot: field {loc!r}: {first['msg']}"
 
@@ -344,15 +360,30 @@ UPCASTERS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+#: A text up to this many characters, ending as the serializer ends one, is first read in
+#: one pass by pydantic's JSON parser: the fastest read of a valid current snapshot, and one
+#: it refuses then costs a few milliseconds more at most. Anything else is parsed once
+#: (parse_text): pydantic checks a list's bound only after validating that many items.
+_ONE_PASS_CHARS = 1 << 16
+_WRITTEN_END = f'"version":{SNAPSHOT_VERSION}}}'
+
+
 def _current_from_json(text: str | bytes) -> SurfaceSnapshot | None:
     """The snapshot ``text`` holds when it is valid JSON of the current version, else None.
 
-    Parsed and validated in one pass (pydantic's JSON parser); anything else, an older
-    version, a missing one or an error, goes the long way, whose errors name the field.
-    A held-back list that is a floor read before is not read again (``floors.py``).
+    Parsed and validated in one pass (pydantic's JSON parser), when the text is short and
+    written as the serializer writes one; anything else, an older version, a missing one,
+    an error or a long text, goes the long way (:func:`parse_text`), whose errors name the
+    field. A held-back list that is a floor read before is not read again (``floors.py``).
     """
+    if len(text) > _ONE_PASS_CHARS:
+        return None
     if isinstance(text, str):
+        if not text.endswith(_WRITTEN_END):
+            return None
         return read_keeping_floors(text, _model_of, _held_back, _with_held_back)
+    if not text.endswith(_WRITTEN_END.encode()):
+        return None
     return _model_of(text)
 
 
@@ -379,25 +410,153 @@ def parse_snapshot(data: SurfaceSnapshot | Mapping[str, Any] | str | bytes) -> S
         return data
     if isinstance(data, str | bytes):
         fast = _current_from_json(data)
-        if fast is not None:
-            return fast
-        try:
-            data = json.loads(data)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SnapshotError(f"snapshot: not JSON ({exc})") from None
-        except RecursionError:
-            raise SnapshotError("snapshot: not a snapshot (JSON nested too deeply)") from None
+        return fast if fast is not None else parse_text(data)
+    return _from_mapping(data)
+
+
+def parse_text(text: str | bytes) -> SurfaceSnapshot:
+    """Validate the snapshot JSON ``text`` holds, of any version, parsing the text once.
+
+    Every list's length is checked on the parsed JSON before one of its items is validated,
+    and a whole number too long for any field is read as one past every bound, never
+    converted in full: a text costs time and memory in proportion to its length, and one
+    with a list past its bound is refused in milliseconds once parsed. A held-back list
+    that is a kept floor's text is not parsed: the rest is, with a stand-in there.
+    """
+    if isinstance(text, str):
+        kept = _from_kept_floor(text)
+        if kept is not None:
+            return kept
+    snap = _from_mapping(_json(text))
+    if isinstance(text, str):
+        remember_floor_text(text, snap.held_back)
+    return snap
+
+
+def _from_kept_floor(text: str) -> SurfaceSnapshot | None:
+    """``text``'s snapshot, its held-back list a kept floor's text not parsed again.
+
+    The rest is parsed with a stand-in there (``floors.py``). None when the list is no kept
+    floor's text, or the read gives no place for it: then ``text`` is parsed in full.
+    """
+    found = floor_in_text(text)
+    if found is None:
+        return None
+    start, end, names = found
+    try:
+        data = _json(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
+    except SnapshotError:
+        return None  # parsed in full: the error then points into the text given
+    # Only the stand-in read back says the list replaced was the one that counts (the same
+    # key written otherwise, later, is the one a JSON reader keeps).
+    if not isinstance(data, dict) or data.get("held_back") != [STAND_IN]:
+        return None
+    version = data.get("version")
+    if type(version) is int and version == SNAPSHOT_VERSION:
+        # The kept floor passed every check a list does when it was read.
+        return _from_mapping(data).model_copy(update={"held_back": names})
+    return _from_mapping({**data, "held_back": names})
+
+
+#: A JSON whole number of more than this many digits is past every bound of a snapshot
+#: (MAX_COUNTER has 16): it is read as -_PAST or _PAST, never converted in full (Python
+#: refuses 4,300 digits, and time to convert grows with the square of the length).
+_DIGITS = 20
+_PAST: int = 10**_DIGITS
+
+
+def _whole_number(text: str) -> int:
+    """A JSON whole number's value; ``_PAST`` (or ``-_PAST``) past ``_DIGITS`` digits."""
+    if len(text) <= _DIGITS:
+        return int(text)
+    return -_PAST if text.startswith("-") else _PAST
+
+
+def _json(text: str | bytes) -> Any:
+    """``text`` parsed as JSON, once; :class:`SnapshotError` if it is not JSON."""
+    try:
+        return json.loads(text, parse_int=_whole_number)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"snapshot: not JSON ({exc})") from None
+    except RecursionError:
+        raise SnapshotError("snapshot: not a snapshot (JSON nested too deeply)") from None
+
+
+def _shown(value: object) -> str:
+    """``value`` in a message: short; a whole number past ``_DIGITS`` digits described."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if -_PAST < value < _PAST else f"<a number of over {_DIGITS} digits>"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 40 else f"{value[:40]!r}... ({len(value)} characters)"
+    if value is None or isinstance(value, bool | float):
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+#: The lists of a version-2 or version-3 snapshot, and the most items each lists.
+_BOUNDS = (
+    ("catalogue_rules", MAX_ROWS),
+    ("held_back", MAX_ROWS),
+    ("loaded", MAX_ROWS),
+    ("rules_given", MAX_ROWS),
+)
+#: The lists of a version-1 snapshot, and the most items each lists.
+_V1_BOUNDS = (
+    ("discovered", MAX_V1_ROWS),
+    ("groups", MAX_V1_ROWS),
+    ("held_back", MAX_ROWS),
+    ("rules_given", MAX_ROWS),
+)
+
+
+def _lengths_problem(data: Mapping[str, Any], version: int) -> str:
+    """A list of ``data`` past its bound, named, or ''; checked before any item is read.
+
+    The model's bounds are pydantic's, which it checks only after validating that many
+    items: a list past one cost the validation of every item up to it.
+    """
+    for name, most in _V1_BOUNDS if version == 1 else _BOUNDS:
+        items = data.get(name)
+        if isinstance(items, list) and len(items) > most:
+            return f"field {name!r}: List should have at most {most} items, not {len(items)}"
+    if version == 1:
+        lists = (data.get("discovered"), data.get("groups"))
+        rows = sum(len(items) for items in lists if isinstance(items, list))
+        if rows > MAX_V1_ROWS:
+            return (
+                f"field 'groups': discovered tools and groups, each a loaded row once lifted, "
+                f"are at most {MAX_V1_ROWS} together, not {rows}"
+            )
+        return ""
+    loaded = data.get("loaded")
+    for i, row in enumerate(loaded if isinstance(loaded, list) else ()):
+        called = row.get("called_tools") if isinstance(row, dict) else None
+        if isinstance(called, list) and len(called) > MAX_CALLED_TOOLS:
+            return (
+                f"field 'loaded[{i}].called_tools': List should have at most "
+                f"{MAX_CALLED_TOOLS} items, not {len(called)}"
+            )
+    return ""
+
+
+def _from_mapping(data: object) -> SurfaceSnapshot:
+    """Validate a snapshot given as a mapping (parsed JSON), lifting older versions."""
     if not isinstance(data, Mapping):
         raise SnapshotError(f"snapshot: expected a JSON object, got {type(data).__name__}")
     current = dict(data)
     version = current.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
-        raise SnapshotError(f"snapshot: field 'version': expected a whole number, got {version!r}")
+        raise SnapshotError(
+            f"snapshot: field 'version': expected a whole number, got {_shown(version)}"
+        )
     if version > SNAPSHOT_VERSION or version < 1:
         raise SnapshotError(
-            f"snapshot: field 'version': unknown version {version} "
+            f"snapshot: field 'version': unknown version {_shown(version)} "
             f"(this library reads 1 to {SNAPSHOT_VERSION})"
         )
+    problem = _lengths_problem(current, version)
+    if problem:
+        raise SnapshotError(f"snapshot: {problem}")
     try:
         while version < SNAPSHOT_VERSION:
             current = UPCASTERS[version](current)

@@ -24,6 +24,7 @@ from toolsurface.surface.snapshot import (
     SurfaceSnapshot,
     check_seal_over,
     parse_snapshot,
+    parse_text,
 )
 
 __all__ = ["RowFields", "SnapshotFields", "check_fields_seal", "fields_of", "read_fields"]
@@ -100,13 +101,17 @@ def read_fields(
     """A snapshot's fields, validated as :func:`parse_snapshot` validates it.
 
     Text is read by ``reader`` (the native core's by default) when it can; a snapshot it
-    leaves, or any other input, is parsed by the model, whose errors name the field.
+    leaves, or any other input, is parsed by the model, whose errors name the field (text
+    it leaves by :func:`parse_text`, which parses it once).
     """
     read = reader or _NATIVE_READ
     if read is not None and isinstance(data, str):
         fast = _read_text(data, read)
         if fast is not None:
             return fast
+        # Left by the reader: the long way at once, which accepts whatever pydantic's
+        # one-pass read would, with the same values; so the text is parsed once more only.
+        return fields_of(parse_text(data))
     return fields_of(parse_snapshot(data))
 
 
