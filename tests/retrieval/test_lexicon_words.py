@@ -74,3 +74,25 @@ def test_keys_are_stems_told_apart() -> None:
     assert lexicon_key("активных", "активн") == "активн"
     assert lexicon_key("активности", "активн") == "активн:ост"
     assert lexicon_key("日本", "日本") == "日本"
+
+
+@pytest.mark.engine_agnostic  # it compares both engines itself
+def test_a_host_entry_of_many_targets_keeps_each_once_and_a_repeated_word_expands_alike() -> None:
+    # A host's lexicon may give one entry thousands of targets: each is kept once, in order,
+    # and a word the request repeats expands as it does once (terms keep their best
+    # weight), on both engines alike.
+    targets = [f"widget{n:05d}" for n in range(20_000)]
+    lexicon = [("read", " ".join(targets[:12_000])), ("read", " ".join(targets[6_000:]))]
+    tools = [
+        Tool(name=f"t{n}", description=f"Open widget{n:05d} today.") for n in range(0, 20_000, 997)
+    ]
+    made = {e: ToolRegistry(tools, lexicon=lexicon, engine=e) for e in ("native", "pure")}
+    once = {e: r.query_terms("read") for e, r in made.items()}
+    assert once["native"] == once["pure"]
+    expanded = [t for t, _ in once["native"]]
+    assert len(expanded) == len(set(expanded)) and len(expanded) > 20  # the tools' widgets
+    for engine, registry in made.items():
+        assert registry.query_terms("read " * 800) == once[engine]
+        assert registry.query_terms(
+            "read please, read the " + "read " * 50
+        ) == registry.query_terms("read please the")

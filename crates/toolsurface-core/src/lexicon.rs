@@ -3,7 +3,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::analysis::analyzer::Analyzer;
 use crate::analysis::language::{reads_as, Lang, FORMS_ALL, LANGUAGES};
@@ -115,6 +115,9 @@ impl Lexicon {
         let mut lex = Lexicon::default();
         // Per entry its distinct targets, laid out by entry at the end.
         let mut targets: Vec<Vec<String>> = Vec::new();
+        // Beside each entry's targets, the set of them: one entry of many targets was
+        // quadratic when each new one was looked for in its list.
+        let mut seen: Vec<FxHashSet<String>> = Vec::new();
         let mut count = 0usize;
         for (i, (source, target)) in entries.iter().enumerate() {
             let fault = |problem| Error::Lexicon {
@@ -161,13 +164,15 @@ impl Lexicon {
             };
             if entry == next {
                 targets.push(Vec::new());
+                seen.push(FxHashSet::default());
             }
             if shape.is_some() {
                 lex.issue_key = Some(entry);
             }
             let known = &mut targets[entry as usize];
+            let set = &mut seen[entry as usize];
             for t in terms {
-                if !known.contains(&t) {
+                if set.insert(t.clone()) {
                     known.push(t);
                     count += 1;
                     if count > u32::MAX as usize {

@@ -18,11 +18,17 @@ pub(crate) struct PyLexicon {
 #[pymethods]
 impl PyLexicon {
     #[new]
-    fn new(analyzer: PyRef<'_, PyAnalyzer>, entries: Vec<(String, String)>) -> PyResult<Self> {
+    fn new(
+        py: Python<'_>,
+        analyzer: PyRef<'_, PyAnalyzer>,
+        entries: Vec<(String, String)>,
+    ) -> PyResult<Self> {
         let an = Arc::clone(&analyzer.inner);
         guard(|| {
+            // A host's lexicon may be large: other threads run while it is built.
+            let inner = py.detach(|| core::Lexicon::new(&an, &entries))?;
             Ok(PyLexicon {
-                inner: Arc::new(core::Lexicon::new(&an, &entries)?),
+                inner: Arc::new(inner),
             })
         })
     }

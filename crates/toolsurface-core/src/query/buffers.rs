@@ -43,6 +43,9 @@ pub(crate) struct QueryBuffers {
     pub(crate) lang: Lang,
     /// The query tokens' lexicon word ids.
     pub(crate) lex_ids: Vec<u32>,
+    /// Per lexicon entry a query expanded (its first target slot): the best weight, the
+    /// strength and the content its expansions added (`query/terms.rs`).
+    pub(crate) applied: Vec<(usize, f64, bool, bool)>,
     /// The vocabulary ids of one lexicon's targets in one index, as they are looked up.
     pub(crate) targets: TargetIds,
     /// The query's terms: the main stage's or the fallback's, whichever was built last.

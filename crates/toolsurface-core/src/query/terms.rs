@@ -165,6 +165,7 @@ fn build_terms(
         qtoks,
         qweights,
         lex_ids,
+        applied,
         targets,
         terms,
         issue_keys,
@@ -202,6 +203,11 @@ fn build_terms(
                 memo.lex_id(i, lex, *lang)
             });
         }
+        // Per entry expanded (its first slot): the best weight, strength and content it
+        // added. A term keeps its best weight and any strength, so an entry met again that
+        // adds no more is not expanded again: a word repeated against a host's entry of
+        // many targets cost the whole entry each time.
+        applied.clear();
         lex.expand_ids(lex_ids, |slots, key| {
             let weight = expansion_weight * key_weight(&qweights[key.clone()]);
             // An expansion of function words only is no content either ("сколько"); one of
@@ -209,6 +215,17 @@ fn build_terms(
             let of_content = qtoks[key.clone()].iter().any(|&i| !memo.toks[i].function);
             let reached = qtoks[key].iter().all(|&i| space.in_index(memo, i));
             let strong = of_content && !reached;
+            match applied.iter_mut().find(|a| a.0 == slots.start) {
+                Some(a) => {
+                    if weight <= a.1 && (!strong || a.2) && (!of_content || a.3) {
+                        return;
+                    }
+                    a.1 = a.1.max(weight);
+                    a.2 |= strong;
+                    a.3 |= of_content;
+                }
+                None => applied.push((slots.start, weight, strong, of_content)),
+            }
             space.targets(lex, targets, slots, |id| {
                 terms.add_as(id, weight, strong);
                 *content |= of_content;

@@ -126,6 +126,7 @@ class PureLexicon:
         self.max_len = 0
         #: The targets of the ``<issue-key>`` shape source (none without one).
         self.issue_key: list[str] = []
+        merged_sets: dict[tuple[str, ...], set[str]] = {}
         for i, (source, target) in enumerate(entries):
             try:
                 shape = shape_of(source)
@@ -148,8 +149,11 @@ class PureLexicon:
             if not targets:
                 raise ValueError(f"lexicon entry {i} ({source!r}): target {target!r} has no terms")
             merged = self.entries.setdefault(key, [])
+            # A set beside each entry's list: one entry of many targets was quadratic.
+            seen = merged_sets.setdefault(key, set())
             for t in targets:
-                if t not in merged:
+                if t not in seen:
+                    seen.add(t)
                     merged.append(t)
             if shape:
                 self.issue_key = merged
@@ -174,6 +178,20 @@ class PureFilter:
 
     def __init__(self, ids: frozenset[int]) -> None:
         self.ids = ids
+
+
+def _dominated(new: tuple[float, bool], of_content: bool, before: tuple[float, bool, bool]) -> bool:
+    """Whether a key's expansion ``new`` (weight, strong) adds nothing to ``before``'s."""
+    return new[0] <= before[0] and (not new[1] or before[1]) and (not of_content or before[2])
+
+
+def _joined(
+    before: tuple[float, bool, bool] | None, new: tuple[float, bool], of_content: bool
+) -> tuple[float, bool, bool]:
+    """What a key's expansions added so far, ``new`` included: best weight, strong, content."""
+    if before is None:
+        return (new[0], new[1], of_content)
+    return (max(before[0], new[0]), before[1] or new[1], before[2] or of_content)
 
 
 def _add(terms: dict[str, float], term: str, weight: float) -> None:
@@ -343,16 +361,28 @@ class PureIndex:
                 looked = [
                     next((w for w, form in ws if lexicon.reads(w, form)), "") for ws in lookups
                 ]
+                # Per key expanded: the best weight, strength and content it added. Terms keep
+                # their best weight and any strength, so a key met again adding no more is
+                # not expanded again (a word repeated, against a host's entry of many
+                # targets, cost each time).
+                applied: dict[tuple[str, ...], tuple[float, bool, bool]] = {}
                 i = 0
                 while i < len(toks):
                     for length in range(min(lexicon.max_len, len(toks) - i), 0, -1):
-                        targets = lexicon.entries.get(tuple(looked[i : i + length]))
+                        key = tuple(looked[i : i + length])
+                        targets = lexicon.entries.get(key)
                         if targets is not None:
                             key_weight = max(weights[i : i + length])
                             of_content = not all(function[i : i + length])
                             reached = index_terms is not None and all(
                                 t in index_terms for t in toks[i : i + length]
                             )
+                            new = (expansion_weight * key_weight, of_content and not reached)
+                            before = applied.get(key)
+                            if before is not None and _dominated(new, of_content, before):
+                                i += length
+                                break
+                            applied[key] = _joined(before, new, of_content)
                             for t in targets:
                                 _add(terms, t, expansion_weight * key_weight)
                                 if of_content and not reached:
