@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import ConfigDict, Field, field_validator
 from pydantic.dataclasses import dataclass
 
+from toolsurface._internal.json_check import text_problem
+
 __all__ = ["GROUP_NAME_PATTERN", "MAX_ALIASES", "MAX_ALIAS_CHARS", "LoadMode", "ToolGroup"]
 
 #: ``eager``: never held back for size, gives way only to a provider's count limit;
@@ -65,6 +67,9 @@ class ToolGroup:
         """One line: runs of whitespace (newlines included) become one space."""
         if value is None:
             return None
+        problem = text_problem(value)
+        if problem is not None:  # the catalogue sends it: it must be text
+            raise ValueError(f"must be text: {problem}")
         line = " ".join(value.split())
         if len(line) > MAX_DESCRIPTION_CHARS:
             raise ValueError(f"must be one line of at most {MAX_DESCRIPTION_CHARS} characters")
@@ -78,6 +83,9 @@ class ToolGroup:
             raise ValueError(f"at most {MAX_ALIASES} aliases, got {len(value)}")
         out: list[str] = []
         for alias in value:
+            problem = text_problem(alias)
+            if problem is not None:  # analysed as text by either engine
+                raise ValueError(f"alias {alias[:MAX_ALIAS_CHARS]!r} must be text: {problem}")
             line = " ".join(alias.split())
             if not 0 < len(line) <= MAX_ALIAS_CHARS:
                 raise ValueError(

@@ -24,6 +24,7 @@ from toolsurface.errors import ToolDefinitionError
 
 __all__ = [
     "FIELD_NAMES",
+    "SETTING_MAX",
     "MAX_DESCRIPTION_CHARS",
     "TOOL_NAME_PATTERN",
     "FieldValues",
@@ -297,6 +298,12 @@ def _bs() -> FieldValues:
     return FieldValues(name=0.5, search_hint=0.5, summary=0.5, body=0.6, params=0.6)
 
 
+#: The largest weight, ``k1`` or factor a ``RetrievalSettings`` takes. Far past any useful
+#: value, and far from the float range: at 1e308 every score of a search became infinite and
+#: the ranking fell back to name order.
+SETTING_MAX = 1_000_000.0
+
+
 class RetrievalSettings(BaseModel):
     """BM25F settings: field weights, length normalisation ``b``, ``k1``, expansion, mentions.
 
@@ -307,25 +314,31 @@ class RetrievalSettings(BaseModel):
 
     weights: FieldValues = Field(default_factory=_weights)
     b: FieldValues = Field(default_factory=_bs)
-    k1: float = Field(default=2.0, gt=0.0, allow_inf_nan=False)
-    expansion_weight: float = Field(default=1.0, ge=0.0, allow_inf_nan=False)
+    k1: float = Field(default=2.0, gt=0.0, le=SETTING_MAX, allow_inf_nan=False)
+    expansion_weight: float = Field(default=1.0, ge=0.0, le=SETTING_MAX, allow_inf_nan=False)
     #: A mentioned group's hits score ``(1 + mention_weight)`` times their BM25F score
     #: (``docs/analysis.md`` §8); 0 turns mentions off. Not an engine argument.
-    mention_weight: float = Field(default=0.5, ge=0.0, allow_inf_nan=False)
+    mention_weight: float = Field(default=0.5, ge=0.0, le=SETTING_MAX, allow_inf_nan=False)
     #: A question's read-only hits score ``(1 + question_weight)`` times their BM25F score
     #: (``docs/analysis.md`` §10, ``questions.py``); 0 turns it off. Not an engine argument.
-    question_weight: float = Field(default=QUESTION_WEIGHT, ge=0.0, allow_inf_nan=False)
+    question_weight: float = Field(
+        default=QUESTION_WEIGHT, ge=0.0, le=SETTING_MAX, allow_inf_nan=False
+    )
     #: The BM25F weight and ``b`` of the learned field (the requests ``registry.learn`` was
     #: given, docs/analysis.md §9); with nothing learned the field is empty and scores 0.
-    learned_weight: float = Field(default=LEARNED_WEIGHT, ge=0.0, allow_inf_nan=False)
+    learned_weight: float = Field(
+        default=LEARNED_WEIGHT, ge=0.0, le=SETTING_MAX, allow_inf_nan=False
+    )
     learned_b: float = Field(default=LEARNED_B, ge=0.0, le=1.0, allow_inf_nan=False)
 
     @field_validator("weights")
     @classmethod
     def _check_weights(cls, value: FieldValues) -> FieldValues:
         for fname, w in zip(FIELD_NAMES, value.as_tuple()):
-            if not (w >= 0.0 and w != float("inf")):
-                raise ValueError(f"weight of {fname} must be finite and >= 0, got {w!r}")
+            if not 0.0 <= w <= SETTING_MAX:
+                raise ValueError(
+                    f"weight of {fname} must be within [0, {SETTING_MAX:g}], got {w!r}"
+                )
         return value
 
     @field_validator("b")

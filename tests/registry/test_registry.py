@@ -230,6 +230,33 @@ def test_bad_queries_get_clear_errors(registry: ToolRegistry) -> None:
         registry.search("x", k=True)
 
 
+def test_bad_arguments_beside_the_query_get_clear_errors(registry: ToolRegistry) -> None:
+    # A lone string is no set of names (it was read as its letters: no hit, no error).
+    name = registry.names()[0]
+    with pytest.raises(TypeError, match="admitted must be a collection of tool names, not a str"):
+        registry.search("read a file", admitted=name)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="admitted must be a collection"):
+        registry.search_many(["read a file"], admitted=name)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="query must be a string, got NoneType"):
+        registry.mentioned_groups(None)  # type: ignore[arg-type]
+    # A lone surrogate reads as a search reads it, on either engine.
+    assert registry.terms("read github\ud800 issues") == registry.terms("read github issues")
+    with pytest.raises(ValueError, match=r"alias 'chat\\ud800 app' must be text: a lone surrogate"):
+        registry.declare_group("chat", prefix="slack__", aliases=["chat\ud800 app"])
+    with pytest.raises(ValueError, match="must be text: a lone surrogate U\\+D800"):
+        registry.declare_group("chat", prefix="slack__", description="d\ud800")
+    assert "chat" not in registry.groups()
+
+
+def test_settings_past_any_useful_value_are_refused() -> None:
+    # At 1e308 every score of a search was infinite, and the ranking fell to name order.
+    for field in ("k1", "expansion_weight", "mention_weight", "question_weight"):
+        with pytest.raises(ValidationError, match="less than or equal to 1000000"):
+            RetrievalSettings(**{field: 1e308})
+    with pytest.raises(ValidationError, match=r"weight of name must be within \[0, 1e\+06\]"):
+        RetrievalSettings(weights={**RetrievalSettings().weights.model_dump(), "name": 1e9})
+
+
 def test_enormous_query_is_capped(registry: ToolRegistry, caplog: pytest.LogCaptureFixture) -> None:
     query = "send message " + "zzz " * QUERY_MAX_CHARS
     with caplog.at_level(logging.INFO, logger="toolsurface"):

@@ -118,6 +118,14 @@ def _looking_only(searcher: Searcher, query: str, allowed: Any) -> bool:
     return not ids or fallback
 
 
+def _check_admitted(admitted: object) -> None:
+    """``admitted`` is None or a collection of names: a lone string is no set of its letters."""
+    if isinstance(admitted, str | bytes):
+        raise TypeError(
+            f"admitted must be a collection of tool names, not a {type(admitted).__name__}"
+        )
+
+
 class ToolRegistry:
     """Tools by name, a generation that moves when they change, and lexical search.
 
@@ -220,7 +228,9 @@ class ToolRegistry:
         >>> ToolRegistry().terms("Listing the open pull requests")
         ['list', 'open', 'pull', 'request']
         """
-        return self._backend.tokens(text)
+        # Cleaned as a search cleans its query (a lone surrogate becomes U+FFFD): the terms
+        # are those a search of ``text`` matches, on either engine.
+        return self._backend.tokens(clean_text(text))
 
     @property
     def generation(self) -> int:
@@ -429,6 +439,8 @@ class ToolRegistry:
         >>> [h.name for h in registry.search(query)]
         ['atlassian__confluence_search', 'aws-eks__search_troubleshoot_guide']
         """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a string, got {type(query).__name__}")
         return self._mentions.mentioned_groups(query, settings or self.settings)
 
     # -- learned hints (``learning.py``) --------------------------------------------------
@@ -701,6 +713,7 @@ class ToolRegistry:
                 if hits or not k or fast[4].has_terms(query):
                     return hits
                 return self._unranked(query, k, settings, admitted, explain)
+        _check_admitted(admitted)
         hits = self._ranked(query, k, settings, admitted, explain, retrievers, fusion)
         if hits or not k:
             return hits
@@ -974,6 +987,7 @@ class ToolRegistry:
         ``queries`` is a sequence of strings; a lone string is refused, not searched letter
         by letter, and a query that is not a string is named by its index.
         """
+        _check_admitted(admitted)
         semantic = self.semantic
         prepared = self._prepare_batch(queries, k, settings, cleaned=semantic is not None)
         _, k, chosen = self._prepare("", k, settings)
