@@ -24,8 +24,8 @@ from toolsurface.errors import ToolDefinitionError
 
 __all__ = [
     "FIELD_NAMES",
-    "SETTING_MAX",
     "MAX_DESCRIPTION_CHARS",
+    "SETTING_MAX",
     "TOOL_NAME_PATTERN",
     "FieldValues",
     "RetrievalSettings",
