@@ -123,6 +123,11 @@ def test_an_analysis_is_used_once_and_only_with_its_analyser() -> None:
     with pytest.raises(ValueError, match=r"parts\[1\]: these analysed documents"):
         index.assembled(engine.analyzer, names[:2], [second, first])
     assert len(index.assembled(engine.analyzer, names[1:2], [second])) == 1
+    # One part listed twice is refused before any is taken: it stays usable.
+    third = index.analyse(engine.analyzer, names[2:3], docs[2:3])
+    with pytest.raises(ValueError, match=r"parts\[1\]: the same analysed documents as parts\[0\]"):
+        index.assembled(engine.analyzer, names[2:3] * 2, [third, third])
+    assert len(index.assembled(engine.analyzer, names[2:3], [third])) == 1
     short = index.analyse(engine.analyzer, names[:10], docs[:10])
     with pytest.raises(ValueError, match=f"{len(names)} names but 10 field tuples"):
         index.assembled(engine.analyzer, names, [short])

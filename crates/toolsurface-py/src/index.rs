@@ -226,6 +226,15 @@ impl PyIndex {
                 "parts[{used}]: these analysed documents are in an index already"
             )));
         }
+        // The same part listed twice would be taken once, then fail with the first used up.
+        let mut first = std::collections::HashMap::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            if let Some(j) = first.insert(part.as_ptr() as usize, i) {
+                return Err(PyValueError::new_err(format!(
+                    "parts[{i}]: the same analysed documents as parts[{j}]"
+                )));
+            }
+        }
         let parts = parts
             .iter()
             .map(|part| part.take())
