@@ -227,3 +227,55 @@ def test_a_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
         ]
         if isinstance(store, DirectoryStore):
             assert len(list(tmp_path.glob("session-*.json"))) == 3
+
+
+def test_a_session_ended_or_expired_elsewhere_is_unknown_to_a_process_still_holding_it(
+    tmp_path: Path,
+) -> None:
+    # The store is the truth: a process holding the surface must not serve it, nor write
+    # it back (that brought an ended session back for every process).
+    from toolsurface.gateway.sessions import UnknownSessionError
+
+    registry = ToolRegistry([tool_search_tool()])
+    registry.register(Tool(name="gh__list_issue", description="list an issue."))
+    registry.declare_group("gh", prefix="gh__", load="lazy")
+    stores = DirectoryStore(tmp_path), DirectoryStore(tmp_path)
+    a, b = (Sessions(lambda sid: ToolSurface(registry, session_id=sid), s) for s in stores)
+
+    async def run() -> list[str]:
+        async with a.use("s", create=True) as surface:
+            surface.tool_search({"select": ["gh__list_issue"]})
+        await b.end("s")  # another process ends it
+        seen = []
+        for _ in range(2):
+            try:
+                async with a.use("s") as surface:
+                    seen.append(",".join(surface.plan().names))
+            except UnknownSessionError:
+                seen.append("unknown")
+        return seen
+
+    assert asyncio.run(run()) == ["unknown", "unknown"]
+    assert list(tmp_path.glob("session-*.json")) == []
+
+
+@pytest.mark.parametrize("kind", ["symlink", "fifo", "directory", "huge"])
+def test_a_session_file_no_store_wrote_is_refused_naming_it(tmp_path: Path, kind: str) -> None:
+    # A link (to /dev/zero, say), a FIFO, a directory or a file past the bound in a session's
+    # place is never read: one would read forever, block a thread, or cost seconds to parse.
+    from toolsurface.gateway.store import MAX_SNAPSHOT_BYTES, StoreError
+
+    store = DirectoryStore(tmp_path)
+    path = store._path("s")
+    if kind == "symlink":
+        path.symlink_to("/dev/zero")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        with path.open("wb") as out:
+            out.truncate(MAX_SNAPSHOT_BYTES + 1)
+    with pytest.raises(StoreError, match=f"session file {path.name} in "):
+        store.load("s")
+    assert store.load("other") is None  # the store serves the other sessions

@@ -125,11 +125,15 @@ class Sessions:
         if not known:
             text = await anyio.to_thread.run_sync(self.store.load, session_id)
         if text is None:
-            if held.surface is None:
-                if not create:
-                    raise UnknownSessionError(session_id)
-                held.surface = self.new_surface(session_id)
-            return
+            if create:
+                if held.surface is None:
+                    held.surface = self.new_surface(session_id)
+                return
+            # Never issued, or expired, evicted or ended (by any process): the store is the
+            # truth, and a surface held here only its cache. Kept, it would be served and
+            # written back, bringing an ended session back for every process.
+            held.surface, held.text, held.key, held.state = None, None, None, None
+            raise UnknownSessionError(session_id)
         if held.surface is not None and text == held.text:
             return
         surface = self.new_surface(session_id)

@@ -14,12 +14,19 @@ stores, ``factory`` ``open_store``; the package re-exports the names the old
 ``gateway/store.py`` module had.
 """
 
-from toolsurface.gateway.store.base import Peekable, SessionStore, StoreError, digest_of
+from toolsurface.gateway.store.base import (
+    MAX_SNAPSHOT_BYTES,
+    Peekable,
+    SessionStore,
+    StoreError,
+    digest_of,
+)
 from toolsurface.gateway.store.directory import DirectoryStore
 from toolsurface.gateway.store.factory import open_store
 from toolsurface.gateway.store.memory import MemoryStore
 
 __all__ = [
+    "MAX_SNAPSHOT_BYTES",
     "DirectoryStore",
     "MemoryStore",
     "Peekable",

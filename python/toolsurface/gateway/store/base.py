@@ -15,10 +15,21 @@ from typing import Protocol, runtime_checkable
 
 from toolsurface.errors import ToolsurfaceError
 
-__all__ = ["MAX_STORED", "Peekable", "SessionStore", "StoreError", "digest_of"]
+__all__ = [
+    "MAX_SNAPSHOT_BYTES",
+    "MAX_STORED",
+    "Peekable",
+    "SessionStore",
+    "StoreError",
+    "digest_of",
+]
 
 #: How many sessions a store keeps by default; past it the least recently written goes.
 MAX_STORED = 10_000
+#: The most bytes a stored snapshot may have to be read: far past a session's (a snapshot of
+#: the most rows a snapshot may list, ``surface.snapshot.MAX_ROWS``, is about 10 MB), and
+#: a bound on what a file put in a session's place costs the gateway to parse.
+MAX_SNAPSHOT_BYTES = 16 << 20
 
 
 class StoreError(ToolsurfaceError, ValueError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import tempfile
 import threading
 import time
@@ -11,7 +12,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from toolsurface._internal.durable import sync_directory
-from toolsurface.gateway.store.base import MAX_STORED, StoreError, digest_of
+from toolsurface.gateway.store.base import MAX_SNAPSHOT_BYTES, MAX_STORED, StoreError, digest_of
 
 __all__ = ["DirectoryStore"]
 
@@ -114,22 +115,49 @@ class DirectoryStore:
             self._seen.pop(path, None)
 
     def load(self, session_id: str) -> str | None:
-        """The session's last snapshot, or ``None``."""
+        """The session's last snapshot, or ``None``.
+
+        Only a regular file of at most ``MAX_SNAPSHOT_BYTES`` is read: a symbolic link (to
+        ``/dev/zero``, say), a FIFO, a directory or a file past the bound in a session's
+        place was not written by this store, and is a :class:`StoreError` naming it.
+        """
         path = self._path(session_id)
+        # No link followed, no wait on a FIFO: the file is checked before a byte is read.
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            # The stamp comes from the open file itself, so it is the stamp of the text read.
-            with path.open("rb") as file:
-                st = os.fstat(file.fileno())
-                if self._expired(st.st_mtime):
-                    self._forget(path)
-                    path.unlink(missing_ok=True)
-                    return None
-                # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway
-                # refuses (and starts the session fresh), never an error of the request.
-                text = file.read().decode("utf-8", errors="replace")
+            fd = os.open(path, flags)
         except FileNotFoundError:
             self._forget(path)
             return None
+        except OSError as exc:  # a link (ELOOP), or what cannot be opened for reading
+            raise StoreError(
+                f"session file {path.name} in {self.root}: cannot be read as a file this "
+                f"store wrote ({exc.strerror})"
+            ) from None
+        # The stamp comes from the open file itself, so it is the stamp of the text read.
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):  # a directory opens too, and cannot be read
+            os.close(fd)
+            raise StoreError(f"session file {path.name} in {self.root}: not a regular file")
+        with os.fdopen(fd, "rb") as file:
+            if st.st_size > MAX_SNAPSHOT_BYTES:
+                raise StoreError(
+                    f"session file {path.name} in {self.root}: {st.st_size:,} bytes, past "
+                    f"the {MAX_SNAPSHOT_BYTES:,} a snapshot may have"
+                )
+            if self._expired(st.st_mtime):
+                self._forget(path)
+                path.unlink(missing_ok=True)
+                return None
+            # Bytes that are not UTF-8 read as U+FFFD: a broken snapshot the gateway
+            # refuses (and starts the session fresh), never an error of the request.
+            data = file.read(MAX_SNAPSHOT_BYTES + 1)
+            if len(data) > MAX_SNAPSHOT_BYTES:  # grown since fstat
+                raise StoreError(
+                    f"session file {path.name} in {self.root}: past the "
+                    f"{MAX_SNAPSHOT_BYTES:,} bytes a snapshot may have"
+                )
+            text = data.decode("utf-8", errors="replace")
         stamp = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         with self._seen_lock:
             seen = self._seen.get(path)
