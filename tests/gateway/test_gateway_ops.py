@@ -303,3 +303,29 @@ def test_a_session_in_use_keeps_its_client_binding_past_the_store_ttl(tmp_path: 
         return codes
 
     assert asyncio.run(run()) == [200, 200, 200, 200, 200, 200, 404]
+
+
+def test_an_ended_session_leaves_nothing_in_the_store_not_even_its_client(
+    tmp_path: Path,
+) -> None:
+    # With a tokens file a session is bound to its client in the store: ending the session
+    # ends the binding too (it held a store entry, counted against the store's cap, for good).
+    write_config(tmp_path)
+    tokens = tmp_path / "clients.json"
+    _clients(tokens, {"alice": {"token": ALICE}})
+    store = tmp_path / "store"
+    gw = GatewayProcess(tmp_path, store=str(store))
+    gw.extra = ["--clients", str(tokens)]
+    with gw:
+        auth = {**ACCEPT, "Authorization": f"Bearer {ALICE}"}
+        opened = httpx2.post(gw.url, json=INIT, headers=auth, timeout=30)
+        session = opened.headers["mcp-session-id"]
+        assert len(list(store.glob("session-*.json"))) == 2  # the snapshot and the binding
+        ended = httpx2.delete(gw.url, headers={**auth, "Mcp-Session-Id": session}, timeout=30)
+        assert ended.status_code == 200
+        assert list(store.glob("session-*.json")) == []
+        listed = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        again = httpx2.post(
+            gw.url, json=listed, headers={**auth, "Mcp-Session-Id": session}, timeout=30
+        )
+        assert again.status_code == 404

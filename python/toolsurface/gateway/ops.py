@@ -325,3 +325,10 @@ class OpsMiddleware:
             await self.app(scope, receive, binding)
         finally:
             CLIENT.reset(token)
+        if session_id is not None and scope.get("method") == "DELETE":
+            # The session ended: its binding goes with it (it held a store entry for good).
+            self._bound.pop(session_id, None)
+            try:
+                await anyio.to_thread.run_sync(self.gateway.store.delete, _BINDING + session_id)
+            except (StoreError, OSError) as exc:
+                _log.warning("toolsurface gateway: forgetting an ended session's client: %s", exc)
