@@ -309,7 +309,12 @@ class OpsMiddleware:
             await _refuse(send, 503, "Service Unavailable: the session store does not answer")
             return
 
+        ending = session_id is not None and scope.get("method") == "DELETE"
+
         async def binding(message: Message) -> None:
+            if message["type"] == "http.response.start" and ending and message["status"] == 200:
+                # The session ended: its binding goes with it, before the client hears so.
+                await self._unbind(str(session_id))
             if message["type"] == "http.response.start" and session_id is None:
                 opened = _opened(message)
                 if opened is not None:
@@ -325,10 +330,11 @@ class OpsMiddleware:
             await self.app(scope, receive, binding)
         finally:
             CLIENT.reset(token)
-        if session_id is not None and scope.get("method") == "DELETE":
-            # The session ended: its binding goes with it (it held a store entry for good).
-            self._bound.pop(session_id, None)
-            try:
-                await anyio.to_thread.run_sync(self.gateway.store.delete, _BINDING + session_id)
-            except (StoreError, OSError) as exc:
-                _log.warning("toolsurface gateway: forgetting an ended session's client: %s", exc)
+
+    async def _unbind(self, session_id: str) -> None:
+        """Forget an ended session's client: its store entry would stay for good."""
+        self._bound.pop(session_id, None)
+        try:
+            await anyio.to_thread.run_sync(self.gateway.store.delete, _BINDING + session_id)
+        except (StoreError, OSError) as exc:
+            _log.warning("toolsurface gateway: forgetting an ended session's client: %s", exc)
