@@ -34,13 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from pydantic_core import PydanticCustomError
 
 from toolsurface.errors import ToolsurfaceError
-from toolsurface.surface.floors import (
-    STAND_IN,
-    floor_in_text,
-    floor_set,
-    read_keeping_floors,
-    remember_floor_text,
-)
+from toolsurface.surface.floors import floor_set, read_keeping_floors
 
 __all__ = [
     "MAX_COUNTER",
@@ -423,39 +417,22 @@ def parse_text(text: str | bytes) -> SurfaceSnapshot:
     with a list past its bound is refused in milliseconds once parsed. A held-back list
     that is a kept floor's text is not parsed: the rest is, with a stand-in there.
     """
-    if isinstance(text, str):
-        kept = _from_kept_floor(text)
-        if kept is not None:
-            return kept
-    snap = _from_mapping(_json(text))
-    if isinstance(text, str):
-        remember_floor_text(text, snap.held_back)
-    return snap
+    if not isinstance(text, str):
+        return _from_mapping(_json(text))
+    failed: list[SnapshotError] = []
 
+    def read(given: str) -> SurfaceSnapshot | None:
+        try:
+            return _from_mapping(_json(given))
+        except SnapshotError as exc:
+            if given is text:  # the text itself, not the one with a stand-in (floors.py)
+                failed.append(exc)
+            return None
 
-def _from_kept_floor(text: str) -> SurfaceSnapshot | None:
-    """``text``'s snapshot, its held-back list a kept floor's text not parsed again.
-
-    The rest is parsed with a stand-in there (``floors.py``). None when the list is no kept
-    floor's text, or the read gives no place for it: then ``text`` is parsed in full.
-    """
-    found = floor_in_text(text)
-    if found is None:
-        return None
-    start, end, names = found
-    try:
-        data = _json(f'{text[:start]}["{STAND_IN}"]{text[end:]}')
-    except SnapshotError:
-        return None  # parsed in full: the error then points into the text given
-    # Only the stand-in read back says the list replaced was the one that counts (the same
-    # key written otherwise, later, is the one a JSON reader keeps).
-    if not isinstance(data, dict) or data.get("held_back") != [STAND_IN]:
-        return None
-    version = data.get("version")
-    if type(version) is int and version == SNAPSHOT_VERSION:
-        # The kept floor passed every check a list does when it was read.
-        return _from_mapping(data).model_copy(update={"held_back": names})
-    return _from_mapping({**data, "held_back": names})
+    got = read_keeping_floors(text, read, _held_back, _with_held_back)
+    if got is None:
+        raise failed[0]
+    return got
 
 
 #: A JSON whole number of more than this many digits is past every bound of a snapshot
