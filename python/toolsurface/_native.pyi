@@ -6,6 +6,7 @@ Constructors are declared as ``__new__``: PyO3 classes are built there (``__init
 ``object``'s), and ``mypy.stubtest`` checks the stub against the runtime signatures.
 """
 
+from collections.abc import Callable
 from typing import Any, Final, final
 
 __all__ = [
@@ -33,6 +34,7 @@ __all__ = [
     "Filter",
     "Index",
     "Lexicon",
+    "PlainSearch",
     "Searcher",
     "__version__",
     "copy_json",
@@ -271,6 +273,20 @@ class Index:
         fallback: bool,
     ) -> list[tuple[str, float, list[float]]]:
         """Per matched term of ``doc``: the term, its query weight, each field's contribution."""
+
+@final
+class PlainSearch:
+    """A registry's ``search`` whose plain calls (a query and ``k``) run no Python frame.
+
+    ``full`` is ``ToolRegistry.search``: called with ``owner`` for every other call, and
+    whenever ``owner``'s state is not that of its hot path (read in ``owner.__dict__``).
+    """
+
+    def __new__(
+        cls, full: Callable[..., Any], owner: object, default_k: int, max_chars: int
+    ) -> PlainSearch: ...
+    def search(self, *args: Any, **kwargs: Any) -> Any:
+        """The ``k`` best tools for ``query`` (``ToolRegistry.search``)."""
 
 @final
 class Searcher:

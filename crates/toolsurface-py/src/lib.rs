@@ -8,7 +8,7 @@
 //! One concept a module: `errors.rs` (panics and core errors as Python exceptions),
 //! `args.rs` (argument conversion), `batch.rs` (a batch's results
 //! converted a chunk at a time, the interpreter let go between chunks), `consts.rs` (the core's constants), the classes
-//! `analyzer.rs`, `analysed.rs` (a part of an index build's documents analysed), `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs` and `searcher.rs`, and the functions
+//! `analyzer.rs`, `analysed.rs` (a part of an index build's documents analysed), `lexicon.rs`, `filter.rs`, `index.rs`, `rules.rs`, `searcher.rs` and `plain_search.rs` (a registry's `search` on its hot path), and the functions
 //! `schema.rs` (`tool_fields_packed`, with `json.rs`), `packed.rs` (the packed field texts' layout), `copy.rs` (`copy_json`), `sort.rs`
 //! (`sort_by_name`) and `snapshot.rs` (`read_snapshot`, a surface snapshot's JSON read for a
 //! restore).
@@ -42,6 +42,7 @@ mod json;
 mod lexicon;
 mod names;
 mod packed;
+mod plain_search;
 mod reading;
 mod rules;
 mod schema;
@@ -76,6 +77,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyFilter>()?;
     m.add_class::<PyIndex>()?;
     m.add_class::<PySearcher>()?;
+    m.add_class::<plain_search::PyPlainSearch>()?;
     m.add_class::<PyBoostRules>()?;
     m.add_function(wrap_pyfunction!(schema::tool_fields_packed, m)?)?;
     m.add_function(wrap_pyfunction!(copy::copy_json, m)?)?;

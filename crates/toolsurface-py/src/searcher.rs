@@ -185,6 +185,28 @@ impl PySearcher {
         })
     }
 
+    /// The `k` best hits for `query` (`search`, with `k` checked).
+    pub(crate) fn hits_of<'py>(
+        &self,
+        py: Python<'py>,
+        query: &str,
+        k: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (r, _) = guard(|| self.ranked_core(query, k, None))?;
+        self.to_hits(py, r)
+    }
+
+    /// `has_terms`.
+    pub(crate) fn has_terms_of(&self, query: &str) -> PyResult<bool> {
+        guard(|| {
+            Ok(core::Searcher::new(&self.index).has_content(
+                query,
+                self.lexicon.as_deref(),
+                self.settings.expansion_weight,
+            ))
+        })
+    }
+
     /// Whether hits are made by [`alloc_hit`] now: `hit_type` was admitted and its bases
     /// have not been reassigned since.
     fn direct_now(&self, py: Python<'_>) -> PyResult<bool> {
@@ -288,8 +310,8 @@ impl PySearcher {
         k: &Bound<'_, PyInt>,
     ) -> PyResult<Bound<'py, PyList>> {
         let k = int_arg(k)?;
-        let (r, _) = guard(|| self.ranked_core(query, check_k(k)?, None))?;
-        self.to_hits(py, r)
+        let k = guard(|| Ok(check_k(k)?))?;
+        self.hits_of(py, query, k)
     }
 
     /// Whether `query` has a term to search for that is not only a function word's or its
@@ -297,13 +319,7 @@ impl PySearcher {
     /// nothing for a query with such terms answers nothing; one without, the registry fills
     /// in order.
     fn has_terms(&self, query: &str) -> PyResult<bool> {
-        guard(|| {
-            Ok(core::Searcher::new(&self.index).has_content(
-                query,
-                self.lexicon.as_deref(),
-                self.settings.expansion_weight,
-            ))
-        })
+        self.has_terms_of(query)
     }
 
     /// `search` among the documents `allowed` admits (all when `None`).

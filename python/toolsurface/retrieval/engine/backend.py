@@ -286,6 +286,17 @@ class Backend(Protocol):
         """
         ...
 
+    def plain_search(
+        self, full: Callable[..., Any], owner: object, default_k: int, max_chars: int
+    ) -> Callable[..., Any] | None:
+        """``owner``'s ``full`` (``ToolRegistry.search``) with its hot path in the engine.
+
+        The native engine answers a plain call (a query and ``k``) without a Python frame,
+        making ``full``'s hot-path checks on ``owner``'s state, and calls ``full`` for
+        everything else; ``None`` where the engine has no such path (the pure one).
+        """
+        ...
+
 
 def _sorted_by_name(names: list[str], values: list[_V]) -> tuple[list[str], list[_V]]:
     order = sorted(range(len(names)), key=names.__getitem__)
@@ -381,6 +392,11 @@ class PureBackend:
         rules: Any = None,
     ) -> Searcher:
         return _BoundSearch(index, names, args, lexicon, rules)
+
+    def plain_search(
+        self, full: Callable[..., Any], owner: object, default_k: int, max_chars: int
+    ) -> Callable[..., Any] | None:
+        return None  # the Python method is this engine's hot path
 
 
 @dataclass(frozen=True)
@@ -505,6 +521,16 @@ class NativeBackend:
             list(names), SearchHit, weights, b, k1, ew, lexicon, rules=rules
         )
         return bound
+
+    def plain_search(
+        self, full: Callable[..., Any], owner: object, default_k: int, max_chars: int
+    ) -> Callable[..., Any] | None:
+        """``PlainSearch``'s method (``None`` when the module predates it)."""
+        made = getattr(self.native, "PlainSearch", None)
+        if made is None:
+            return None
+        found: Callable[..., Any] = made(full, owner, default_k, max_chars).search
+        return found
 
 
 def _native_or_raise() -> Any:
