@@ -13,7 +13,10 @@ synthetic tool a server of its own, or with ``--servers copies`` servers of the 
 sizes) and per request (``--per-lang`` English and Russian requests of dev.jsonl, a fixed sample),
 interleaved in shuffled order, the collector paused, median of ``--rounds`` runs:
 
-- ``public``: ``ToolRegistry.search(query)``, the default API;
+- ``public``: ``registry.search(query)``, the default API (on the native engine the
+  ``PlainSearch`` method, which answers a plain call without a Python frame);
+- ``method``: the Python method ``ToolRegistry.search`` on the same registry (the public
+  search before ``PlainSearch``; its hot path makes the same checks in Python);
 - ``core (rules)``: the native call that search makes, the bound searcher with the
   registry's boost rules (mentions, questions) found and applied inside it;
 - ``core (plain)``: a searcher of the same index without rules (no boost at all), the
@@ -50,6 +53,7 @@ import statistics
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -113,21 +117,34 @@ def ruled_core(registry: ToolRegistry) -> _Call:
 def timed(
     systems: dict[str, Any], queries: list[str], rounds: int, seed: int
 ) -> dict[str, list[float]]:
-    """Per system, per request: the median of ``rounds`` runs, interleaved and shuffled."""
+    """Per system, per request: the median of ``rounds`` runs, interleaved in turns.
+
+    The first system to search a request pays for bringing its postings into the cache
+    (several microseconds: the others find them there), so the systems take the first
+    place in turn: each request's order is shuffled once, then rotated by one each round,
+    and over ``rounds`` a multiple of the systems' count each system searches each request
+    first equally often (a shuffle per round had one system first in 10 of 15 rounds for
+    some requests, which then made its p99).
+    """
     for s in systems.values():
         for q in queries:
             s.search(q, 10)
     times: dict[str, list[list[float]]] = {k: [[] for _ in queries] for k in systems}
     rng = random.Random(seed)
-    order = list(systems)
+    orders = []
+    for _ in queries:
+        order = list(systems)
+        rng.shuffle(order)
+        orders.append(order)
     perf = time.perf_counter
     gc.collect()
     gc.disable()
     try:
-        for _ in range(rounds):
+        for turn in range(rounds):
             for qi, q in enumerate(queries):
-                rng.shuffle(order)
-                for key in order:
+                order = orders[qi]
+                at = turn % len(order)
+                for key in order[at:] + order[:at]:
                     search = systems[key].search
                     t0 = perf()
                     search(q, 10)
@@ -271,6 +288,7 @@ def run_size(
     registry = built("ours", lambda: host_registry(tools, "native", args.seed))
     systems: dict[str, Any] = {
         "public": registry,
+        "method": _Call(types.MethodType(ToolRegistry.search, registry)),
         "core (rules)": ruled_core(registry),
         "core (plain)": plain_core(registry),
     }
