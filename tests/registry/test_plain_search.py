@@ -8,16 +8,23 @@ registry passes through, answers what the Python method answers, at once after a
 
 from __future__ import annotations
 
+import copy
+import functools
 import gc
+import inspect
 import weakref
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from tests.conftest import native_available
 from toolsurface import FieldValues, RetrievalSettings, Tool, ToolRegistry
+
+#: The method as defined, before any test patches it.
+_SEARCH = ToolRegistry.search
 
 pytestmark = [
     pytest.mark.engine_agnostic,
@@ -173,3 +180,73 @@ def test_a_subclass_search_is_its_own() -> None:
     registry = Counting(TOOLS, engine="native", semantic=False)
     assert [h.name for h in registry.search("read a file", 1)] == ["fs__read_file"]
     assert Counting.calls == 1
+
+
+def test_a_patch_of_the_class_search_is_what_every_registry_calls() -> None:
+    calls: list[str] = []
+
+    @functools.wraps(ToolRegistry.search)
+    def traced(self: ToolRegistry, query: str, *args: object, **kwargs: object) -> object:
+        calls.append(query)
+        return _SEARCH(self, query, *args, **kwargs)  # type: ignore[arg-type]
+
+    before = native()
+    with mock.patch.object(ToolRegistry, "search", traced):
+        during = native()  # made under the patch: the patch is its search
+        assert [h.name for h in during.search("read a file", 1)] == ["fs__read_file"]
+        assert [h.name for h in before.search("read a file", 1)] == ["fs__read_file"]
+    assert calls == ["read a file", "read a file"]
+    assert before.search("read a file", 1) == _SEARCH(before, "read a file", 1)
+    with mock.patch.object(ToolRegistry, "search", autospec=True) as spied:
+        native().search("read a file")
+        assert spied.call_count == 1
+
+
+def test_a_registry_given_another_class_searches_with_its_search() -> None:
+    class Fixed(ToolRegistry):
+        def search(self, query: str, k: int = 10, **options: object) -> list:  # type: ignore[override]
+            return ["fixed"]
+
+    registry = native()
+    registry.search("read a file")
+    registry.__class__ = Fixed
+    assert registry.search("read a file") == ["fixed"]
+
+
+def test_a_copy_searches_its_own_state() -> None:
+    registry = native()
+    copied = copy.copy(registry)
+    copied.settings = RetrievalSettings(k1=0.5)
+    for query in ("read a file", "send a message"):
+        assert copied.search(query, 3) == _SEARCH(copied, query, 3)
+        assert registry.search(query, 3) == _SEARCH(registry, query, 3)
+    assert copied.search("read a file", 3) != registry.search("read a file", 3)
+
+
+def test_a_subclass_with_state_of_its_own_keeps_the_method() -> None:
+    class Tuned(ToolRegistry):
+        boost = False
+
+        @property
+        def settings(self) -> RetrievalSettings:  # type: ignore[override]
+            return RetrievalSettings(k1=0.5) if self.boost else self.__dict__["settings"]
+
+        @settings.setter
+        def settings(self, value: RetrievalSettings) -> None:
+            self.__dict__["settings"] = value
+
+    registry = Tuned(TOOLS, engine="native", semantic=False)
+    assert "search" not in vars(registry)
+    plain = registry.search("read a file", 3)
+    registry.boost = True
+    assert registry.search("read a file", 3) != plain
+
+
+def test_the_signature_is_the_methods() -> None:
+    shown = inspect.signature(native().search).parameters
+    method = inspect.signature(ToolRegistry.search).parameters
+    assert list(shown) == [name for name in method if name != "self"]
+    assert {n: p.default for n, p in shown.items()} == {
+        n: p.default for n, p in method.items() if n != "self"
+    }
+    assert "ToolRegistry.search" in (native().search.__doc__ or "")

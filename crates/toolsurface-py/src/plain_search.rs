@@ -12,7 +12,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::PyTraverseError;
 
 use crate::args::int_arg;
@@ -30,6 +30,9 @@ pub(crate) struct PyPlainSearch {
     full: Py<PyAny>,
     /// The registry, the Python method's `self`.
     owner: Py<PyAny>,
+    /// The registry's class when this was made: while it is still the registry's, and its
+    /// `search` still `full`, this stands in for `full`.
+    class: Py<PyType>,
     /// The registry's instance dict, where its state is read.
     state: Py<PyDict>,
     /// `k` when the call gives none (the Python method's default).
@@ -84,6 +87,37 @@ fn same_int(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> bool {
 }
 
 impl PyPlainSearch {
+    /// Whether this still stands in for the registry's `search`: the registry's class is
+    /// the one it had, whose `search` is still `full` (a class-level patch, or a class
+    /// assigned to the registry, is then what Python would call).
+    fn stands_in(&self, py: Python<'_>) -> PyResult<bool> {
+        let class = self.class.bind(py);
+        Ok(self.owner.bind(py).get_type().is(class)
+            && class.getattr(intern!(py, "search"))?.is(self.full.bind(py)))
+    }
+
+    /// Leave the registry's dict (when this is its `search` there) and make the call as
+    /// Python now resolves `registry.search`.
+    fn step_aside<'py>(
+        &self,
+        slf: &Bound<'py, Self>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let state = self.state.bind(py);
+        let name = intern!(py, "search");
+        if let Some(held) = state.get_item(name)? {
+            if held
+                .getattr(intern!(py, "__self__"))
+                .is_ok_and(|of| of.is(slf))
+            {
+                state.del_item(name)?;
+            }
+        }
+        self.owner.bind(py).getattr(name)?.call(args, kwargs)
+    }
+
     /// The registry's bound searcher, when its state is that of the hot path: the bound
     /// search (`_fast`) is of the current catalogue generation, learned hints version,
     /// groups version and settings, and no retriever or semantic ranker is set. The same
@@ -188,6 +222,7 @@ impl PyPlainSearch {
             .unbind();
         Ok(PyPlainSearch {
             full,
+            class: owner.get_type().unbind(),
             owner: owner.unbind(),
             state,
             default_k,
@@ -195,28 +230,35 @@ impl PyPlainSearch {
         })
     }
 
-    /// The `k` best tools for `query`, best first (`ToolRegistry.search`, whose docs say
-    /// the rest): answered natively for a plain call, by the Python method otherwise.
-    #[pyo3(signature = (*args, **kwargs))]
+    /// The k best tools for query, best first: ToolRegistry.search, whose docstring says
+    /// the rest. A plain call is answered in the engine, any other by that method.
+    #[pyo3(
+        signature = (*args, **kwargs),
+        text_signature = "(query, k=10, *, settings=None, admitted=None, explain=False, retrievers=None, fusion=None)"
+    )]
     fn search<'py>(
-        &self,
-        py: Python<'py>,
+        slf: &Bound<'py, Self>,
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        if let Some(hits) = self.plain(py, args, kwargs)? {
+        let (py, this) = (slf.py(), slf.get());
+        if !this.stands_in(py)? {
+            return this.step_aside(slf, args, kwargs);
+        }
+        if let Some(hits) = this.plain(py, args, kwargs)? {
             return Ok(hits.into_any());
         }
         let mut items = Vec::with_capacity(args.len() + 1);
-        items.push(self.owner.bind(py).clone());
+        items.push(this.owner.bind(py).clone());
         items.extend(args.iter());
         let full_args = PyTuple::new(py, items)?;
-        self.full.bind(py).call(full_args, kwargs)
+        this.full.bind(py).call(full_args, kwargs)
     }
 
     fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
         visit.call(&self.full)?;
         visit.call(&self.owner)?;
+        visit.call(&self.class)?;
         visit.call(&self.state)?;
         Ok(())
     }

@@ -74,6 +74,19 @@ _log = logging.getLogger("toolsurface")
 
 #: A query is analysed on its first this many characters; the rest is ignored (logged).
 QUERY_MAX_CHARS = 4096
+#: The hits ``search`` returns when no ``k`` is given.
+_SEARCH_K = 10
+#: The registry's own attributes ``search``'s hot path reads (``_native.PlainSearch``
+#: reads them in the instance dict, so a class that defines any of them keeps the method).
+_SEARCH_STATE = (
+    "_fast",
+    "retrievers",
+    "semantic",
+    "settings",
+    "_generation",
+    "_learned",
+    "_membership",
+)
 #: How many lexical hits a host ranker's ranking is fused with, at the least.
 FUSION_DEPTH = 50
 _SEARCHER_CACHE = 8
@@ -221,12 +234,25 @@ class ToolRegistry:
         hits, a tenth less time a search (docs/performance.md). A subclass that defines its
         own ``search`` keeps it.
         """
-        if type(self).search is not ToolRegistry.search:
-            return
-        default_k = ToolRegistry.search.__defaults__[0]  # type: ignore[index]
-        plain = self._backend.plain_search(ToolRegistry.search, self, default_k, QUERY_MAX_CHARS)
+        cls = type(self)
+        if cls.search is not _SEARCH or any(hasattr(cls, name) for name in _SEARCH_STATE):
+            return  # a class-level patch, or a subclass's own search or state: its own
+        plain = self._backend.plain_search(_SEARCH, self, _SEARCH_K, QUERY_MAX_CHARS)
         if plain is not None:
             self.__dict__["search"] = plain
+
+    def __copy__(self) -> ToolRegistry:
+        """A shallow copy (``copy.copy``): the same parts, its own ``search``.
+
+        The native engine's ``search`` reads the registry it was made for, so the copy
+        gets one of its own rather than the original's.
+        """
+        cls = type(self)
+        made = cls.__new__(cls)
+        made.__dict__.update(self.__dict__)
+        made.__dict__.pop("search", None)
+        made._install_plain_search()
+        return made
 
     # -- the catalogue ---------------------------------------------------------------------
 
@@ -656,7 +682,7 @@ class ToolRegistry:
     def search(
         self,
         query: str,
-        k: int = 10,
+        k: int = _SEARCH_K,
         *,
         settings: RetrievalSettings | None = None,
         admitted: Collection[str] | None = None,
@@ -1191,6 +1217,10 @@ class ToolRegistry:
         ['fs__read_file']
         """
         await off_loop(self.prepare)
+
+
+#: ``ToolRegistry.search`` as defined here: what a native ``PlainSearch`` stands in for.
+_SEARCH = ToolRegistry.search
 
 
 def _english_ranker(
