@@ -25,6 +25,12 @@ from test_gateway_upstreams import SERVERS, _gateway, _write
 
 from toolsurface.cli import main
 
+#: Engine-agnostic (tests/conftest.py): what is checked here is the gateway's learning
+#: (sessions, the file, the policy), which is Python; the engines rank a learned request
+#: alike (tests/retrieval/test_learned.py holds them to it), so each test runs once, on the
+#: engine of the suite the split gives it: eight gateway processes a test are not run twice.
+pytestmark = pytest.mark.engine_agnostic
+
 ONCALL = "ops__get_oncall_schedule"
 #: A request whose best words are another tool's: the tool is found, but third.
 REQUEST = "show which engineer has the shift"
