@@ -285,8 +285,18 @@ class PlainSearch:
     def __new__(
         cls, full: Callable[..., Any], owner: object, default_k: int, max_chars: int
     ) -> PlainSearch: ...
-    def search(self, *args: Any, **kwargs: Any) -> Any:
-        """The ``k`` best tools for ``query`` (``ToolRegistry.search``)."""
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        *,
+        settings: Any = None,
+        admitted: Any = None,
+        explain: bool = False,
+        retrievers: Any = None,
+        fusion: Any = None,
+    ) -> Any:
+        """The ``k`` best tools for ``query`` (``ToolRegistry.search``, its signature)."""
 
 @final
 class Searcher:

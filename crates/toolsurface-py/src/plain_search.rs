@@ -234,7 +234,7 @@ impl PyPlainSearch {
     /// the rest. A plain call is answered in the engine, any other by that method.
     #[pyo3(
         signature = (*args, **kwargs),
-        text_signature = "(query, k=10, *, settings=None, admitted=None, explain=False, retrievers=None, fusion=None)"
+        text_signature = "($self, query, k=10, *, settings=None, admitted=None, explain=False, retrievers=None, fusion=None)"
     )]
     fn search<'py>(
         slf: &Bound<'py, Self>,
