@@ -163,6 +163,51 @@ def test_what_a_client_sends_never_breaks_the_gateway(gateway: GatewayProcess) -
     assert asyncio.run(still_serves()) == ["ToolSearch"]
 
 
+def test_a_request_id_mcp_does_not_allow_is_an_invalid_request_not_a_silent_202(
+    gateway: GatewayProcess,
+) -> None:
+    """MCP: a request's id is a string or an integer, never null. The SDK's stateless
+    transport took a request with any other id for a notification: 202, no answer, and a
+    client waiting for one forever. Refused as JSON-RPC says (-32600, id null), with or
+    without a session; a notification (no id) and a good id still pass."""
+    auth = {**ACCEPT, "Authorization": f"Bearer {TOKEN}"}
+    opened = httpx2.post(gateway.url, json=INIT, headers=auth, timeout=30)
+    session = {**auth, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    for bad in ({"a": 1}, 1.5, None, True, [2]):
+        listed = {"jsonrpc": "2.0", "id": bad, "method": "tools/list"}
+        for headers in (session, auth):
+            message = listed if headers is session else {**INIT, "id": bad}
+            answer = httpx2.post(gateway.url, json=message, headers=headers, timeout=30)
+            assert answer.status_code == 400, (bad, answer.status_code, answer.text)
+            error = answer.json()
+            assert error["id"] is None and error["error"]["code"] == -32600
+            assert "id" in error["error"]["message"]
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert httpx2.post(gateway.url, json=done, headers=session, timeout=30).status_code == 202
+    for good in (7, "seven"):
+        listed = {"jsonrpc": "2.0", "id": good, "method": "tools/list"}
+        answer = httpx2.post(gateway.url, json=listed, headers=session, timeout=30)
+        assert answer.status_code == 200
+        assert f'"id":{json.dumps(good)}' in answer.text.replace(" ", "")
+
+
+def test_a_delete_ends_only_a_session_it_names_and_the_store_knows(
+    gateway: GatewayProcess,
+) -> None:
+    """A DELETE without a session id, with a malformed one or an unknown one ends nothing and
+    says so (400, 400, 404), as a request of such a session is answered; a known one ends."""
+    auth = {**ACCEPT, "Authorization": f"Bearer {TOKEN}"}
+    assert httpx2.delete(gateway.url, headers=auth, timeout=30).status_code == 400
+    malformed = {**auth, "Mcp-Session-Id": "x" * 300}
+    assert httpx2.delete(gateway.url, headers=malformed, timeout=30).status_code == 400
+    unknown = {**auth, "Mcp-Session-Id": "never-issued"}
+    assert httpx2.delete(gateway.url, headers=unknown, timeout=30).status_code == 404
+    opened = httpx2.post(gateway.url, json=INIT, headers=auth, timeout=30)
+    session = {**auth, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+    assert httpx2.delete(gateway.url, headers=session, timeout=30).status_code == 200
+    assert httpx2.delete(gateway.url, headers=session, timeout=30).status_code == 404
+
+
 def test_a_restarted_gateway_resumes_the_session_mid_session(tmp_path: Path) -> None:
     write_config(tmp_path)
     gw = GatewayProcess(tmp_path, store=str(tmp_path / "store"))

@@ -5,10 +5,12 @@ stateless mode and the gateway issues the ``Mcp-Session-Id`` itself: an ``initia
 without one opens a session (stored at once, so every process over the store knows it) and
 the id rides on the response; every later request must echo a session the store knows, or
 it is answered 404 (the client then opens a new one), whichever process it reaches. A
-``DELETE`` ends the session. A ``GET`` of a known session opens its event stream
-(:mod:`toolsurface.gateway.streams`), on which the gateway pushes what no request asked
-for; a ``list_changed`` caused by a call still rides on that call's own response. With a
-bearer token every request must carry it.
+``DELETE`` ends the session (a DELETE of an unknown one is a 404, as a request of it). A
+request whose id MCP does not allow (an object, a fraction, null, a boolean) is refused
+with JSON-RPC's -32600 before the SDK, which would take it for a notification. A ``GET``
+of a known session opens its event stream (:mod:`toolsurface.gateway.streams`), on which
+the gateway pushes what no request asked for; a ``list_changed`` caused by a call still
+rides on that call's own response. With a bearer token every request must carry it.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-#: The largest request body read to find an ``initialize`` (the SDK's own limit).
+#: The largest request body the gateway reads (the SDK's own limit).
 MAX_BODY = 4 * 1024 * 1024
 #: The longest session id looked up (the gateway's own are 43 characters).
 MAX_SESSION_ID = 256
@@ -167,12 +169,38 @@ async def _read_body(receive: Receive) -> bytes | None:
             return b"".join(chunks)
 
 
-def _is_initialize(body: bytes) -> bool:
+def _parsed(body: bytes) -> Any:
+    """The body's JSON, or ``None`` when it is none (the SDK answers that with -32700)."""
     try:
-        message = json.loads(body)
+        return json.loads(body)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        return False
+        return None
+
+
+def _is_initialize(body: bytes) -> bool:
+    message = _parsed(body)
     return isinstance(message, dict) and message.get("method") == "initialize"
+
+
+_JSON_TYPES = {dict: "an object", list: "an array", float: "a number with a fraction"}
+
+
+def _bad_request_id(message: Any) -> str | None:
+    """Why a request in ``message`` (one, or a batch) has an id MCP refuses, else ``None``.
+
+    MCP: a request's id is a string or an integer, never null. The SDK's stateless
+    transport takes a request with any other id for a notification, answers 202 and
+    nothing else, and the client waits for an answer forever.
+    """
+    for item in message if isinstance(message, list) else (message,):
+        if not isinstance(item, dict) or "method" not in item or "id" not in item:
+            continue
+        value = item["id"]
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            kind = "null" if value is None else "a boolean" if isinstance(value, bool) else None
+            kind = kind or _JSON_TYPES.get(type(value), type(value).__name__)
+            return f"Invalid Request: a request's id must be a string or an integer, not {kind}"
+    return None
 
 
 class SessionsMiddleware:
@@ -227,12 +255,7 @@ class SessionsMiddleware:
         method = scope.get("method", "")
         try:
             if method == "DELETE":
-                if session_id is not None:
-                    await self.sessions.end(session_id)
-                    if self.streams is not None:
-                        self.streams.close(session_id)
-                await send({"type": "http.response.start", "status": 200, "headers": []})
-                await send({"type": "http.response.body", "body": b""})
+                await self._end(session_id, send)
             elif method == "GET" and self.streams is not None:
                 await self._stream(session_id, scope, receive, send)
             elif method != "POST":
@@ -246,13 +269,32 @@ class SessionsMiddleware:
             _log.error("toolsurface gateway: %s", exc)
             await _answer(send, 503, "Service Unavailable: the session store does not answer")
 
+    async def _end(self, session_id: str | None, send: Send) -> None:
+        """A DELETE: a session the store knows ends (200), any other is answered as its request.
+
+        Without an id or with a malformed one 400, an unknown one 404; nothing ends.
+        """
+        if not await self._known(session_id, send):
+            return
+        assert session_id is not None
+        await self.sessions.end(session_id)
+        if self.streams is not None:
+            self.streams.close(session_id)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
         """An ``initialize`` without a session id opens one; anything else is refused."""
         body = await _read_body(receive)
         if body is None:
             await _answer(send, 413, "Payload Too Large")
             return
-        if not _is_initialize(body):
+        message = _parsed(body)
+        refused = _bad_request_id(message)
+        if refused is not None:
+            await _answer(send, 400, refused)
+            return
+        if not (isinstance(message, dict) and message.get("method") == "initialize"):
             await _answer(send, 400, "Bad Request: Missing session ID")
             return
         session_id = await self.sessions.issue()
@@ -316,17 +358,25 @@ class SessionsMiddleware:
         """A request of a session: known to the store (read now), or 404."""
         if not await self._known(session_id, send):
             return
-        if self.streams is not None and self.streams.awaiting(session_id):
-            # The client may be answering a request sent on its GET stream (streams.py).
-            body = await _read_body(receive)
-            if body is None:
-                await _answer(send, 413, "Payload Too Large")
-                return
-            if self.streams.answer(session_id, body):
-                await send({"type": "http.response.start", "status": 202, "headers": []})
-                await send({"type": "http.response.body", "body": b""})
-                return
-            receive = _replay(body, receive)
+        body = await _read_body(receive)
+        if body is None:
+            await _answer(send, 413, "Payload Too Large")
+            return
+        refused = _bad_request_id(_parsed(body))
+        if refused is not None:
+            await _answer(send, 400, refused)
+            return
+        # The client may be answering a request sent on its GET stream (streams.py).
+        streams = self.streams
+        if (
+            streams is not None
+            and streams.awaiting(session_id)
+            and streams.answer(session_id, body)
+        ):
+            await send({"type": "http.response.start", "status": 202, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        receive = _replay(body, receive)
         token = CURRENT.set((session_id, True))
         try:
             await self.app(scope, receive, send)
