@@ -8,8 +8,14 @@ writes it, ``list_changed`` goes before the response, a cancelled call is not an
 
 from __future__ import annotations
 
+import contextlib
 import json
+import queue
+import subprocess
+import sys
+import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -17,6 +23,8 @@ import pytest
 
 pytest.importorskip("mcp")
 
+
+from gateway_procs import write_config
 
 from toolsurface.gateway.fastpath import FastCalls, Notify, _plain_call
 
@@ -142,3 +150,74 @@ def test_a_call_nested_too_deeply_to_read_is_refused_by_its_id_and_the_gateway_l
         {"jsonrpc": "2.0", "id": "r-1", "error": error},
         {"jsonrpc": "2.0", "id": 9, "result": {"content": [{"type": "text", "text": "ran"}]}},
     ]
+
+
+def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> None:
+    """The SDK validates a request with an object, fractional, null or boolean id as a
+    notification and answers nothing; refused here with -32600 and id null, before any
+    handshake; a good id (first or after the params) and a notification pass to the SDK."""
+
+    async def call(name: str, arguments: Mapping[str, Any], notify: Notify) -> Any:
+        raise AssertionError("no call is taken here")
+
+    bad = [{"a": 1}, 1.5, None, True, [1]]
+    lines = [json.dumps({"jsonrpc": "2.0", "id": b, "method": "initialize"}).encode() for b in bad]
+    lines.append(b'{"jsonrpc":"2.0","id":1.0e3,"method":"tools/list"}')
+    good = [
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","method":"tools/list","params":{"id":1.5},"id":"x"}',
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","method":"notifications/x","params":{"id":null}}',
+    ]
+    taken, written = _run(lines + good, call, version="1999-01-01")
+    assert taken == [True] * len(lines) + [False] * len(good)
+    kinds = ["an object", "a number with a fraction", "null", "a boolean", "an array"]
+    kinds.append("a number with a fraction")
+    said = "Invalid Request: a request's id must be a string or an integer, not "
+    assert written == [
+        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said + k}}
+        for k in kinds
+    ]
+
+
+def test_over_stdio_a_bad_id_is_answered_and_the_session_goes_on(tmp_path: Path) -> None:
+    """A real stdio gateway fed raw lines: the bad request is answered with -32600 and the
+    good ones beside it as before (the SDK answered nothing, and a client waited)."""
+    config, _ = write_config(tmp_path)
+    argv = [sys.executable, "-m", "toolsurface.cli", "gateway", "--config", str(config)]
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    sent = [
+        init,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    with subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in sent))
+        proc.stdin.flush()
+        lines: queue.Queue[bytes] = queue.Queue()
+        out = proc.stdout
+        threading.Thread(target=lambda: [lines.put(x) for x in out], daemon=True).start()
+        answers = []
+        with contextlib.suppress(queue.Empty):
+            for _ in range(3):
+                answers.append(json.loads(lines.get(timeout=30)))
+        proc.stdin.close()
+        proc.wait(timeout=60)
+    by_id = {json.dumps(a["id"]): a for a in answers}  # answers need not come in order
+    assert set(by_id) == {"1", "null", "2"}
+    assert "result" in by_id["1"]
+    assert by_id["null"]["error"]["code"] == -32600
+    assert "ToolSearch" in json.dumps(by_id["2"]["result"])

@@ -9,7 +9,9 @@ it: the gateway's own call runs (the same admission, session and forwarding as t
 SDK) and its result is written as the response line, shaped for the version by the SDK's
 own ``serialize_server_result``. Anything else (another method, a ``_meta``, a malformed
 line, another version) goes to the SDK as before. A ``notifications/cancelled`` for a call
-taken here cancels it, and it is not answered, as the SDK does.
+taken here cancels it, and it is not answered, as the SDK does. A request whose id MCP
+does not allow is answered here with -32600 (:mod:`toolsurface.gateway.request_ids`),
+from the first line on: the SDK would take it for a notification and answer nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import anyio
 import anyio.abc
 from mcp_types import methods
 from pydantic import ValidationError
+
+from toolsurface.gateway.request_ids import INVALID_REQUEST, bad_request_id
 
 __all__ = ["VERSIONS", "FastCalls", "Notify"]
 
@@ -40,10 +44,11 @@ Write = Callable[[str], Awaitable[None]]
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _LIST_CHANGED = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
 #: A request's id when it comes before any nested value of the line (``{"jsonrpc": "2.0",
-#: "id": 7, ...``): a number or a plain string, read without parsing the rest.
+#: "id": 7, ...``): a whole number or a plain string (then a comma or the end of the
+#: object, so ``1.5`` is not read as 1), read without parsing the rest.
 _TOP_ID = re.compile(
     rb'\s*\{\s*(?:"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,\s*)*'
-    rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")'
+    rb'"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,64}")(?=\s*[,}])'
 )
 
 
@@ -94,6 +99,8 @@ class FastCalls:
 
     def take(self, line: bytes) -> bool:
         """Whether ``line`` was taken here (then the SDK never sees it)."""
+        if self._refused(line):
+            return True
         if not self.enabled or self._tasks is None or b'"tools/call"' not in line:
             return self._cancel(line)
         try:
@@ -110,6 +117,24 @@ class FastCalls:
         scope = anyio.CancelScope()
         self._running[plain[0]] = scope
         self._tasks.start_soon(self._answer, scope, *plain)
+        return True
+
+    def _refused(self, line: bytes) -> bool:
+        """Answer a request whose id MCP does not allow, and take it; else leave the line.
+
+        A line is parsed only when it names an id and does not open with a good one (a
+        client's usual ``{"jsonrpc": "2.0", "id": 7, ...``): most lines are not.
+        """
+        if self._tasks is None or b'"id"' not in line or _TOP_ID.match(line):
+            return False
+        try:
+            refused = bad_request_id(json.loads(line))
+        except (ValueError, RecursionError):
+            return False  # the SDK answers a line that does not parse
+        if refused is None:
+            return False
+        error = {"code": INVALID_REQUEST, "message": refused}
+        self._tasks.start_soon(self._send, _line({"jsonrpc": "2.0", "id": None, "error": error}))
         return True
 
     def _too_deep(self, line: bytes) -> bool:

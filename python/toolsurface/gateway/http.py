@@ -27,6 +27,7 @@ from typing import Any
 import anyio
 
 from toolsurface.gateway.clients import CLIENT
+from toolsurface.gateway.request_ids import bad_request_id
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
 from toolsurface.gateway.streams import EventStreams
@@ -182,27 +183,6 @@ def _is_initialize(body: bytes) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
-_JSON_TYPES = {dict: "an object", list: "an array", float: "a number with a fraction"}
-
-
-def _bad_request_id(message: Any) -> str | None:
-    """Why a request in ``message`` (one, or a batch) has an id MCP refuses, else ``None``.
-
-    MCP: a request's id is a string or an integer, never null. The SDK's stateless
-    transport takes a request with any other id for a notification, answers 202 and
-    nothing else, and the client waits for an answer forever.
-    """
-    for item in message if isinstance(message, list) else (message,):
-        if not isinstance(item, dict) or "method" not in item or "id" not in item:
-            continue
-        value = item["id"]
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
-            kind = "null" if value is None else "a boolean" if isinstance(value, bool) else None
-            kind = kind or _JSON_TYPES.get(type(value), type(value).__name__)
-            return f"Invalid Request: a request's id must be a string or an integer, not {kind}"
-    return None
-
-
 class SessionsMiddleware:
     """ASGI in front of the SDK's stateless app: the bearer token, then our session ids."""
 
@@ -290,7 +270,7 @@ class SessionsMiddleware:
             await _answer(send, 413, "Payload Too Large")
             return
         message = _parsed(body)
-        refused = _bad_request_id(message)
+        refused = bad_request_id(message)
         if refused is not None:
             await _answer(send, 400, refused)
             return
@@ -362,7 +342,7 @@ class SessionsMiddleware:
         if body is None:
             await _answer(send, 413, "Payload Too Large")
             return
-        refused = _bad_request_id(_parsed(body))
+        refused = bad_request_id(_parsed(body))
         if refused is not None:
             await _answer(send, 400, refused)
             return
