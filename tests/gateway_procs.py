@@ -42,6 +42,19 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+#: A raw client's ``initialize``, as the tests that speak JSON-RPC themselves send it.
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
 def write_config(tmp: Path) -> tuple[Path, Path]:
     """An ``mcpServers`` file (the demo ops server, ``mcp-server-time``) and a policy file."""
     servers: dict[str, Any] = {"ops": {"command": sys.executable, "args": [str(DEMO_SERVER)]}}

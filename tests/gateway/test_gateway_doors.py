@@ -14,21 +14,11 @@ import pytest
 pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp extra)")
 import httpx2
-from gateway_procs import GatewayProcess, write_config
+from gateway_procs import INIT, GatewayProcess, write_config
 
 #: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
 pytestmark = pytest.mark.engine_agnostic
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 ALLOW = ["--allow-host", "gw.internal"]
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 

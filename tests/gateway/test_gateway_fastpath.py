@@ -24,7 +24,7 @@ import pytest
 pytest.importorskip("mcp")
 
 
-from gateway_procs import write_config
+from gateway_procs import INIT, write_config
 
 from toolsurface.gateway.fastpath import FastCalls, Notify, _plain_call
 
@@ -185,18 +185,8 @@ def test_over_stdio_a_bad_id_is_answered_and_the_session_goes_on(tmp_path: Path)
     good ones beside it as before (the SDK answered nothing, and a client waited)."""
     config, _ = write_config(tmp_path)
     argv = [sys.executable, "-m", "toolsurface.cli", "gateway", "--config", str(config)]
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
     sent = [
-        init,
+        INIT,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},

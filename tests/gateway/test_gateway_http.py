@@ -23,6 +23,7 @@ pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp extra)")
 import httpx2
 from gateway_procs import (
+    INIT,
     Changes,
     GatewayProcess,
     client,
@@ -37,16 +38,6 @@ from toolsurface.cli import main
 pytestmark = pytest.mark.engine_agnostic
 
 TOKEN = "s3cret-bearer-token-for-tests"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 

@@ -27,7 +27,7 @@ import pytest
 pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 pytest.importorskip("uvicorn", reason="the HTTP gateway needs uvicorn (the mcp extra)")
 import httpx2
-from gateway_procs import GatewayProcess, client, names, text, write_config
+from gateway_procs import INIT, GatewayProcess, client, names, text, write_config
 
 #: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
 pytestmark = pytest.mark.engine_agnostic
@@ -35,16 +35,6 @@ pytestmark = pytest.mark.engine_agnostic
 ALICE = "alice-token-0123456789abcdef"
 BOB = "bob-token-fedcba9876543210"
 LIST = "ops__list_tickets"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 

@@ -26,7 +26,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 redis = pytest.importorskip("redis", reason="the Redis store needs the redis package")
-from gateway_procs import GatewayProcess, Router, client, names, text, write_config  # noqa: E402
+from gateway_procs import INIT, GatewayProcess, Router, client, names, text, write_config  # noqa: E402
 
 from toolsurface.cli import main  # noqa: E402
 from toolsurface.gateway.store import StoreError, open_store  # noqa: E402
@@ -328,16 +328,6 @@ def test_a_tampered_index_stops_no_write_and_the_cap_deletes_only_its_own_keys(
     direct.delete("precious:key")
 
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
