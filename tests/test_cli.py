@@ -92,6 +92,42 @@ def test_eval_on_a_small_query_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert set(data["metrics"]) >= {"all", "lang=en", "lang=ru", "style=user", "ru/user"}
 
 
+def test_eval_of_server_records_is_the_same_in_one_array_or_a_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Server records get a group per server whichever way the file holds them; as JSON
+    Lines they got none, and the same catalogue and requests scored lower."""
+    from importlib.resources import files
+
+    from toolsurface.catalogue import demo_catalogue, record_shape
+
+    monkeypatch.setenv("TOOLSURFACE_SEMANTIC", "off")
+    records = []
+    for tool in demo_catalogue():
+        server, name = tool.name.split("__", 1)
+        records.append(
+            {"server": server, "name": name, "description": tool.description}
+            | {"input_schema": dict(tool.input_schema)}
+        )
+    array, lines = tmp_path / "tools.json", tmp_path / "tools.jsonl"
+    array.write_text(json.dumps(records), "utf-8")
+    lines.write_text("\n".join(json.dumps(r) for r in records) + "\n", "utf-8")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(json.dumps(records[0]) + "\n" + json.dumps({"name": "x"}) + "\n", "utf-8")
+    assert [record_shape(p) for p in (array, lines, mixed)] == [
+        "server-records",
+        "server-records",
+        "jsonl",
+    ]
+    queries = str(files("toolsurface") / "data" / "demo_queries.jsonl")
+    argv = ["eval", "--queries", queries, "--json", "--catalogue"]
+    as_array = _json(capsys, [*argv, str(array)])["metrics"]
+    as_lines = _json(capsys, [*argv, str(lines)])["metrics"]
+    assert as_lines == as_array
+    ungrouped = _json(capsys, [*argv, str(lines), "--no-server-groups"])["metrics"]
+    assert ungrouped != as_lines  # the groups' mentions move the demo's rankings
+
+
 def test_eval_refuses_an_expected_name_not_in_the_catalogue(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -25,6 +25,7 @@ __all__ = [
     "detect_format",
     "load_catalogue",
     "parse_catalogue",
+    "record_shape",
     "tool_from_any",
 ]
 
@@ -452,6 +453,25 @@ def load_catalogue(path: str | Path) -> tuple[str, list[Tool]]:
             f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
         ) from None
     return parse_catalogue(text, source=str(p))
+
+
+def record_shape(path: str | Path) -> str:
+    """The shape of a catalogue file's tool records: its format's, or its lines' if alike.
+
+    For JSON Lines, the shape all its lines share (``"jsonl"`` when they differ): so JSON
+    Lines of server records (``{"server", "name", ...}`` a line) are server records,
+    as the same records in one JSON array are. Raises as :func:`load_catalogue` does.
+    """
+    fmt, _ = load_catalogue(path)
+    if fmt != "jsonl":
+        return fmt
+    body = Path(path).read_text(encoding="utf-8").lstrip("\ufeff")
+    shapes: set[str] = set()
+    for line in json_lines(body):
+        if line.strip():
+            item = loads(_json_text(line))
+            shapes.add(_item_shape(item) if isinstance(item, Mapping) else "")
+    return shapes.pop() if len(shapes) == 1 and "" not in shapes else fmt
 
 
 def demo_catalogue() -> list[Tool]:

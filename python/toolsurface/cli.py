@@ -12,7 +12,7 @@ from typing import Any
 from toolsurface._engine import engine
 from toolsurface._version import __version__
 from toolsurface.admission.text import safe_text
-from toolsurface.catalogue import demo_catalogue, load_catalogue
+from toolsurface.catalogue import demo_catalogue, load_catalogue, record_shape
 from toolsurface.errors import ToolsurfaceError
 from toolsurface.models import Tool
 from toolsurface.registry import DEFAULT_LEXICON, ToolRegistry
@@ -165,8 +165,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     registry, label = _registry(
         args.catalogue, args.engine, lexicon, args.no_semantic, args.no_english_encoder
     )
-    # The demo's names are server__tool too: a group per server, as the MCP adapter makes.
-    servers = args.catalogue is None or label.endswith("(server-records)")
+    # The demo's names are server__tool too: a group per server, as the MCP adapter makes;
+    # and server records, in one JSON array or a line each.
+    servers = args.catalogue is None or record_shape(args.catalogue) == "server-records"
     if not args.no_server_groups and servers:
         declare_server_groups(registry)
     queries = load_queries(args.queries) if args.queries else demo_queries()
