@@ -112,6 +112,9 @@ def test_eval_of_server_records_is_the_same_in_one_array_or_a_line_each(
     array, lines = tmp_path / "tools.json", tmp_path / "tools.jsonl"
     array.write_text(json.dumps(records), "utf-8")
     lines.write_text("\n".join(json.dumps(r) for r in records) + "\n", "utf-8")
+    one = tmp_path / "one.jsonl"  # a single record spread over lines, as JSON Lines parses it
+    one.write_text(json.dumps(records[0], indent=2), "utf-8")
+    assert record_shape(one) == "server-records"
     mixed = tmp_path / "mixed.jsonl"
     mixed.write_text(json.dumps(records[0]) + "\n" + json.dumps({"name": "x"}) + "\n", "utf-8")
     assert [record_shape(p) for p in (array, lines, mixed)] == [

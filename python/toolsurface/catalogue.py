@@ -466,11 +466,11 @@ def record_shape(path: str | Path) -> str:
     if fmt != "jsonl":
         return fmt
     body = Path(path).read_text(encoding="utf-8").lstrip("\ufeff")
-    shapes: set[str] = set()
-    for line in json_lines(body):
-        if line.strip():
-            item = loads(_json_text(line))
-            shapes.add(_item_shape(item) if isinstance(item, Mapping) else "")
+    try:  # one tool, on one line or spread over several
+        items = [_loads(_json_text(body), str(path))]
+    except json.JSONDecodeError:
+        items = [_loads(_json_text(line), str(path)) for line in json_lines(body) if line.strip()]
+    shapes = {_item_shape(item) if isinstance(item, Mapping) else "" for item in items}
     return shapes.pop() if len(shapes) == 1 and "" not in shapes else fmt
 
 

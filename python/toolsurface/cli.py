@@ -167,8 +167,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
     # The demo's names are server__tool too: a group per server, as the MCP adapter makes;
     # and server records, in one JSON array or a line each.
-    servers = args.catalogue is None or record_shape(args.catalogue) == "server-records"
-    if not args.no_server_groups and servers:
+    if not args.no_server_groups and (
+        args.catalogue is None or record_shape(args.catalogue) == "server-records"
+    ):
         declare_server_groups(registry)
     queries = load_queries(args.queries) if args.queries else demo_queries()
     aliases = load_aliases(args.catalogue) if args.catalogue else {}

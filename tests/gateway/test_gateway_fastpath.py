@@ -168,6 +168,8 @@ def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> Non
         b'{"jsonrpc":"2.0","method":"tools/list","params":{"id":1.5},"id":"x"}',
         b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
         b'{"jsonrpc":"2.0","method":"notifications/x","params":{"id":null}}',
+        # A notification with a stray id is served by the SDK as the notification it is.
+        b'{"jsonrpc":"2.0","method":"notifications/initialized","id":null}',
     ]
     taken, written = _run(lines + good, call, version="1999-01-01")
     assert taken == [True] * len(lines) + [False] * len(good)
@@ -211,3 +213,26 @@ def test_over_stdio_a_bad_id_is_answered_and_the_session_goes_on(tmp_path: Path)
     assert "result" in by_id["1"]
     assert by_id["null"]["error"]["code"] == -32600
     assert "ToolSearch" in json.dumps(by_id["2"]["result"])
+
+
+def test_a_well_formed_line_is_not_parsed_to_look_for_a_bad_id() -> None:
+    """Most request lines hold a good id, wherever a client puts it (the TypeScript SDK
+    writes it last): the bytes are scanned, and only a line that may hold a bad id is
+    parsed again before the SDK parses it."""
+    from toolsurface.gateway.request_ids import may_have_bad_id
+
+    params = json.dumps({"name": "x", "arguments": {"text": "a" * 10_000, "n": 1.5}})
+    good = [
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+        ('{"method":"tools/call","params":' + params + ',"jsonrpc":"2.0","id":7}').encode(),
+        b'{"method":"tools/call","params":{},"jsonrpc":"2.0","id":"a-very-long-string-id"}',
+        b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1}}',
+    ]
+    bad = [
+        b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}',
+        b'{"method":"tools/list","jsonrpc":"2.0","id" : 1e3}',
+        b'{"method":"tools/list","params":{},"jsonrpc":"2.0","id":-2.5}',
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/list","id":{"x":1}}',
+    ]
+    assert [may_have_bad_id(line) for line in good] == [False] * len(good)
+    assert [may_have_bad_id(line) for line in bad] == [True] * len(bad)

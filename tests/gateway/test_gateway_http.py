@@ -356,6 +356,37 @@ def test_a_store_that_does_not_answer_is_a_503_not_a_crash() -> None:
     assert asyncio.run(run()) == [503, 503]
 
 
+def test_a_delete_of_a_session_the_store_forgot_still_closes_its_stream_here() -> None:
+    """An expired or evicted session is over: its DELETE is a 404, and the GET stream this
+    process holds for it is closed all the same (nothing else would close it)."""
+    from toolsurface import ToolRegistry, ToolSurface, tool_search_tool
+    from toolsurface.gateway.http import SessionsMiddleware
+    from toolsurface.gateway.sessions import Sessions
+    from toolsurface.gateway.store.memory import MemoryStore
+
+    closed: list[str] = []
+
+    class Streams:
+        def close(self, session_id: str) -> None:
+            closed.append(session_id)
+
+    async def never(scope: object, receive: object, send: object) -> None:
+        raise AssertionError("the request reached the MCP app")
+
+    registry = ToolRegistry([tool_search_tool()])
+    sessions = Sessions(lambda sid: ToolSurface(registry, session_id=sid), MemoryStore())
+    app = SessionsMiddleware(never, sessions, streams=Streams())  # type: ignore[arg-type]
+
+    async def run() -> int:
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            gone = {**ACCEPT, "Mcp-Session-Id": "expired-session"}
+            return (await http.delete("/mcp", headers=gone)).status_code
+
+    assert asyncio.run(run()) == 404
+    assert closed == ["expired-session"]
+
+
 def test_a_body_nested_too_deeply_to_read_is_no_initialize_and_no_answer() -> None:
     """Past the parser's recursion a body is refused as any unreadable one (a 400 without a
     session; the SDK's -32700 with one), not a 500 with a traceback in the log."""

@@ -27,7 +27,7 @@ import anyio.abc
 from mcp_types import methods
 from pydantic import ValidationError
 
-from toolsurface.gateway.request_ids import INVALID_REQUEST, bad_request_id
+from toolsurface.gateway.request_ids import INVALID_REQUEST, bad_request_id, may_have_bad_id
 
 __all__ = ["VERSIONS", "FastCalls", "Notify"]
 
@@ -122,10 +122,9 @@ class FastCalls:
     def _refused(self, line: bytes) -> bool:
         """Answer a request whose id MCP does not allow, and take it; else leave the line.
 
-        A line is parsed only when it names an id and does not open with a good one (a
-        client's usual ``{"jsonrpc": "2.0", "id": 7, ...``): most lines are not.
+        A line is parsed for this only when it may hold such an id (``may_have_bad_id``).
         """
-        if self._tasks is None or b'"id"' not in line or _TOP_ID.match(line):
+        if self._tasks is None or not may_have_bad_id(line):
             return False
         try:
             refused = bad_request_id(json.loads(line))

@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 
 from toolsurface.gateway.clients import CLIENT
-from toolsurface.gateway.request_ids import bad_request_id
+from toolsurface.gateway.request_ids import bad_request_id, may_have_bad_id
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
 from toolsurface.gateway.streams import EventStreams
@@ -252,14 +252,17 @@ class SessionsMiddleware:
     async def _end(self, session_id: str | None, send: Send) -> None:
         """A DELETE: a session the store knows ends (200), any other is answered as its request.
 
-        Without an id or with a malformed one 400, an unknown one 404; nothing ends.
+        Without an id or with a malformed one 400, an unknown one 404, and nothing more ends
+        than this process's stream of that id.
         """
+        if self.streams is not None and session_id is not None:
+            # Its stream here ends either way: a session the store forgot (expired,
+            # evicted) is over, and nothing else closes a stream of one.
+            self.streams.close(session_id)
         if not await self._known(session_id, send):
             return
         assert session_id is not None
         await self.sessions.end(session_id)
-        if self.streams is not None:
-            self.streams.close(session_id)
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
@@ -342,7 +345,7 @@ class SessionsMiddleware:
         if body is None:
             await _answer(send, 413, "Payload Too Large")
             return
-        refused = bad_request_id(_parsed(body))
+        refused = bad_request_id(_parsed(body)) if may_have_bad_id(body) else None
         if refused is not None:
             await _answer(send, 400, refused)
             return

@@ -3,19 +3,36 @@
 The SDK validates a message that has a method and an id MCP does not allow as a
 notification, on either transport: it answers nothing (over HTTP a 202), and the client
 waits for its answer forever. The gateway refuses such a request itself, with JSON-RPC's
-``-32600`` and id null, before the SDK reads it.
+``-32600`` and id null, before the SDK reads it. A message is parsed for this only when
+:func:`may_have_bad_id` finds the bytes of such an id in it, so a well-formed one costs a
+scan, not a second parse. A notification carrying an id is left to the SDK, which takes it
+as the notification it is.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["INVALID_REQUEST", "bad_request_id"]
+__all__ = ["INVALID_REQUEST", "bad_request_id", "may_have_bad_id"]
 
 #: JSON-RPC's code for a message that is not a valid request.
 INVALID_REQUEST = -32600
 
 _JSON_TYPES = {dict: "an object", list: "an array", float: "a number with a fraction"}
+#: An ``"id"`` key whose value opens as one MCP does not allow: an object, an array, null,
+#: a boolean, or a number with a fraction or an exponent.
+_BAD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+[.eE])')
+
+
+def may_have_bad_id(body: bytes) -> bool:
+    """Whether ``body`` may hold a request whose id MCP refuses (then parse it and see).
+
+    Never false for a body with such an id under a plain ``"id"`` key (a key spelled with
+    escapes is not looked for); true also for a good request with such a
+    value under an ``"id"`` in its params, which the parse then passes.
+    """
+    return _BAD_ID.search(body) is not None
 
 
 def bad_request_id(message: Any) -> str | None:
@@ -29,6 +46,8 @@ def bad_request_id(message: Any) -> str | None:
     for item in message if isinstance(message, list) else (message,):
         if not isinstance(item, dict) or "method" not in item or "id" not in item:
             continue
+        if str(item["method"]).startswith("notifications/"):
+            continue  # a notification with a stray id: the SDK serves it as one
         value = item["id"]
         if isinstance(value, bool) or not isinstance(value, str | int):
             kind = "null" if value is None else "a boolean" if isinstance(value, bool) else None
