@@ -460,18 +460,20 @@ def record_shape(path: str | Path) -> str:
 
     For JSON Lines, the shape all its lines share (``"jsonl"`` when they differ): so JSON
     Lines of server records (``{"server", "name", ...}`` a line) are server records,
-    as the same records in one JSON array are. Raises as :func:`load_catalogue` does.
+    as the same records in one JSON array are. For a file :func:`load_catalogue` reads
+    (its records are not made into tools again); another may raise.
     """
-    fmt, _ = load_catalogue(path)
-    if fmt != "jsonl":
-        return fmt
     body = Path(path).read_text(encoding="utf-8").lstrip("\ufeff")
-    try:  # one tool, on one line or spread over several
+    try:  # one JSON document: a format's list or object, or one tool over one or more lines
         items = [_loads(_json_text(body), str(path))]
     except json.JSONDecodeError:
         items = [_loads(_json_text(line), str(path)) for line in json_lines(body) if line.strip()]
+    else:
+        fmt = detect_format(items[0])
+        if fmt != "jsonl":
+            return fmt
     shapes = {_item_shape(item) if isinstance(item, Mapping) else "" for item in items}
-    return shapes.pop() if len(shapes) == 1 and "" not in shapes else fmt
+    return shapes.pop() if len(shapes) == 1 and "" not in shapes else "jsonl"
 
 
 def demo_catalogue() -> list[Tool]:
