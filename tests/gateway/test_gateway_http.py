@@ -390,13 +390,13 @@ def test_a_delete_of_a_session_the_store_forgot_still_closes_its_stream_here() -
 def test_a_body_nested_too_deeply_to_read_is_no_initialize_and_no_answer() -> None:
     """Past the parser's recursion a body is refused as any unreadable one (a 400 without a
     session; the SDK's -32700 with one), not a 500 with a traceback in the log."""
-    from toolsurface.gateway.http import _is_initialize
+    from toolsurface.gateway.http import _is_initialize, _parsed
     from toolsurface.gateway.streams import EventStreams
 
     deep = b"[" * 100_000 + b"]" * 100_000
     body = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":' + deep + b"}"
-    assert _is_initialize(body) is False
-    assert _is_initialize(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}')
+    assert _is_initialize(_parsed(body)) is False
+    assert _is_initialize(_parsed(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}'))
     assert (
         EventStreams().answer("s1", b'{"jsonrpc":"2.0","id":"x","result":' + deep + b"}") is False
     )

@@ -178,8 +178,8 @@ def _parsed(body: bytes) -> Any:
         return None
 
 
-def _is_initialize(body: bytes) -> bool:
-    message = _parsed(body)
+def _is_initialize(message: Any) -> bool:
+    """Whether a parsed body (:func:`_parsed`) is an ``initialize`` request."""
     return isinstance(message, dict) and message.get("method") == "initialize"
 
 
@@ -277,7 +277,7 @@ class SessionsMiddleware:
         if refused is not None:
             await _answer(send, 400, refused)
             return
-        if not (isinstance(message, dict) and message.get("method") == "initialize"):
+        if not _is_initialize(message):
             await _answer(send, 400, "Bad Request: Missing session ID")
             return
         session_id = await self.sessions.issue()
