@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 
 from toolsurface.gateway.clients import CLIENT
-from toolsurface.gateway.request_ids import bad_request_id, may_have_bad_id
+from toolsurface.gateway.request_ids import INVALID_REQUEST, bad_request_id, may_have_bad_id
 from toolsurface.gateway.sessions import CURRENT, Sessions, UnknownSessionError
 from toolsurface.gateway.store import StoreError
 from toolsurface.gateway.streams import EventStreams
@@ -146,7 +146,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
 async def _answer(send: Send, status: int, message: str, headers: list[Any] | None = None) -> None:
     """A JSON-RPC error body (no id) with an HTTP status, as the SDK answers its own refusals."""
     body = json.dumps(
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
     ).encode("utf-8")
     head = [(b"content-type", b"application/json"), *(headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": head})

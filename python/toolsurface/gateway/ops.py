@@ -33,6 +33,7 @@ import anyio.to_thread
 
 from toolsurface.gateway.clients import CLIENT, Client, ClientTokens
 from toolsurface.gateway.metrics import GatewayMetrics, gauge_rows
+from toolsurface.gateway.request_ids import INVALID_REQUEST
 from toolsurface.gateway.store import SessionStore, StoreError
 
 __all__ = ["READY_PROBE", "OpsMiddleware"]
@@ -95,7 +96,7 @@ async def _reply(
 
 async def _refuse(send: Send, status: int, message: str, headers: list[Any] | None = None) -> None:
     """A JSON-RPC error body (no id), as the SDK and the session middleware answer."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
     await _reply(send, status, json.dumps(body).encode(), b"application/json", headers)
 
 
