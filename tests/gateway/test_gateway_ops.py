@@ -256,6 +256,10 @@ def test_a_session_in_use_keeps_its_client_binding_past_the_store_ttl(tmp_path: 
             def __len__(self) -> int:
                 return 0
 
+            @staticmethod
+            def written_at(session_id: str) -> float | None:
+                return None
+
         def upstream_states(self) -> dict[str, bool]:
             return {}
 
@@ -319,3 +323,43 @@ def test_an_ended_session_leaves_nothing_in_the_store_not_even_its_client(
             gw.url, json=listed, headers={**auth, "Mcp-Session-Id": session}, timeout=30
         )
         assert again.status_code == 404
+
+
+def test_a_store_over_its_cap_drops_a_live_session_no_sooner_than_its_client(
+    tmp_path: Path,
+) -> None:
+    """A session bound to its client keeps two store entries, its snapshot and the binding,
+    and a store over its cap drops the least recently written first. The binding was
+    written once, when the session opened: a session whose snapshot was written since (a
+    tool loaded) lost its binding before its snapshot, and a second gateway process, which
+    reads the binding from the store, refused the live session with 404. The binding is
+    now written again after the snapshot, so the two go together."""
+    write_config(tmp_path)
+    tokens = tmp_path / "clients.json"
+    _clients(tokens, {"alice": {"token": ALICE}, "bob": {"token": BOB}})
+    store = tmp_path / "store"
+    flags = ["--clients", str(tokens), "--store-max-sessions", "5"]
+    alice = {**ACCEPT, "Authorization": f"Bearer {ALICE}"}
+    bob = {**ACCEPT, "Authorization": f"Bearer {BOB}"}
+
+    def post(gw: GatewayProcess, message: dict[str, Any], headers: dict[str, str]) -> Any:
+        time.sleep(0.05)  # apart on the store's clock, which orders its entries
+        return httpx2.post(gw.url, json=message, headers=headers, timeout=30)
+
+    with GatewayProcess(tmp_path, store=str(store), extra=flags) as first:
+        opened = post(first, INIT, alice)
+        session = {**alice, "Mcp-Session-Id": opened.headers["mcp-session-id"]}
+        done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert post(first, done, session).status_code == 202
+        assert post(first, INIT, bob).status_code == 200  # four entries: two sessions
+        select = {"name": "ToolSearch", "arguments": {"select": [LIST]}}
+        loaded = post(
+            first, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": select}, session
+        )
+        assert loaded.status_code == 200 and LIST in loaded.text
+        assert post(first, INIT, bob).status_code == 200  # six: the store drops one
+        assert len(list(store.glob("session-*.json"))) == 5
+    with GatewayProcess(tmp_path, store=str(store), extra=flags) as second:
+        listed = post(second, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, session)
+    assert listed.status_code == 200, listed.text
+    assert LIST in listed.text  # the session's loaded tool, resumed from its snapshot

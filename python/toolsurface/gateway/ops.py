@@ -63,6 +63,7 @@ class _Hosts(Protocol):
 class _Sessions(Protocol):
     def __len__(self) -> int: ...
     def forget_held(self) -> None: ...
+    def written_at(self, session_id: str) -> float | None: ...
 
 
 class Operated(Protocol):
@@ -331,6 +332,28 @@ class OpsMiddleware:
             await self.app(scope, receive, binding)
         finally:
             CLIENT.reset(token)
+        if session_id is not None and not ending:
+            await self._follow(session_id)
+
+    async def _follow(self, session_id: str) -> None:
+        """Write the session's binding again if its snapshot was written since the binding.
+
+        A store over its cap drops the least recently written entries first: a binding
+        older than its session's last snapshot would go before it, and the live session be
+        refused (404) wherever the binding must be read from the store. Written after the
+        snapshot, it goes after it. A store that fails here is logged: the request was
+        served, and the binding written earlier still stands.
+        """
+        found = self._bound.get(session_id)
+        written = self.gateway.sessions.written_at(session_id)
+        if found is None or written is None or written <= found[1]:
+            return
+        try:
+            await anyio.to_thread.run_sync(self.gateway.store.save, _BINDING + session_id, found[0])
+        except (StoreError, OSError) as exc:
+            _log.error("toolsurface gateway: %s", exc)
+            return
+        self._remember(session_id, found[0], time.monotonic())
 
     async def _unbind(self, session_id: str) -> None:
         """Forget an ended session's client: its store entry would stay for good."""

@@ -20,6 +20,7 @@ import contextvars
 import json
 import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
@@ -62,6 +63,8 @@ class _Held:
     key: dict[str, Any] | None = None
     #: The surface's ``state_key()`` when its snapshot last matched ``key`` (None: unknown).
     state: Hashable | None = None
+    #: When this process last wrote the session's snapshot (``time.monotonic``), if it did.
+    written: float | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -182,6 +185,7 @@ class Sessions:
             return
         await anyio.to_thread.run_sync(self.store.save, session_id, text)
         held.text, held.key, held.state = text, key, state
+        held.written = time.monotonic()
 
     async def issue(self) -> str:
         """Open a new session: a fresh surface, stored at once so every process knows it."""
@@ -221,6 +225,17 @@ class Sessions:
                 yield held.surface
             finally:
                 await self._save(session_id, held)
+
+    def written_at(self, session_id: str) -> float | None:
+        """When this process last wrote the session's snapshot (``time.monotonic``), or None.
+
+        None when it does not hold the session or has not written it.
+        What is stored beside a session (its client's binding) is written again after it,
+        so that a store over its cap, which drops the least recently written first, never
+        drops that before the session (``ops.OpsMiddleware``).
+        """
+        held = self._held.get(session_id)
+        return None if held is None else held.written
 
     def forget_held(self) -> None:
         """Drop every held surface: each session's next request makes it anew from the store.
