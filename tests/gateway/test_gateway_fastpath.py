@@ -163,6 +163,7 @@ def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> Non
     bad = [{"a": 1}, 1.5, None, True, [1]]
     lines = [json.dumps({"jsonrpc": "2.0", "id": b, "method": "initialize"}).encode() for b in bad]
     lines.append(b'{"jsonrpc":"2.0","id":1.0e3,"method":"tools/list"}')
+    lines.append(b'{"jsonrpc":"2.0","\\u0069d":null,"method":"tools/list"}')
     good = [
         b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","method":"tools/list","params":{"id":1.5},"id":"x"}',
@@ -174,7 +175,7 @@ def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> Non
     taken, written = _run(lines + good, call, version="1999-01-01")
     assert taken == [True] * len(lines) + [False] * len(good)
     kinds = ["an object", "a number with a fraction", "null", "a boolean", "an array"]
-    kinds.append("a number with a fraction")
+    kinds += ["a number with a fraction", "null"]
     said = "Invalid Request: a request's id must be a string or an integer, not "
     assert written == [
         {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said + k}}
@@ -233,6 +234,10 @@ def test_a_well_formed_line_is_not_parsed_to_look_for_a_bad_id() -> None:
         b'{"method":"tools/list","jsonrpc":"2.0","id" : 1e3}',
         b'{"method":"tools/list","params":{},"jsonrpc":"2.0","id":-2.5}',
         b'{"jsonrpc":"2.0","id":7,"method":"tools/list","id":{"x":1}}',
+        # The key spelled with escapes is "id" to the SDK's parser too.
+        b'{"jsonrpc":"2.0","\\u0069d":null,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","i\\u0064":true,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","\\u0069\\u0064":[1],"method":"tools/list"}',
     ]
     assert [may_have_bad_id(line) for line in good] == [False] * len(good)
     assert [may_have_bad_id(line) for line in bad] == [True] * len(bad)

@@ -21,16 +21,19 @@ INVALID_REQUEST = -32600
 
 _JSON_TYPES = {dict: "an object", list: "an array", float: "a number with a fraction"}
 #: An ``"id"`` key whose value opens as one MCP does not allow: an object, an array, null,
-#: a boolean, or a number with a fraction or an exponent.
-_BAD_ID = re.compile(rb'"id"\s*:\s*(?:[\[{ntf]|-?\d+[.eE])')
+#: a boolean, or a number with a fraction or an exponent. The key may spell either letter
+#: as a JSON escape (``"\u0069d"`` is ``"id"`` to every parser; the escapes of ``i`` and
+#: ``d`` have no hex letters, so no other spelling exists); a value of those kinds is a
+#: literal, never escaped.
+_BAD_ID = re.compile(rb'"(?:i|\\u0069)(?:d|\\u0064)"\s*:\s*(?:[\[{ntf]|-?\d+[.eE])')
 
 
 def may_have_bad_id(body: bytes) -> bool:
     """Whether ``body`` may hold a request whose id MCP refuses (then parse it and see).
 
-    Never false for a body with such an id under a plain ``"id"`` key (a key spelled with
-    escapes is not looked for); true also for a good request with such a
-    value under an ``"id"`` in its params, which the parse then passes.
+    Never false for a body with such an id, its key spelled plainly or with escapes; true
+    also for a good request with such a value under an ``"id"`` in its params, which the
+    parse then passes.
     """
     return _BAD_ID.search(body) is not None
 
