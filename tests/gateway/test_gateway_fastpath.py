@@ -164,6 +164,7 @@ def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> Non
     lines = [json.dumps({"jsonrpc": "2.0", "id": b, "method": "initialize"}).encode() for b in bad]
     lines.append(b'{"jsonrpc":"2.0","id":1.0e3,"method":"tools/list"}')
     lines.append(b'{"jsonrpc":"2.0","\\u0069d":null,"method":"tools/list"}')
+    lines.append(b'{"jsonrpc":"2.0","id":-Infinity,"method":"tools/list"}')
     good = [
         b'{"jsonrpc":"2.0","id":3,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","method":"tools/list","params":{"id":1.5},"id":"x"}',
@@ -175,7 +176,7 @@ def test_a_request_id_mcp_does_not_allow_is_refused_from_the_first_line() -> Non
     taken, written = _run(lines + good, call, version="1999-01-01")
     assert taken == [True] * len(lines) + [False] * len(good)
     kinds = ["an object", "a number with a fraction", "null", "a boolean", "an array"]
-    kinds += ["a number with a fraction", "null"]
+    kinds += ["a number with a fraction", "null", "a number that is not finite"]
     said = "Invalid Request: a request's id must be a string or an integer, not "
     assert written == [
         {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": said + k}}
@@ -238,6 +239,10 @@ def test_a_well_formed_line_is_not_parsed_to_look_for_a_bad_id() -> None:
         b'{"jsonrpc":"2.0","\\u0069d":null,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","i\\u0064":true,"method":"tools/list"}',
         b'{"jsonrpc":"2.0","\\u0069\\u0064":[1],"method":"tools/list"}',
+        # Read as numbers by Python's and the SDK's parsers alike.
+        b'{"jsonrpc":"2.0","id":NaN,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","id":Infinity,"method":"tools/list"}',
+        b'{"jsonrpc":"2.0","\\u0069d":-Infinity,"method":"tools/list"}',
     ]
     assert [may_have_bad_id(line) for line in good] == [False] * len(good)
     assert [may_have_bad_id(line) for line in bad] == [True] * len(bad)

@@ -257,8 +257,7 @@ def test_a_session_in_use_keeps_its_client_binding_past_the_store_ttl(tmp_path: 
                 return 0
 
             @staticmethod
-            def written_at(session_id: str) -> float | None:
-                return None
+            def follow_writes(follow: Any) -> None: ...
 
         def upstream_states(self) -> dict[str, bool]:
             return {}

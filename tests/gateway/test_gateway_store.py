@@ -229,6 +229,21 @@ def test_a_store_keeps_at_most_its_cap_dropping_the_least_recently_written(
             assert len(list(tmp_path.glob("session-*.json"))) == 3
 
 
+def test_writes_within_one_clock_tick_are_dropped_in_the_order_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bound session's snapshot and its client's binding are written one after the other;
+    a filesystem's clock may give both the same tick, and eviction then went by the files'
+    names. Each write of a store is stamped later than its last, however the clock reads."""
+    frozen = time.time_ns()
+    monkeypatch.setattr(time, "time_ns", lambda: frozen)  # every write in one tick
+    store = DirectoryStore(tmp_path, max_sessions=3)
+    written = ["s9", "s1", "s5", "s0", "s7"]  # an order their files' names do not have
+    for name in written:
+        store.save(name, f'"{name}"')
+    assert [store.load(n) for n in written] == [None, None, '"s5"', '"s0"', '"s7"']
+
+
 def test_a_session_ended_or_expired_elsewhere_is_unknown_to_a_process_still_holding_it(
     tmp_path: Path,
 ) -> None:

@@ -63,7 +63,7 @@ class _Hosts(Protocol):
 class _Sessions(Protocol):
     def __len__(self) -> int: ...
     def forget_held(self) -> None: ...
-    def written_at(self, session_id: str) -> float | None: ...
+    def follow_writes(self, follow: Callable[[str], Awaitable[None]]) -> None: ...
 
 
 class Operated(Protocol):
@@ -132,6 +132,8 @@ class OpsMiddleware:
         # session id -> (client name, when its binding was last written), as bound when
         # the session was opened.
         self._bound: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        if clients is not None:
+            gateway.sessions.follow_writes(self._rebind)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer the operator's endpoints; pass the rest on, with its client known."""
@@ -332,28 +334,28 @@ class OpsMiddleware:
             await self.app(scope, receive, binding)
         finally:
             CLIENT.reset(token)
-        if session_id is not None and not ending:
-            await self._follow(session_id)
 
-    async def _follow(self, session_id: str) -> None:
-        """Write the session's binding again if its snapshot was written since the binding.
+    async def _rebind(self, session_id: str) -> None:
+        """Write a session's binding again, after its snapshot was written (``follow_writes``).
 
         A store over its cap drops the least recently written entries first: a binding
         older than its session's last snapshot would go before it, and the live session be
-        refused (404) wherever the binding must be read from the store. Written after the
-        snapshot, it goes after it. A store that fails here is logged: the request was
-        served, and the binding written earlier still stands.
+        refused (404) wherever the binding must be read from the store. Only a binding this
+        process holds is written (any request of the session reads it first; one dropped
+        from the ``_BINDINGS_HELD`` held is not). Stamped with the time before the write, so
+        a snapshot written while it is under way is followed again. A store that fails here
+        is logged: the snapshot was written, and the binding written before still stands.
         """
         found = self._bound.get(session_id)
-        written = self.gateway.sessions.written_at(session_id)
-        if found is None or written is None or written <= found[1]:
+        if found is None:
             return
+        started = time.monotonic()
         try:
             await anyio.to_thread.run_sync(self.gateway.store.save, _BINDING + session_id, found[0])
         except (StoreError, OSError) as exc:
             _log.error("toolsurface gateway: %s", exc)
             return
-        self._remember(session_id, found[0], time.monotonic())
+        self._remember(session_id, found[0], started)
 
     async def _unbind(self, session_id: str) -> None:
         """Forget an ended session's client: its store entry would stay for good."""

@@ -11,6 +11,7 @@ as the notification it is.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -20,12 +21,18 @@ __all__ = ["INVALID_REQUEST", "bad_request_id", "may_have_bad_id"]
 INVALID_REQUEST = -32600
 
 _JSON_TYPES = {dict: "an object", list: "an array", float: "a number with a fraction"}
-#: An ``"id"`` key whose value opens as one MCP does not allow: an object, an array, null,
-#: a boolean, or a number with a fraction or an exponent. The key may spell either letter
-#: as a JSON escape (``"\u0069d"`` is ``"id"`` to every parser; the escapes of ``i`` and
-#: ``d`` have no hex letters, so no other spelling exists); a value of those kinds is a
+#: What an ``"id"`` key's value opens with when MCP does not allow it: an object, an array,
+#: null, a boolean, a number with a fraction or an exponent, or what Python's and the SDK's
+#: parsers also read as a number (``NaN``, ``Infinity``, ``-Infinity``). Such a value is a
 #: literal, never escaped.
-_BAD_ID = re.compile(rb'"(?:i|\\u0069)(?:d|\\u0064)"\s*:\s*(?:[\[{ntf]|-?\d+[.eE])')
+_BAD_VALUE = rb"\s*:\s*(?:[\[{ntfNI]|-?(?:\d+[.eE]|I))"
+#: The key spelled plainly: a literal prefix, so a body is scanned fast.
+_BAD_ID = re.compile(rb'"id"' + _BAD_VALUE)
+#: The key with either letter spelled as a JSON escape (``"\u0069d"`` is ``"id"`` to every
+#: parser; the escapes of ``i`` and ``d`` have no hex letters, so there is no other
+#: spelling). Without a literal prefix this pattern tries every quote mark, so it runs only
+#: on a body holding such an escape.
+_BAD_ESCAPED_ID = re.compile(rb'"(?:i|\\u0069)(?:d|\\u0064)"' + _BAD_VALUE)
 
 
 def may_have_bad_id(body: bytes) -> bool:
@@ -35,7 +42,9 @@ def may_have_bad_id(body: bytes) -> bool:
     also for a good request with such a value under an ``"id"`` in its params, which the
     parse then passes.
     """
-    return _BAD_ID.search(body) is not None
+    if _BAD_ID.search(body) is not None:
+        return True
+    return b"\\u00" in body and _BAD_ESCAPED_ID.search(body) is not None
 
 
 def bad_request_id(message: Any) -> str | None:
@@ -54,6 +63,8 @@ def bad_request_id(message: Any) -> str | None:
         value = item["id"]
         if isinstance(value, bool) or not isinstance(value, str | int):
             kind = "null" if value is None else "a boolean" if isinstance(value, bool) else None
+            if isinstance(value, float) and not math.isfinite(value):
+                kind = "a number that is not finite"
             kind = kind or _JSON_TYPES.get(type(value), type(value).__name__)
             return f"Invalid Request: a request's id must be a string or an integer, not {kind}"
     return None

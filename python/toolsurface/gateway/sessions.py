@@ -20,9 +20,8 @@ import contextvars
 import json
 import logging
 import secrets
-import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,8 +62,6 @@ class _Held:
     key: dict[str, Any] | None = None
     #: The surface's ``state_key()`` when its snapshot last matched ``key`` (None: unknown).
     state: Hashable | None = None
-    #: When this process last wrote the session's snapshot (``time.monotonic``), if it did.
-    written: float | None = None
     lock: anyio.Lock = field(default_factory=anyio.Lock)
 
 
@@ -105,6 +102,7 @@ class Sessions:
         self.capacity = capacity
         self._held: OrderedDict[str, _Held] = OrderedDict()
         self._peek = store.peek if isinstance(store, Peekable) else None
+        self._followers: list[Callable[[str], Awaitable[None]]] = []
 
     def __len__(self) -> int:
         return len(self._held)
@@ -185,7 +183,8 @@ class Sessions:
             return
         await anyio.to_thread.run_sync(self.store.save, session_id, text)
         held.text, held.key, held.state = text, key, state
-        held.written = time.monotonic()
+        for follow in self._followers:
+            await follow(session_id)
 
     async def issue(self) -> str:
         """Open a new session: a fresh surface, stored at once so every process knows it."""
@@ -226,16 +225,16 @@ class Sessions:
             finally:
                 await self._save(session_id, held)
 
-    def written_at(self, session_id: str) -> float | None:
-        """When this process last wrote the session's snapshot (``time.monotonic``), or None.
+    def follow_writes(self, follow: Callable[[str], Awaitable[None]]) -> None:
+        """Have ``follow(session_id)`` awaited after each write of a session's snapshot.
 
-        None when it does not hold the session or has not written it.
-        What is stored beside a session (its client's binding) is written again after it,
-        so that a store over its cap, which drops the least recently written first, never
-        drops that before the session (``ops.OpsMiddleware``).
+        What is stored beside a session (its client's binding, ``ops.OpsMiddleware``) is
+        written again after it, so a store over its cap, which drops the least recently
+        written first, never drops that before the session. ``follow`` is awaited by the
+        task that wrote, before it releases the session: every write is followed, whatever
+        the request (or the stream's news) that made it, and however requests interleave.
         """
-        held = self._held.get(session_id)
-        return None if held is None else held.written
+        self._followers.append(follow)
 
     def forget_held(self) -> None:
         """Drop every held surface: each session's next request makes it anew from the store.

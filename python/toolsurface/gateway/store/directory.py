@@ -62,6 +62,9 @@ class DirectoryStore:
         # The settled stamp of each session file last read, and the text read with it.
         self._seen: OrderedDict[Path, tuple[tuple[int, int, int, int], str]] = OrderedDict()
         self._seen_lock = threading.Lock()
+        # The last modification time this store gave a file (``_next_stamp``).
+        self._last_stamp = 0
+        self._stamp_lock = threading.Lock()
 
     def _clean_leftovers(self) -> None:
         """Remove the temporary files of writes that never finished, with a log line."""
@@ -83,10 +86,10 @@ class DirectoryStore:
 
     def _evict(self, keep: Path) -> None:
         """Past ``max_sessions`` files, remove the least recently written (never ``keep``)."""
-        files: list[tuple[float, Path]] = []
+        files: list[tuple[int, Path]] = []
         for path in self.root.glob("session-*.json"):
             try:
-                files.append((path.stat().st_mtime, path))
+                files.append((path.stat().st_mtime_ns, path))
             except OSError:
                 continue
         excess = len(files) - self.max_sessions
@@ -103,6 +106,18 @@ class DirectoryStore:
             self.max_sessions,
             excess,
         )
+
+    def _next_stamp(self) -> int:
+        """A modification time for the next file written: now, but after every earlier one.
+
+        Eviction drops the least recently written first, by modification time; a
+        filesystem's clock may give two writes in a row the same tick (a session's
+        snapshot and its client's binding, written one after the other), whose order
+        would then be the file names'. Each write of this store is later than the last.
+        """
+        with self._stamp_lock:
+            self._last_stamp = max(time.time_ns(), self._last_stamp + 1)
+            return self._last_stamp
 
     def _path(self, session_id: str) -> Path:
         return self.root / f"session-{digest_of(session_id)[:32]}.json"
@@ -200,6 +215,11 @@ class DirectoryStore:
             with os.fdopen(fd, "wb") as out:
                 out.write(snapshot.encode("utf-8"))
                 out.flush()
+                stamp = self._next_stamp()
+                if os.utime in os.supports_fd:
+                    os.utime(out.fileno(), ns=(stamp, stamp))
+                else:  # pragma: no cover - Windows
+                    os.utime(tmp, ns=(stamp, stamp))
                 os.fsync(out.fileno())
                 # The stamp the file keeps once renamed (a rename moves no mtime or inode).
                 st = os.fstat(out.fileno())
