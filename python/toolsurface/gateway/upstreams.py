@@ -22,7 +22,7 @@ from typing import Any, Literal, TextIO, TypeVar
 
 import anyio
 import anyio.abc
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
+from mcp import ClientSession, MCPError, StdioServerParameters, types
 from mcp_types import CONNECTION_CLOSED, INTERNAL_ERROR, INVALID_PARAMS, REQUEST_TIMEOUT
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +42,7 @@ from toolsurface.gateway.lane import (
     UpstreamReplyError,
     WatchedStream,
 )
+from toolsurface.gateway.stdio_upstream import stdio_upstream
 from toolsurface.registry import ToolRegistry
 
 __all__ = ["Capability", "ChangeCallback", "NoticeCallback", "UpstreamSet", "UpstreamState"]
@@ -168,7 +169,7 @@ class _Supervisor:
                 env=dict(spec.env) if spec.env else None,
                 cwd=spec.cwd,
             )
-            async with stdio_client(params, errlog=self.owner.errlog) as (read, write):
+            async with stdio_upstream(params, self.owner.errlog) as (read, write):
                 yield read, write
         elif spec.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
