@@ -4,12 +4,13 @@
 
 A real stdio MCP server (``tests/gateway/big_server.py``) answers one tool call with a text
 of each size in megabytes, one JSON-RPC line; the call is read through the MCP SDK's
-``stdio_client`` and through the gateway's ``stdio_upstream``, alternated, each round in a
-fresh session. Meanwhile a ticker coroutine sleeps 1 ms at a time on the same loop and
-records how late each wake-up was: the lateness summed is the time the loop was held from
-every other client of a gateway, the longest what one of them waited at once. Per transport
-and size: the median over rounds of the call's time and of both stalls. Figures compare the
-two transports in one run, not absolute claims.
+``stdio_client`` and through the gateway's ``stdio_upstream``, alternated (which goes
+first alternates too), each round in a fresh session. Meanwhile a ticker coroutine sleeps
+1 ms at a time on the same loop and records how late each wake-up was, less the lateness
+of an idle loop's wake-up (measured first): the lateness summed is the time the loop was
+held from every other client of a gateway, the longest what one of them waited at once.
+Per transport and size: the median over rounds of the call's time and of both stalls.
+Figures compare the two transports in one run, not absolute claims.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import time
@@ -38,7 +40,20 @@ TRANSPORTS: dict[str, Transport] = {
 }
 
 
-async def one_call(transport: Transport, size: int, log: TextIO) -> tuple[float, float, float]:
+async def idle_lateness(seconds: float = 0.5) -> float:
+    """How late a 1 ms sleep of an idle loop wakes up, on average, in seconds."""
+    ticks, late, end = 0, 0.0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        t0 = time.perf_counter()
+        await asyncio.sleep(0.001)
+        late += time.perf_counter() - t0 - 0.001
+        ticks += 1
+    return late / ticks
+
+
+async def one_call(
+    transport: Transport, size: int, log: TextIO, idle: float
+) -> tuple[float, float, float]:
     """The call's seconds, and the loop's longest stall and all its stalls, in seconds."""
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
     async with transport(params, log) as (read, write), ClientSession(read, write) as session:
@@ -51,7 +66,7 @@ async def one_call(transport: Transport, size: int, log: TextIO) -> tuple[float,
             while not done.is_set():
                 t0 = time.perf_counter()
                 await asyncio.sleep(0.001)
-                late = max(time.perf_counter() - t0 - 0.001, 0.0)
+                late = max(time.perf_counter() - t0 - 0.001 - idle, 0.0)
                 worst, stalled = max(worst, late), stalled + late
 
         ticking = asyncio.create_task(ticker())
@@ -73,11 +88,13 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     got: dict[str, dict[int, list[tuple[float, float, float]]]] = {k: {} for k in TRANSPORTS}
-    with open("/dev/null", "w") as log:
+    idle = asyncio.run(idle_lateness())
+    with open(os.devnull, "w") as log:
         for mb in (int(x) for x in args.sizes.split(",")):
-            for _ in range(args.rounds):
-                for name, transport in TRANSPORTS.items():
-                    row = asyncio.run(one_call(transport, mb * 1_000_000, log))
+            for turn in range(args.rounds):
+                names = list(TRANSPORTS)[:: 1 if turn % 2 == 0 else -1]
+                for name in names:
+                    row = asyncio.run(one_call(TRANSPORTS[name], mb * 1_000_000, log, idle))
                     got[name].setdefault(mb, []).append(row)
     out = {
         name: {

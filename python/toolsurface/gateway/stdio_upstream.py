@@ -1,34 +1,36 @@
 """An upstream MCP server over stdio, its lines read in time linear in their length.
 
 The MCP SDK's stdio client joins a line's pieces as they arrive (the buffer so far plus the
-next 64 KiB piece, split again), which is quadratic in the line's length, and parses each
-line on the event loop: a tool result of 20 MB (a log file read whole) held the gateway's
-event loop, every client's, for seconds. Here the pieces are kept apart until the line
-ends and joined once, and a line of ``PARSE_OFF_LOOP_BYTES`` or more is parsed in a worker
-thread. The rest is the SDK's: the same environment, a process group of its own, the same
-messages on the same kind of streams, and the shutdown MCP describes (stdin closed, a grace
-period, then the process group terminated). On Windows, where the SDK spawns through a
-job object, the SDK's own client is used.
+next 64 KiB piece, split again), which is quadratic in the line's length, on the event
+loop: a tool result of 20 MB (a log file read whole) held the gateway's event loop, every
+client's, for seconds. Here the pieces are kept apart until the line ends and joined once.
+A line is parsed on the loop, as the SDK parses it: pydantic-core holds the interpreter
+while it parses, so a worker thread would free nothing. The rest is the SDK's: the same
+environment, a process group of its own, the same messages on the same kind of streams
+(a line that does not parse, or is not UTF-8, is an error on the read stream, logged), and
+the shutdown MCP describes (stdin closed, a grace period, then the process group
+terminated). On Windows, where the SDK spawns through a job object, the SDK's own client
+is used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import sys
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import anyio
 import anyio.abc
-import anyio.to_thread
 from mcp import StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-__all__ = ["GRACE_SECONDS", "PARSE_OFF_LOOP_BYTES", "stdio_upstream"]
+__all__ = ["GRACE_SECONDS", "stdio_upstream"]
 
-#: A line this long or longer is parsed in a worker thread (about a millisecond's parse).
-PARSE_OFF_LOOP_BYTES = 256 * 1024
+_log = logging.getLogger("toolsurface.gateway")
+
 #: How long a server has to exit once its stdin is closed, then again once its process
 #: group is sent SIGTERM (after which it is killed): the SDK's figures.
 GRACE_SECONDS = 2.0
@@ -44,11 +46,19 @@ _GONE = (
 )
 
 
-def _parse(line: bytes) -> SessionMessage | Exception:
-    """One line as a message, or the error the session reports (as the SDK's client does)."""
+def _parse(line: bytes, command: str) -> SessionMessage | Exception:
+    """One line as a message, or the error the session reports (as the SDK's client does).
+
+    The error is logged with the line's start: a server printing to stdout is seen.
+    """
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
+        _log.warning(
+            "toolsurface gateway: upstream %s wrote a line that is no JSON-RPC message: %r",
+            command,
+            line[:120],
+        )
         return exc
 
 
@@ -101,6 +111,22 @@ async def _stop(process: anyio.abc.Process) -> None:
     if process.stdout is not None:
         with contextlib.suppress(*_GONE):
             await process.stdout.aclose()
+    _close_pipes(process)
+
+
+def _close_pipes(process: anyio.abc.Process) -> None:
+    """Close the process's pipes for good, as the SDK's client does.
+
+    Closing anyio's stdout stream does not close the pipe, which a child of the server
+    that inherited it may keep open: each connection would leak a descriptor and an
+    unclosed transport. Nothing public reaches asyncio's subprocess transport, hence the
+    attribute walk (no-op on other event loops).
+    """
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):  # re-killing a setuid child, <= 3.12
+            close()
 
 
 @contextlib.asynccontextmanager
@@ -129,12 +155,8 @@ async def stdio_upstream(
             async for line in _lines(process.stdout):
                 if not delivering:
                     continue  # read on to the end: a server blocked writing cannot exit
-                if len(line) >= PARSE_OFF_LOOP_BYTES:
-                    message = await anyio.to_thread.run_sync(_parse, line)
-                else:
-                    message = _parse(line)
                 try:
-                    await to_session.send(message)
+                    await to_session.send(_parse(line, params.command))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     delivering = False
 
