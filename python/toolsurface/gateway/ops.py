@@ -342,9 +342,9 @@ class OpsMiddleware:
         older than its session's last snapshot would go before it, and the live session be
         refused (404) wherever the binding must be read from the store. Only a binding this
         process holds is written (any request of the session reads it first; one dropped
-        from the ``_BINDINGS_HELD`` held is not). Stamped with the time before the write, so
-        a snapshot written while it is under way is followed again. A store that fails here
-        is logged: the snapshot was written, and the binding written before still stands.
+        from the ``_BINDINGS_HELD`` held is not). Stamped with the time before the write,
+        which the TTL's refresh (``_bound_client``) reads. A store that fails here is
+        logged: the snapshot was written, and the binding written before still stands.
         """
         found = self._bound.get(session_id)
         if found is None:

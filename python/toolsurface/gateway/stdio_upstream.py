@@ -79,7 +79,7 @@ async def _lines(stdout: anyio.abc.ByteReceiveStream) -> AsyncIterator[bytes]:
             line = b"".join(pieces)
             pieces = []
             start = end + 1
-            if line.strip():
+            if line and not line.isspace():  # no copy of a long line, as strip() makes
                 yield line
         if start < len(chunk):
             pieces.append(chunk[start:])
