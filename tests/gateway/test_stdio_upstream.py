@@ -11,8 +11,10 @@ import asyncio
 import contextlib
 import gc
 import os
+import re
 import signal
 import sys
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -22,9 +24,15 @@ import pytest
 
 pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
 
-from toolsurface.gateway.stdio_upstream import _lines, stdio_upstream
+from toolsurface.gateway.stdio_upstream import (
+    Overlong,
+    _JunkLog,
+    _lines,
+    _parse,
+    stdio_upstream,
+)
 
 #: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
 pytestmark = [
@@ -49,6 +57,105 @@ def test_lines_are_joined_from_their_pieces_wherever_the_pipe_cuts_them() -> Non
     expected = [b'{"a":1}', b'{"b":' + b"2" * 100_000 + b"}\r", b'{"c":3}']
     for cut in (1, 7, 4096, len(data)):
         assert anyio.run(run, cut) == expected, cut
+
+
+def _read(data: bytes, cut: int, max_bytes: int) -> list[bytes | Overlong]:
+    async def run() -> list[bytes | Overlong]:
+        send, receive = anyio.create_memory_object_stream[bytes](1_000_000)
+        async with send:
+            for at in range(0, len(data), cut):
+                send.send_nowait(data[at : at + cut])
+        return [line async for line in _lines(receive, max_bytes)]
+
+    return anyio.run(run)
+
+
+def test_a_line_past_the_bound_is_counted_and_dropped_and_the_next_is_whole() -> None:
+    """A line of the bound's length is a line; one byte more and only its size and edges
+    are kept, whatever the pipe's pieces; the lines around it are untouched."""
+    kept = b"k" * 1000
+    long = b'{"jsonrpc":"2.0","id":7,"result":"' + b"x" * 5000 + b'"}'
+    data = b'{"a":1}\n' + kept + b"\n" + long + b"\n" + b'{"c":3}\n'
+    for cut in (1, 7, 600, 4096, len(data)):
+        got = _read(data, cut, max_bytes=1000)
+        assert got[0] == b'{"a":1}' and got[1] == kept and got[3] == b'{"c":3}', cut
+        over = got[2]
+        assert isinstance(over, Overlong), cut
+        assert over.size == len(long), cut
+        assert over.head == long[:512] and over.tail == long[-512:], cut
+        assert over.answered_id() == 7
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # The Python SDK writes the id first, the TypeScript SDK last.
+        (b'{"jsonrpc":"2.0","id":12,"result":{"content":[', 12),
+        (b'{"jsonrpc": "2.0", "id": "call-\\"9\\"", "error": {"code": 1', 'call-"9"'),
+        (b'{"result":{"content":[{"type":"text"}]},"jsonrpc":"2.0","id":41}', 41),
+        (b'  {"error":{"code":-1,"message":"m"},"jsonrpc":"2.0","id":"a"}\r', "a"),
+        # A request or notification from the server answers nothing.
+        (b'{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{', None),
+        (b'{"method":"notifications/message","params":{"id":5}}', None),
+        (b'{"method":"x","params":{},"jsonrpc":"2.0","id":5}', None),
+        # An id inside the result is not the answer's.
+        (b'{"result":{"items":[{"id":5}]}}', None),
+        (b'{"result":{"id":5}}', None),
+        (b"not json at all", None),
+    ],
+)
+def test_a_dropped_lines_request_is_found_only_where_the_sdks_write_its_id(
+    line: bytes, expected: object
+) -> None:
+    head, tail = line[:512], line[-512:]
+    assert Overlong(10**9, head, tail).answered_id() == expected
+
+
+def test_lines_that_are_no_message_are_logged_a_few_then_counted(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    junk = _JunkLog("chatty-server")
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        results = [_parse(b"log line %d" % i, junk) for i in range(100)]
+        assert all(isinstance(r, Exception) for r in results)
+        assert len(caplog.records) == 5
+        assert all("chatty-server" in r.getMessage() for r in caplog.records)
+        later = time.monotonic() + 61
+        monkeypatch.setattr(time, "monotonic", lambda: later)
+        _parse(b"one more", junk)
+    assert len(caplog.records) == 6
+    assert "96 more lines" in caplog.records[-1].getMessage()
+
+
+def test_a_real_servers_answer_past_the_bound_fails_its_call_at_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The call is answered with an error naming the size, long before its timeout, and
+    the session goes on: the next call's answer is read whole."""
+    params = StdioServerParameters(command=sys.executable, args=[str(BIG)])
+
+    async def run() -> tuple[str, str, float]:
+        with (tmp_path / "errlog").open("w") as log:
+            upstream = stdio_upstream(params, log, line_max_bytes=1_000_000)
+            async with upstream as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                started = time.monotonic()
+                with anyio.fail_after(30), pytest.raises(MCPError) as refused:
+                    await session.call_tool("dump", {"size": 3_000_000})
+                seconds = time.monotonic() - started
+                after = await session.call_tool("dump", {"size": 400_000})
+        texts = [c.text for c in after.content if c.type == "text"]
+        return str(refused.value), texts[0], seconds
+
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        refusal, after, seconds = asyncio.run(run())
+    assert "over the gateway's limit of 1,000,000 bytes" in refusal
+    size = re.search(r"answer is ([\d,]+) bytes", refusal)
+    assert size is not None and int(size.group(1).replace(",", "")) > 3_000_000
+    assert len(after) == 400_000 and after.endswith("END")
+    assert seconds < 10
+    assert any("dropped and request" in r.getMessage() for r in caplog.records)
+    assert _servers() == []
 
 
 def test_a_line_of_megabytes_is_read_whole_and_the_server_is_gone_after(tmp_path: Path) -> None:

@@ -11,14 +11,24 @@ environment, a process group of its own, the same messages on the same kind of s
 the shutdown MCP describes (stdin closed, a grace period, then the process group
 terminated). On Windows, where the SDK spawns through a job object, the SDK's own client
 is used.
+
+Unlike the SDK's client, a line is bounded (:data:`LINE_MAX_BYTES`): past the bound its
+bytes are counted and dropped as they arrive, never held, and an answer the line was is
+answered to the session as an error for its request (its id read from the line's start or
+end, where the MCP SDKs write it), so the call fails at once instead of at its timeout.
+Lines that are no JSON-RPC message are logged a few at a time, not one warning a line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import re
 import sys
+import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import anyio
@@ -27,7 +37,7 @@ from mcp import StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-__all__ = ["GRACE_SECONDS", "stdio_upstream"]
+__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "stdio_upstream"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -36,6 +46,27 @@ _log = logging.getLogger("toolsurface.gateway")
 GRACE_SECONDS = 2.0
 #: How often the process is looked at while waiting for it to exit.
 _POLL_SECONDS = 0.01
+#: The longest line (one message) read from a server: 64 MiB, room for a result carrying a
+#: large file as base64. Past it the line is dropped as it arrives (docs/limits.md).
+LINE_MAX_BYTES = 64 * 2**20
+#: Bytes of a dropped line's start and end kept to find the id of the request it answers.
+_EDGE_BYTES = 512
+#: Lines that are no message, logged one by one before the rest are only counted, and how
+#: often the count is logged: a server printing its log to stdout floods no log.
+_JUNK_LOGGED = 5
+_JUNK_EVERY_SECONDS = 60.0
+
+_ID = rb'(-?[0-9]{1,20}|"(?:[^"\\]|\\.){0,256}")'
+#: An answer whose id comes first (the Python SDK's order): anchored at the line's start,
+#: so a key of the same name inside the result cannot match.
+_ID_FIRST = re.compile(
+    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"(?:result|error)"'
+)
+#: An answer whose id comes last (the TypeScript SDK's): the line opens with the result or
+#: error and ends with the id, the top-level object's last key (a nested object's would be
+#: followed by its parents' closing braces).
+_ANSWER_FIRST = re.compile(rb'\A\s*\{\s*"(?:result|error)"\s*:')
+_ID_LAST = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
 
 _GONE = (
     anyio.EndOfStream,
@@ -46,7 +77,70 @@ _GONE = (
 )
 
 
-def _parse(line: bytes, command: str) -> SessionMessage | Exception:
+@dataclass(frozen=True)
+class Overlong:
+    """A line past the bound, dropped: its length in bytes, and its first and last bytes."""
+
+    size: int
+    head: bytes
+    tail: bytes
+
+    def then(self, piece: bytes) -> Overlong:
+        """The line with ``piece`` read too (its bytes counted, its edges kept)."""
+        head = self.head
+        if len(head) < _EDGE_BYTES:
+            head += piece[: _EDGE_BYTES - len(head)]
+        tail = (self.tail + piece[-_EDGE_BYTES:])[-_EDGE_BYTES:]
+        return Overlong(self.size + len(piece), head, tail)
+
+    def answered_id(self) -> int | str | None:
+        """The id of the request this line answers; ``None`` for no answer or no id found.
+
+        A request or notification from the server answers nothing; an answer's id is looked
+        for only where the MCP SDKs write it (first, or last), never inside the result.
+        """
+        found = _ID_FIRST.match(self.head)
+        if found is None and _ANSWER_FIRST.match(self.head):
+            found = _ID_LAST.search(self.tail)
+        if found is None:
+            return None
+        try:
+            value = json.loads(found.group(1))
+        except ValueError:  # an escape json refuses
+            return None
+        return value if isinstance(value, int | str) else None
+
+
+class _JunkLog:
+    """Logs lines that are no message: the first few each, then a count now and then."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.seen = 0
+        self.unlogged = 0
+        self.next_count = 0.0
+
+    def __call__(self, what: str, line: bytes) -> None:
+        self.seen += 1
+        if self.seen <= _JUNK_LOGGED:
+            _log.warning("toolsurface gateway: upstream %s wrote %s: %r", self.command, what, line)
+            if self.seen == _JUNK_LOGGED:
+                self.next_count = time.monotonic() + _JUNK_EVERY_SECONDS
+            return
+        self.unlogged += 1
+        if time.monotonic() >= self.next_count:
+            _log.warning(
+                "toolsurface gateway: upstream %s wrote %d more lines that are no JSON-RPC "
+                "message (only the first %d are shown)",
+                self.command,
+                self.unlogged,
+                _JUNK_LOGGED,
+            )
+            self.unlogged = 0
+            self.next_count = time.monotonic() + _JUNK_EVERY_SECONDS
+
+
+def _parse(line: bytes, junk: _JunkLog) -> SessionMessage | Exception:
     """One line as a message, or the error the session reports (as the SDK's client does).
 
     The error is logged with the line's start: a server printing to stdout is seen.
@@ -54,35 +148,90 @@ def _parse(line: bytes, command: str) -> SessionMessage | Exception:
     try:
         return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as exc:
-        _log.warning(
-            "toolsurface gateway: upstream %s wrote a line that is no JSON-RPC message: %r",
-            command,
-            line[:120],
-        )
+        junk("a line that is no JSON-RPC message", line[:120])
         return exc
 
 
-async def _lines(stdout: anyio.abc.ByteReceiveStream) -> AsyncIterator[bytes]:
+def _overlong(line: Overlong, command: str, max_bytes: int) -> SessionMessage | None:
+    """The error a dropped line's request is answered with; ``None`` if it answers none.
+
+    Either way the drop is logged, naming the server and the line's size.
+    """
+    answered = line.answered_id()
+    _log.warning(
+        "toolsurface gateway: upstream %s wrote a line of %s bytes, over the gateway's "
+        "limit of %s; it was dropped%s",
+        command,
+        f"{line.size:,}",
+        f"{max_bytes:,}",
+        "" if answered is None else f" and request {answered!r} answered with an error",
+    )
+    if answered is None:
+        return None
+    error = types.ErrorData(
+        code=types.INTERNAL_ERROR,
+        message=(
+            f"the server's answer is {line.size:,} bytes, over the gateway's limit of "
+            f"{max_bytes:,} bytes for one message; nothing of it was passed on"
+        ),
+    )
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answered, error=error))
+
+
+def _edges(pieces: list[bytes]) -> tuple[bytes, bytes]:
+    """The first and last :data:`_EDGE_BYTES` of the pieces joined, without joining them."""
+    head = tail = b""
+    for piece in pieces:
+        if len(head) >= _EDGE_BYTES:
+            break
+        head += piece[: _EDGE_BYTES - len(head)]
+    for piece in reversed(pieces):
+        if len(tail) >= _EDGE_BYTES:
+            break
+        tail = piece[len(piece) - (_EDGE_BYTES - len(tail)) :] + tail
+    return head, tail
+
+
+async def _lines(
+    stdout: anyio.abc.ByteReceiveStream, max_bytes: int = LINE_MAX_BYTES
+) -> AsyncIterator[bytes | Overlong]:
     """The stream's lines without their ends, each joined once from its pieces.
 
-    Blank lines are left out, and a last line without an end is not a line.
+    Blank lines are left out, and a last line without an end is not a line. A line longer
+    than ``max_bytes`` is not held: once past the bound its bytes are only counted, and it
+    is an :class:`Overlong` with its size and edges.
     """
     pieces: list[bytes] = []
+    held = 0  # bytes in pieces
+    dropped: Overlong | None = None  # the line under way, past the bound
     while True:
         try:
             chunk = await stdout.receive()
         except _GONE:
             return
         start = 0
-        while (end := chunk.find(b"\n", start)) >= 0:
-            pieces.append(chunk[start:end])
-            line = b"".join(pieces)
-            pieces = []
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if dropped is None and held + len(piece) > max_bytes:
+                dropped = Overlong(held, *_edges(pieces))
+                pieces, held = [], 0
+            if dropped is not None:
+                dropped = dropped.then(piece)
+            elif piece:
+                pieces.append(piece)
+                held += len(piece)
+            if end < 0:
+                break
             start = end + 1
+            if dropped is not None:
+                yield dropped
+                dropped = None
+                continue
+            line = b"".join(pieces)
+            pieces, held = [], 0
             if line and not line.isspace():  # no copy of a long line, as strip() makes
                 yield line
-        if start < len(chunk):
-            pieces.append(chunk[start:])
 
 
 async def _exited(process: anyio.abc.Process, seconds: float) -> bool:
@@ -131,9 +280,13 @@ def _close_pipes(process: anyio.abc.Process) -> None:
 
 @contextlib.asynccontextmanager
 async def stdio_upstream(
-    params: StdioServerParameters, errlog: TextIO
+    params: StdioServerParameters, errlog: TextIO, *, line_max_bytes: int = LINE_MAX_BYTES
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The server ``params`` names, started, as the read and write streams of a session."""
+    """The server ``params`` names, started, as the read and write streams of a session.
+
+    A line (one message) longer than ``line_max_bytes`` is dropped as it arrives; the
+    request it answers, if any, is answered with an error.
+    """
     if sys.platform == "win32":  # pragma: no cover - the SDK's job objects
         async with stdio_client(params, errlog=errlog) as pair:
             yield pair
@@ -150,13 +303,20 @@ async def stdio_upstream(
 
     async def reader() -> None:
         assert process.stdout is not None
-        delivering = True
+        delivering, junk = True, _JunkLog(params.command)
         async with to_session:
-            async for line in _lines(process.stdout):
+            async for line in _lines(process.stdout, line_max_bytes):
                 if not delivering:
                     continue  # read on to the end: a server blocked writing cannot exit
+                message: SessionMessage | Exception | None
+                if isinstance(line, Overlong):
+                    message = _overlong(line, params.command, line_max_bytes)
+                    if message is None:
+                        continue
+                else:
+                    message = _parse(line, junk)
                 try:
-                    await to_session.send(_parse(line, params.command))
+                    await to_session.send(message)
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     delivering = False
 
