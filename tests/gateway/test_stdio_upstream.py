@@ -71,19 +71,35 @@ def _read(data: bytes, cut: int, max_bytes: int) -> list[bytes | Overlong]:
 
 
 def test_a_line_past_the_bound_is_counted_and_dropped_and_the_next_is_whole() -> None:
-    """A line of the bound's length is a line; one byte more and only its size and edges
-    are kept, whatever the pipe's pieces; the lines around it are untouched."""
-    kept = b"k" * 1000
-    long = b'{"jsonrpc":"2.0","id":7,"result":"' + b"x" * 5000 + b'"}'
-    data = b'{"a":1}\n' + kept + b"\n" + long + b"\n" + b'{"c":3}\n'
-    for cut in (1, 7, 600, 4096, len(data)):
-        got = _read(data, cut, max_bytes=1000)
-        assert got[0] == b'{"a":1}' and got[1] == kept and got[3] == b'{"c":3}', cut
-        over = got[2]
-        assert isinstance(over, Overlong), cut
-        assert over.size == len(long), cut
-        assert over.head == long[:512] and over.tail == long[-512:], cut
-        assert over.answered_id() == 7
+    """A line of the bound's length is a line; one byte more and only its size and exact
+    edges are kept, wherever the bound falls and the pipe cuts; the lines around it are
+    untouched."""
+    body = bytes(b"abcdefghijklmnopqrstuvwxyz0123456789"[(i * 7) % 36] for i in range(5000))
+    long = b'{"jsonrpc":"2.0","id":7,"result":"' + body + b'"}'
+    for over_by in (1, 5, 300, 511, 512, 600, 4000):
+        bound = len(long) - over_by
+        kept = bytes(b"k"[0] for _ in range(bound))
+        data = b'{"a":1}\n' + kept + b"\n" + long + b"\n" + b'{"c":3}\n'
+        for cut in (1, 7, 97, 600, 4096, len(data)):
+            got = _read(data, cut, max_bytes=bound)
+            assert got[0] == b'{"a":1}' and got[1] == kept and got[3] == b'{"c":3}', cut
+            over = got[2]
+            assert isinstance(over, Overlong), (over_by, cut)
+            assert over.size == len(long), (over_by, cut)
+            assert over.head == long[:512], (over_by, cut)
+            assert over.tail == long[-512:], (over_by, cut)
+            assert over.answered_id() == 7
+
+
+def test_an_answer_whose_id_comes_last_is_found_however_little_follows_the_bound() -> None:
+    """The TypeScript SDK's order: the id is in the line's last bytes, which must be the
+    line's own even when the bound is crossed a few bytes before its end."""
+    body = b'{"result":{"content":[{"type":"text","text":"' + b"y" * 3000 + b'"}],"x":{"id":9}}'
+    long = body + b',"jsonrpc":"2.0","id":77}'
+    for over_by in (1, 20, 200, 511):
+        for cut in (1, 13, 64, 1000):
+            got = _read(long + b"\n", cut, max_bytes=len(long) - over_by)
+            assert isinstance(got[0], Overlong) and got[0].answered_id() == 77, (over_by, cut)
 
 
 @pytest.mark.parametrize(
@@ -123,8 +139,15 @@ def test_lines_that_are_no_message_are_logged_a_few_then_counted(
         later = time.monotonic() + 61
         monkeypatch.setattr(time, "monotonic", lambda: later)
         _parse(b"one more", junk)
-    assert len(caplog.records) == 6
-    assert "96 more lines" in caplog.records[-1].getMessage()
+        assert len(caplog.records) == 6
+        assert "96 more lines" in caplog.records[-1].getMessage()
+        for i in range(3):
+            _parse(b"and more %d" % i, junk)
+        assert len(caplog.records) == 6  # counted, not yet a minute on
+        junk.flush()  # the connection ends
+        junk.flush()
+    assert len(caplog.records) == 7
+    assert "3 more lines" in caplog.records[-1].getMessage()
 
 
 def test_a_real_servers_answer_past_the_bound_fails_its_call_at_once(
@@ -156,6 +179,36 @@ def test_a_real_servers_answer_past_the_bound_fails_its_call_at_once(
     assert seconds < 10
     assert any("dropped and request" in r.getMessage() for r in caplog.records)
     assert _servers() == []
+
+
+def test_the_gateways_client_is_told_the_tool_answered_too_much(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Through the gateway's upstream set: the call is a tool error saying what happened
+    (not that the tool failed), the log names the upstream, and the upstream stays up."""
+    from toolsurface.gateway import stdio_upstream as module
+    from toolsurface.gateway.config import Upstream
+    from toolsurface.gateway.upstreams import UpstreamSet
+    from toolsurface.registry import ToolRegistry
+
+    monkeypatch.setattr(module, "LINE_MAX_BYTES", 1_000_000)
+    spec = Upstream(name="dumps", command=sys.executable, args=(str(BIG),))
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        async with UpstreamSet(ToolRegistry(), [spec]) as upstreams:
+            big = await upstreams.call("dumps__dump", {"size": 3_000_000})
+            small = await upstreams.call("dumps__dump", {"size": 10})
+            return big, small, upstreams.state("dumps")
+
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        big, small, state = anyio.run(run)
+    text = big["content"][0]["text"]
+    assert big["isError"] is True
+    assert text.startswith("Tool 'dumps__dump' answered ") and "failed" not in text
+    assert "the gateway passes at most 1,000,000, so none of it was passed on" in text
+    assert small["content"][0]["text"] == "0123456END"
+    assert small.get("isError") is not True and state == "up"
+    assert any("upstream 'dumps' wrote a line of" in r.getMessage() for r in caplog.records)
 
 
 def test_a_line_of_megabytes_is_read_whole_and_the_server_is_gone_after(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from mcp import StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "stdio_upstream"]
+__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "TOO_LARGE", "stdio_upstream"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -49,6 +49,9 @@ _POLL_SECONDS = 0.01
 #: The longest line (one message) read from a server: 64 MiB, room for a result carrying a
 #: large file as base64. Past it the line is dropped as it arrives (docs/limits.md).
 LINE_MAX_BYTES = 64 * 2**20
+#: The ``reason`` in the data of the error that answers a request for a dropped line: the
+#: gateway tells the client the tool's answer was too large, not that the tool failed.
+TOO_LARGE = "toolsurface/answer-too-large"
 #: Bytes of a dropped line's start and end kept to find the id of the request it answers.
 _EDGE_BYTES = 512
 #: Lines that are no message, logged one by one before the rest are only counted, and how
@@ -114,30 +117,38 @@ class Overlong:
 class _JunkLog:
     """Logs lines that are no message: the first few each, then a count now and then."""
 
-    def __init__(self, command: str) -> None:
-        self.command = command
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
         self.seen = 0
         self.unlogged = 0
         self.next_count = 0.0
 
+    def flush(self) -> None:
+        """Log the count of lines not logged yet (the connection is ending)."""
+        if self.unlogged:
+            self._count()
+
+    def _count(self) -> None:
+        _log.warning(
+            "toolsurface gateway: upstream %s wrote %d more lines that are no JSON-RPC "
+            "message (only the first %d are shown)",
+            self.upstream,
+            self.unlogged,
+            _JUNK_LOGGED,
+        )
+        self.unlogged = 0
+        self.next_count = time.monotonic() + _JUNK_EVERY_SECONDS
+
     def __call__(self, what: str, line: bytes) -> None:
         self.seen += 1
         if self.seen <= _JUNK_LOGGED:
-            _log.warning("toolsurface gateway: upstream %s wrote %s: %r", self.command, what, line)
+            _log.warning("toolsurface gateway: upstream %s wrote %s: %r", self.upstream, what, line)
             if self.seen == _JUNK_LOGGED:
                 self.next_count = time.monotonic() + _JUNK_EVERY_SECONDS
             return
         self.unlogged += 1
         if time.monotonic() >= self.next_count:
-            _log.warning(
-                "toolsurface gateway: upstream %s wrote %d more lines that are no JSON-RPC "
-                "message (only the first %d are shown)",
-                self.command,
-                self.unlogged,
-                _JUNK_LOGGED,
-            )
-            self.unlogged = 0
-            self.next_count = time.monotonic() + _JUNK_EVERY_SECONDS
+            self._count()
 
 
 def _parse(line: bytes, junk: _JunkLog) -> SessionMessage | Exception:
@@ -152,7 +163,7 @@ def _parse(line: bytes, junk: _JunkLog) -> SessionMessage | Exception:
         return exc
 
 
-def _overlong(line: Overlong, command: str, max_bytes: int) -> SessionMessage | None:
+def _overlong(line: Overlong, upstream: str, max_bytes: int) -> SessionMessage | None:
     """The error a dropped line's request is answered with; ``None`` if it answers none.
 
     Either way the drop is logged, naming the server and the line's size.
@@ -161,7 +172,7 @@ def _overlong(line: Overlong, command: str, max_bytes: int) -> SessionMessage | 
     _log.warning(
         "toolsurface gateway: upstream %s wrote a line of %s bytes, over the gateway's "
         "limit of %s; it was dropped%s",
-        command,
+        upstream,
         f"{line.size:,}",
         f"{max_bytes:,}",
         "" if answered is None else f" and request {answered!r} answered with an error",
@@ -174,6 +185,7 @@ def _overlong(line: Overlong, command: str, max_bytes: int) -> SessionMessage | 
             f"the server's answer is {line.size:,} bytes, over the gateway's limit of "
             f"{max_bytes:,} bytes for one message; nothing of it was passed on"
         ),
+        data={"reason": TOO_LARGE, "bytes": line.size, "limit": max_bytes},
     )
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answered, error=error))
 
@@ -188,7 +200,7 @@ def _edges(pieces: list[bytes]) -> tuple[bytes, bytes]:
     for piece in reversed(pieces):
         if len(tail) >= _EDGE_BYTES:
             break
-        tail = piece[len(piece) - (_EDGE_BYTES - len(tail)) :] + tail
+        tail = piece[max(0, len(piece) - (_EDGE_BYTES - len(tail))) :] + tail
     return head, tail
 
 
@@ -232,6 +244,17 @@ async def _lines(
             pieces, held = [], 0
             if line and not line.isspace():  # no copy of a long line, as strip() makes
                 yield line
+
+
+async def _count_at_end(
+    lines: AsyncIterator[bytes | Overlong], junk: _JunkLog
+) -> AsyncIterator[bytes | Overlong]:
+    """``lines``, and the junk lines' count logged when they end, however they end."""
+    try:
+        async for line in lines:
+            yield line
+    finally:
+        junk.flush()
 
 
 async def _exited(process: anyio.abc.Process, seconds: float) -> bool:
@@ -280,13 +303,20 @@ def _close_pipes(process: anyio.abc.Process) -> None:
 
 @contextlib.asynccontextmanager
 async def stdio_upstream(
-    params: StdioServerParameters, errlog: TextIO, *, line_max_bytes: int = LINE_MAX_BYTES
+    params: StdioServerParameters,
+    errlog: TextIO,
+    *,
+    name: str | None = None,
+    line_max_bytes: int | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The server ``params`` names, started, as the read and write streams of a session.
 
-    A line (one message) longer than ``line_max_bytes`` is dropped as it arrives; the
-    request it answers, if any, is answered with an error.
+    A line (one message) longer than ``line_max_bytes`` (:data:`LINE_MAX_BYTES` when not
+    given) is dropped as it arrives; the request it answers, if any, is answered with an
+    error. Logs call the server ``name`` (its command when not given).
     """
+    upstream = repr(name) if name is not None else params.command
+    max_bytes = LINE_MAX_BYTES if line_max_bytes is None else line_max_bytes
     if sys.platform == "win32":  # pragma: no cover - the SDK's job objects
         async with stdio_client(params, errlog=errlog) as pair:
             yield pair
@@ -303,14 +333,14 @@ async def stdio_upstream(
 
     async def reader() -> None:
         assert process.stdout is not None
-        delivering, junk = True, _JunkLog(params.command)
+        delivering, junk = True, _JunkLog(upstream)
         async with to_session:
-            async for line in _lines(process.stdout, line_max_bytes):
+            async for line in _count_at_end(_lines(process.stdout, max_bytes), junk):
                 if not delivering:
                     continue  # read on to the end: a server blocked writing cannot exit
                 message: SessionMessage | Exception | None
                 if isinstance(line, Overlong):
-                    message = _overlong(line, params.command, line_max_bytes)
+                    message = _overlong(line, upstream, max_bytes)
                     if message is None:
                         continue
                 else:

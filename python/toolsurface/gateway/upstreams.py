@@ -18,7 +18,7 @@ import logging
 import random
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal, TextIO, TypeVar
+from typing import Any, Literal, TextIO, TypeGuard, TypeVar
 
 import anyio
 import anyio.abc
@@ -42,7 +42,7 @@ from toolsurface.gateway.lane import (
     UpstreamReplyError,
     WatchedStream,
 )
-from toolsurface.gateway.stdio_upstream import stdio_upstream
+from toolsurface.gateway.stdio_upstream import TOO_LARGE, stdio_upstream
 from toolsurface.registry import ToolRegistry
 
 __all__ = ["Capability", "ChangeCallback", "NoticeCallback", "UpstreamSet", "UpstreamState"]
@@ -70,6 +70,15 @@ RESULT_MAX_BLOCKS = 10_000
 def _text(text: str, *, error: bool = False) -> dict[str, Any]:
     """A tool result of one text, as sent on the wire."""
     return {"content": [{"type": "text", "text": text}], "isError": error}
+
+
+def _too_large(data: object) -> TypeGuard[dict[str, int]]:
+    """Whether an error's data is this gateway's own for an answer too large to read."""
+    return (
+        isinstance(data, dict)
+        and data.get("reason") == TOO_LARGE
+        and all(type(data.get(key)) is int for key in ("bytes", "limit"))
+    )
 
 
 def _is_closed(exc: BaseException) -> bool:
@@ -169,7 +178,7 @@ class _Supervisor:
                 env=dict(spec.env) if spec.env else None,
                 cwd=spec.cwd,
             )
-            async with stdio_upstream(params, self.owner.errlog) as (read, write):
+            async with stdio_upstream(params, self.owner.errlog, name=spec.name) as (read, write):
                 yield read, write
         elif spec.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
@@ -416,6 +425,13 @@ class _Supervisor:
             )
         except UpstreamReplyError as exc:
             reply = exc.error
+            if _too_large(reply.data):
+                return _text(
+                    f"Tool {name!r} answered {reply.data['bytes']:,} bytes in one message; the "
+                    f"gateway passes at most {reply.data['limit']:,}, so none of it was passed "
+                    "on. Ask the tool for less (a page, a filter) if it can.",
+                    error=True,
+                )
             return _text(
                 f"Tool {name!r} failed upstream: {self._redact(reply.message)} "
                 f"(error {reply.code})",
