@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the gateway needs the mcp extra")
 import anyio
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 
 from toolsurface.gateway.stdio_upstream import (
     Overlong,
@@ -127,6 +127,26 @@ def test_a_dropped_lines_request_is_found_only_where_the_sdks_write_its_id(
     assert Overlong(10**9, head, tail).answered_id() == expected
 
 
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (b'{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{', 3),
+        (b'{"method":"sampling/createMessage","params":{"a":1},"jsonrpc":"2.0","id":"s-1"}', "s-1"),
+        # Notifications have no id; answers are no requests.
+        (b'{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":5}}', None),
+        (b'{"method":"notifications/message","params":{"data":{"id":5}},"jsonrpc":"2.0"}', None),
+        (b'{"method":"n","params":{"x":{"id":5}}}', None),
+        (b'{"jsonrpc":"2.0","id":12,"result":{"content":[', None),
+        (b'{"result":{},"jsonrpc":"2.0","id":41}', None),
+    ],
+)
+def test_a_dropped_request_from_the_server_is_told_from_a_notification(
+    line: bytes, expected: object
+) -> None:
+    head, tail = line[:512], line[-512:]
+    assert Overlong(10**9, head, tail).request_id() == expected
+
+
 def test_lines_that_are_no_message_are_logged_a_few_then_counted(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -179,6 +199,42 @@ def test_a_real_servers_answer_past_the_bound_fails_its_call_at_once(
     assert seconds < 10
     assert any("dropped and request" in r.getMessage() for r in caplog.records)
     assert _servers() == []
+
+
+def test_a_servers_request_past_the_bound_is_refused_to_the_server(tmp_path: Path) -> None:
+    """A sampling request too long is answered with an error to the server, at once; the
+    client's callback never sees it, and a short one still reaches it."""
+    params = StdioServerParameters(command=sys.executable, args=[str(BIG)])
+    asked: list[int] = []
+
+    async def sampling(context: Any, request: types.CreateMessageRequestParams) -> Any:
+        text = request.messages[0].content
+        asked.append(len(text.text) if isinstance(text, types.TextContent) else -1)
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="4"), model="m"
+        )
+
+    async def run() -> tuple[str, str]:
+        with (tmp_path / "errlog").open("w") as log:
+            upstream = stdio_upstream(params, log, line_max_bytes=100_000)
+            async with (
+                upstream as (read, write),
+                ClientSession(read, write, sampling_callback=sampling) as session,
+            ):
+                await session.initialize()
+                with anyio.fail_after(20):
+                    big = await session.call_tool("ask", {"size": 300_000})
+                    small = await session.call_tool("ask", {"size": 20})
+        return _text_of(big), _text_of(small)
+
+    big, small = asyncio.run(run())
+    assert big.startswith("refused: the request is ") and "limit of 100,000 bytes" in big
+    assert small == "answered: 4"
+    assert asked == [20]
+
+
+def _text_of(result: Any) -> str:
+    return "".join(c.text for c in result.content if c.type == "text")
 
 
 def test_the_gateways_client_is_told_the_tool_answered_too_much(

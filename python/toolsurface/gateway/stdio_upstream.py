@@ -70,6 +70,11 @@ _ID_FIRST = re.compile(
 #: followed by its parents' closing braces).
 _ANSWER_FIRST = re.compile(rb'\A\s*\{\s*"(?:result|error)"\s*:')
 _ID_LAST = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
+#: A request from the server, in either SDK's order (a notification has no id).
+_REQUEST_ID_FIRST = re.compile(
+    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"method"'
+)
+_REQUEST_FIRST = re.compile(rb'\A\s*\{\s*"method"\s*:')
 
 _GONE = (
     anyio.EndOfStream,
@@ -102,8 +107,19 @@ class Overlong:
         A request or notification from the server answers nothing; an answer's id is looked
         for only where the MCP SDKs write it (first, or last), never inside the result.
         """
-        found = _ID_FIRST.match(self.head)
-        if found is None and _ANSWER_FIRST.match(self.head):
+        return self._id(_ID_FIRST, _ANSWER_FIRST)
+
+    def request_id(self) -> int | str | None:
+        """The id of the request from the server this line is; ``None`` for none found.
+
+        Looked for as :meth:`answered_id` looks for an answer's: a notification has none.
+        """
+        return self._id(_REQUEST_ID_FIRST, _REQUEST_FIRST)
+
+    def _id(self, first: re.Pattern[bytes], opens: re.Pattern[bytes]) -> int | str | None:
+        """The id ``first`` finds at the line's start, or at its end if it ``opens`` it."""
+        found = first.match(self.head)
+        if found is None and opens.match(self.head):
             found = _ID_LAST.search(self.tail)
         if found is None:
             return None
@@ -163,31 +179,50 @@ def _parse(line: bytes, junk: _JunkLog) -> SessionMessage | Exception:
         return exc
 
 
-def _overlong(line: Overlong, upstream: str, max_bytes: int) -> SessionMessage | None:
-    """The error a dropped line's request is answered with; ``None`` if it answers none.
+def _too_large(what: str, line: Overlong, max_bytes: int) -> types.ErrorData:
+    """The error that answers for a dropped line: what it was, its size and the limit."""
+    return types.ErrorData(
+        code=types.INTERNAL_ERROR,
+        message=(
+            f"{what} is {line.size:,} bytes, over the gateway's limit of {max_bytes:,} bytes "
+            "for one message; nothing of it was passed on"
+        ),
+        data={"reason": TOO_LARGE, "bytes": line.size, "limit": max_bytes},
+    )
 
-    Either way the drop is logged, naming the server and the line's size.
+
+def _overlong(
+    line: Overlong, upstream: str, max_bytes: int
+) -> tuple[SessionMessage | None, SessionMessage | None]:
+    """The errors a dropped line is answered with: (for the session, for the server).
+
+    The session's is for the call the line answers, the server's for the request the line
+    is; ``None`` for either not due. Either way the drop is logged, naming the server and
+    the line's size.
     """
-    answered = line.answered_id()
+    answered, asked = line.answered_id(), line.request_id()
     _log.warning(
         "toolsurface gateway: upstream %s wrote a line of %s bytes, over the gateway's "
         "limit of %s; it was dropped%s",
         upstream,
         f"{line.size:,}",
         f"{max_bytes:,}",
-        "" if answered is None else f" and request {answered!r} answered with an error",
-    )
-    if answered is None:
-        return None
-    error = types.ErrorData(
-        code=types.INTERNAL_ERROR,
-        message=(
-            f"the server's answer is {line.size:,} bytes, over the gateway's limit of "
-            f"{max_bytes:,} bytes for one message; nothing of it was passed on"
+        (
+            f" and request {answered!r} answered with an error"
+            if answered is not None
+            else f" and its request {asked!r} answered with an error"
+            if asked is not None
+            else ""
         ),
-        data={"reason": TOO_LARGE, "bytes": line.size, "limit": max_bytes},
     )
-    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answered, error=error))
+    to_session = to_server = None
+    if answered is not None:
+        error = _too_large("the server's answer", line, max_bytes)
+        to_session = SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=answered, error=error))
+    elif asked is not None:
+        error = _too_large("the request", line, max_bytes)
+        to_server = SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=asked, error=error))
+    return to_session, to_server
 
 
 def _edges(pieces: list[bytes]) -> tuple[bytes, bytes]:
@@ -244,6 +279,14 @@ async def _lines(
             pieces, held = [], 0
             if line and not line.isspace():  # no copy of a long line, as strip() makes
                 yield line
+
+
+async def _refuse(
+    to_server: anyio.abc.ObjectSendStream[SessionMessage], refusal: SessionMessage
+) -> None:
+    """Send the server the error for its dropped request, unless the connection has ended."""
+    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+        await to_server.send(refusal)
 
 
 async def _count_at_end(
@@ -330,6 +373,8 @@ async def stdio_upstream(
     )
     to_session, read = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
+    # The reader's own way to the server, through the writer (one writer to the pipe).
+    to_server = write.clone()
 
     async def reader() -> None:
         assert process.stdout is not None
@@ -340,7 +385,11 @@ async def stdio_upstream(
                     continue  # read on to the end: a server blocked writing cannot exit
                 message: SessionMessage | Exception | None
                 if isinstance(line, Overlong):
-                    message = _overlong(line, upstream, max_bytes)
+                    message, refusal = _overlong(line, upstream, max_bytes)
+                    if refusal is not None:
+                        # Not awaited here: a server not reading its stdin must not stop
+                        # this task reading its stdout.
+                        tasks.start_soon(_refuse, to_server, refusal)
                     if message is None:
                         continue
                 else:
@@ -373,5 +422,6 @@ async def stdio_upstream(
             with anyio.CancelScope(shield=True):
                 read.close()
                 write.close()
+                to_server.close()
                 await _stop(process)
             tasks.cancel_scope.cancel()
