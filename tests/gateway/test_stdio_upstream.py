@@ -27,10 +27,12 @@ import anyio
 from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 
 from toolsurface.gateway.stdio_upstream import (
+    REFUSALS_WAITING_MAX,
     Overlong,
     _JunkLog,
     _lines,
     _parse,
+    _Refusals,
     stdio_upstream,
 )
 
@@ -231,6 +233,38 @@ def test_a_servers_request_past_the_bound_is_refused_to_the_server(tmp_path: Pat
     assert big.startswith("refused: the request is ") and "limit of 100,000 bytes" in big
     assert small == "answered: 4"
     assert asked == [20]
+    assert _servers() == []
+
+
+def test_refusals_waiting_on_a_server_that_reads_nothing_are_capped(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A server flooding over-long requests without reading its stdin costs at most the
+    cap's waiting sends; the rest are logged, and the waiting ones go once it reads."""
+    from mcp.shared.message import SessionMessage
+
+    def refusal(i: int) -> SessionMessage:
+        error = types.ErrorData(code=types.INTERNAL_ERROR, message="too large")
+        return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=i, error=error))
+
+    async def run() -> tuple[int, list[Any], int]:
+        send, receive = anyio.create_memory_object_stream[SessionMessage](0)
+        async with anyio.create_task_group() as tasks:
+            refusals = _Refusals(send, tasks, "'flood'")
+            for i in range(REFUSALS_WAITING_MAX + 4):
+                refusals.send(refusal(i))
+            await anyio.sleep(0.05)
+            waiting = refusals.waiting
+            got = [(await receive.receive()).message for _ in range(REFUSALS_WAITING_MAX)]
+            await anyio.sleep(0.05)
+        return waiting, [getattr(m, "id", None) for m in got], refusals.waiting
+
+    with caplog.at_level("WARNING", logger="toolsurface.gateway"):
+        waiting, ids, after = anyio.run(run)
+    assert waiting == REFUSALS_WAITING_MAX and after == 0
+    assert sorted(ids) == list(range(REFUSALS_WAITING_MAX))
+    dropped = [r.getMessage() for r in caplog.records]
+    assert len(dropped) == 4 and all("'flood' is not reading its stdin" in m for m in dropped)
 
 
 def _text_of(result: Any) -> str:

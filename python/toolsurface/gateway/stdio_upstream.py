@@ -13,9 +13,10 @@ terminated). On Windows, where the SDK spawns through a job object, the SDK's ow
 is used.
 
 Unlike the SDK's client, a line is bounded (:data:`LINE_MAX_BYTES`): past the bound its
-bytes are counted and dropped as they arrive, never held, and an answer the line was is
-answered to the session as an error for its request (its id read from the line's start or
-end, where the MCP SDKs write it), so the call fails at once instead of at its timeout.
+bytes are counted and dropped as they arrive, never held. An answer the line was is
+answered to the session as an error for its request, so the call fails at once instead
+of at its timeout; a request from the server the line was is answered to the server with
+an error; either id is read from the line's start or end, where the MCP SDKs write it.
 Lines that are no JSON-RPC message are logged a few at a time, not one warning a line.
 """
 
@@ -37,7 +38,7 @@ from mcp import StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "TOO_LARGE", "stdio_upstream"]
+__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "REFUSALS_WAITING_MAX", "TOO_LARGE", "stdio_upstream"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -49,9 +50,14 @@ _POLL_SECONDS = 0.01
 #: The longest line (one message) read from a server: 64 MiB, room for a result carrying a
 #: large file as base64. Past it the line is dropped as it arrives (docs/limits.md).
 LINE_MAX_BYTES = 64 * 2**20
-#: The ``reason`` in the data of the error that answers a request for a dropped line: the
-#: gateway tells the client the tool's answer was too large, not that the tool failed.
-TOO_LARGE = "toolsurface/answer-too-large"
+#: The ``reason`` in the data of the errors that answer for a dropped line: for an answer,
+#: the gateway then tells the client the tool's answer was too large, not that the tool
+#: failed; for a server's request, the server's error says the request was too large.
+TOO_LARGE = "toolsurface/message-too-large"
+#: Errors for a server's dropped requests waiting to be written at once; past it one is
+#: dropped and logged, so a server that floods them without reading its stdin costs the
+#: gateway no more than this many waiting sends.
+REFUSALS_WAITING_MAX = 16
 #: Bytes of a dropped line's start and end kept to find the id of the request it answers.
 _EDGE_BYTES = 512
 #: Lines that are no message, logged one by one before the rest are only counted, and how
@@ -281,12 +287,44 @@ async def _lines(
                 yield line
 
 
-async def _refuse(
-    to_server: anyio.abc.ObjectSendStream[SessionMessage], refusal: SessionMessage
-) -> None:
-    """Send the server the error for its dropped request, unless the connection has ended."""
-    with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-        await to_server.send(refusal)
+class _Refusals:
+    """Sends a server the errors for its dropped requests, never waiting on one.
+
+    Each is written by a task of its own, through the writer: a server not reading its
+    stdin must not stop the reader reading its stdout. At most
+    :data:`REFUSALS_WAITING_MAX` wait at once; past that one is dropped and logged.
+    """
+
+    def __init__(
+        self,
+        to_server: anyio.abc.ObjectSendStream[SessionMessage],
+        tasks: anyio.abc.TaskGroup,
+        upstream: str,
+    ) -> None:
+        self.to_server = to_server
+        self.tasks = tasks
+        self.upstream = upstream
+        self.waiting = 0
+
+    def send(self, refusal: SessionMessage) -> None:
+        """Have ``refusal`` written to the server, or drop it if too many are waiting."""
+        if self.waiting >= REFUSALS_WAITING_MAX:
+            _log.warning(
+                "toolsurface gateway: upstream %s is not reading its stdin: the error for "
+                "its request %r was not sent",
+                self.upstream,
+                getattr(refusal.message, "id", None),
+            )
+            return
+        self.waiting += 1
+        self.tasks.start_soon(self._write, refusal)
+
+    async def _write(self, refusal: SessionMessage) -> None:
+        try:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await self.to_server.send(refusal)
+        finally:
+            self.waiting -= 1
 
 
 async def _count_at_end(
@@ -355,8 +393,9 @@ async def stdio_upstream(
     """The server ``params`` names, started, as the read and write streams of a session.
 
     A line (one message) longer than ``line_max_bytes`` (:data:`LINE_MAX_BYTES` when not
-    given) is dropped as it arrives; the request it answers, if any, is answered with an
-    error. Logs call the server ``name`` (its command when not given).
+    given) is dropped as it arrives: the call it answers, if any, fails with an error, and a
+    request from the server it was is answered to the server with one. Logs call the
+    server ``name`` (its command when not given).
     """
     upstream = repr(name) if name is not None else params.command
     max_bytes = LINE_MAX_BYTES if line_max_bytes is None else line_max_bytes
@@ -376,7 +415,7 @@ async def stdio_upstream(
     # The reader's own way to the server, through the writer (one writer to the pipe).
     to_server = write.clone()
 
-    async def reader() -> None:
+    async def reader(refusals: _Refusals) -> None:
         assert process.stdout is not None
         delivering, junk = True, _JunkLog(upstream)
         async with to_session:
@@ -387,9 +426,7 @@ async def stdio_upstream(
                 if isinstance(line, Overlong):
                     message, refusal = _overlong(line, upstream, max_bytes)
                     if refusal is not None:
-                        # Not awaited here: a server not reading its stdin must not stop
-                        # this task reading its stdout.
-                        tasks.start_soon(_refuse, to_server, refusal)
+                        refusals.send(refusal)
                     if message is None:
                         continue
                 else:
@@ -412,7 +449,7 @@ async def stdio_upstream(
             await to_session.aclose()
 
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(reader)
+        tasks.start_soon(reader, _Refusals(to_server, tasks, upstream))
         tasks.start_soon(writer)
         try:
             yield read, write
