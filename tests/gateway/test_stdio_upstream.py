@@ -28,13 +28,12 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, ty
 
 from toolsurface.gateway.stdio_upstream import (
     REFUSALS_WAITING_MAX,
-    Overlong,
     _JunkLog,
-    _lines,
     _parse,
     _Refusals,
     stdio_upstream,
 )
+from toolsurface.gateway.upstream_lines import Overlong, lines_of
 
 #: Engine-agnostic (tests/conftest.py): run by the native suite where the core is built.
 pytestmark = [
@@ -54,7 +53,7 @@ def test_lines_are_joined_from_their_pieces_wherever_the_pipe_cuts_them() -> Non
         async with send:
             for at in range(0, len(data), cut):
                 send.send_nowait(data[at : at + cut])
-        return [line async for line in _lines(receive)]
+        return [line async for line in lines_of(receive)]
 
     expected = [b'{"a":1}', b'{"b":' + b"2" * 100_000 + b"}\r", b'{"c":3}']
     for cut in (1, 7, 4096, len(data)):
@@ -67,7 +66,7 @@ def _read(data: bytes, cut: int, max_bytes: int) -> list[bytes | Overlong]:
         async with send:
             for at in range(0, len(data), cut):
                 send.send_nowait(data[at : at + cut])
-        return [line async for line in _lines(receive, max_bytes)]
+        return [line async for line in lines_of(receive, max_bytes)]
 
     return anyio.run(run)
 
@@ -276,7 +275,7 @@ def test_the_gateways_client_is_told_the_tool_answered_too_much(
 ) -> None:
     """Through the gateway's upstream set: the call is a tool error saying what happened
     (not that the tool failed), the log names the upstream, and the upstream stays up."""
-    from toolsurface.gateway import stdio_upstream as module
+    from toolsurface.gateway import upstream_lines as module
     from toolsurface.gateway.config import Upstream
     from toolsurface.gateway.upstreams import UpstreamSet
     from toolsurface.registry import ToolRegistry

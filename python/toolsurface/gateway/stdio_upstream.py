@@ -12,7 +12,7 @@ the shutdown MCP describes (stdin closed, a grace period, then the process group
 terminated). On Windows, where the SDK spawns through a job object, the SDK's own client
 is used.
 
-Unlike the SDK's client, a line is bounded (:data:`LINE_MAX_BYTES`): past the bound its
+Unlike the SDK's client, a line is bounded (``upstream_lines.py``): past the bound its
 bytes are counted and dropped as they arrive, never held. An answer the line was is
 answered to the session as an error for its request, so the call fails at once instead
 of at its timeout; a request from the server the line was is answered to the server with
@@ -23,13 +23,10 @@ Lines that are no JSON-RPC message are logged a few at a time, not one warning a
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import re
 import sys
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, TextIO
 
 import anyio
@@ -38,7 +35,10 @@ from mcp import StdioServerParameters, stdio_client, types
 from mcp.client.stdio import get_default_environment
 from mcp.shared.message import SessionMessage
 
-__all__ = ["GRACE_SECONDS", "LINE_MAX_BYTES", "REFUSALS_WAITING_MAX", "TOO_LARGE", "stdio_upstream"]
+from toolsurface.gateway import upstream_lines
+from toolsurface.gateway.upstream_lines import STREAM_GONE, Overlong, lines_of
+
+__all__ = ["GRACE_SECONDS", "REFUSALS_WAITING_MAX", "TOO_LARGE", "stdio_upstream"]
 
 _log = logging.getLogger("toolsurface.gateway")
 
@@ -47,9 +47,6 @@ _log = logging.getLogger("toolsurface.gateway")
 GRACE_SECONDS = 2.0
 #: How often the process is looked at while waiting for it to exit.
 _POLL_SECONDS = 0.01
-#: The longest line (one message) read from a server: 64 MiB, room for a result carrying a
-#: large file as base64. Past it the line is dropped as it arrives (docs/limits.md).
-LINE_MAX_BYTES = 64 * 2**20
 #: The ``reason`` in the data of the errors that answer for a dropped line: for an answer,
 #: the gateway then tells the client the tool's answer was too large, not that the tool
 #: failed; for a server's request, the server's error says the request was too large.
@@ -58,82 +55,10 @@ TOO_LARGE = "toolsurface/message-too-large"
 #: dropped and logged, so a server that floods them without reading its stdin costs the
 #: gateway no more than this many waiting sends.
 REFUSALS_WAITING_MAX = 16
-#: Bytes of a dropped line's start and end kept to find the id of the request it answers.
-_EDGE_BYTES = 512
 #: Lines that are no message, logged one by one before the rest are only counted, and how
 #: often the count is logged: a server printing its log to stdout floods no log.
 _JUNK_LOGGED = 5
 _JUNK_EVERY_SECONDS = 60.0
-
-_ID = rb'(-?[0-9]{1,20}|"(?:[^"\\]|\\.){0,256}")'
-#: An answer whose id comes first (the Python SDK's order): anchored at the line's start,
-#: so a key of the same name inside the result cannot match.
-_ID_FIRST = re.compile(
-    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"(?:result|error)"'
-)
-#: An answer whose id comes last (the TypeScript SDK's): the line opens with the result or
-#: error and ends with the id, the top-level object's last key (a nested object's would be
-#: followed by its parents' closing braces).
-_ANSWER_FIRST = re.compile(rb'\A\s*\{\s*"(?:result|error)"\s*:')
-_ID_LAST = re.compile(rb'"id"\s*:\s*' + _ID + rb"\s*\}\s*\Z")
-#: A request from the server, in either SDK's order (a notification has no id).
-_REQUEST_ID_FIRST = re.compile(
-    rb'\A\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*' + _ID + rb'\s*,\s*"method"'
-)
-_REQUEST_FIRST = re.compile(rb'\A\s*\{\s*"method"\s*:')
-
-_GONE = (
-    anyio.EndOfStream,
-    anyio.ClosedResourceError,
-    anyio.BrokenResourceError,
-    ConnectionError,
-    OSError,
-)
-
-
-@dataclass(frozen=True)
-class Overlong:
-    """A line past the bound, dropped: its length in bytes, and its first and last bytes."""
-
-    size: int
-    head: bytes
-    tail: bytes
-
-    def then(self, piece: bytes) -> Overlong:
-        """The line with ``piece`` read too (its bytes counted, its edges kept)."""
-        head = self.head
-        if len(head) < _EDGE_BYTES:
-            head += piece[: _EDGE_BYTES - len(head)]
-        tail = (self.tail + piece[-_EDGE_BYTES:])[-_EDGE_BYTES:]
-        return Overlong(self.size + len(piece), head, tail)
-
-    def answered_id(self) -> int | str | None:
-        """The id of the request this line answers; ``None`` for no answer or no id found.
-
-        A request or notification from the server answers nothing; an answer's id is looked
-        for only where the MCP SDKs write it (first, or last), never inside the result.
-        """
-        return self._id(_ID_FIRST, _ANSWER_FIRST)
-
-    def request_id(self) -> int | str | None:
-        """The id of the request from the server this line is; ``None`` for none found.
-
-        Looked for as :meth:`answered_id` looks for an answer's: a notification has none.
-        """
-        return self._id(_REQUEST_ID_FIRST, _REQUEST_FIRST)
-
-    def _id(self, first: re.Pattern[bytes], opens: re.Pattern[bytes]) -> int | str | None:
-        """The id ``first`` finds at the line's start, or at its end if it ``opens`` it."""
-        found = first.match(self.head)
-        if found is None and opens.match(self.head):
-            found = _ID_LAST.search(self.tail)
-        if found is None:
-            return None
-        try:
-            value = json.loads(found.group(1))
-        except ValueError:  # an escape json refuses
-            return None
-        return value if isinstance(value, int | str) else None
 
 
 class _JunkLog:
@@ -231,62 +156,6 @@ def _overlong(
     return to_session, to_server
 
 
-def _edges(pieces: list[bytes]) -> tuple[bytes, bytes]:
-    """The first and last :data:`_EDGE_BYTES` of the pieces joined, without joining them."""
-    head = tail = b""
-    for piece in pieces:
-        if len(head) >= _EDGE_BYTES:
-            break
-        head += piece[: _EDGE_BYTES - len(head)]
-    for piece in reversed(pieces):
-        if len(tail) >= _EDGE_BYTES:
-            break
-        tail = piece[max(0, len(piece) - (_EDGE_BYTES - len(tail))) :] + tail
-    return head, tail
-
-
-async def _lines(
-    stdout: anyio.abc.ByteReceiveStream, max_bytes: int = LINE_MAX_BYTES
-) -> AsyncIterator[bytes | Overlong]:
-    """The stream's lines without their ends, each joined once from its pieces.
-
-    Blank lines are left out, and a last line without an end is not a line. A line longer
-    than ``max_bytes`` is not held: once past the bound its bytes are only counted, and it
-    is an :class:`Overlong` with its size and edges.
-    """
-    pieces: list[bytes] = []
-    held = 0  # bytes in pieces
-    dropped: Overlong | None = None  # the line under way, past the bound
-    while True:
-        try:
-            chunk = await stdout.receive()
-        except _GONE:
-            return
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            if dropped is None and held + len(piece) > max_bytes:
-                dropped = Overlong(held, *_edges(pieces))
-                pieces, held = [], 0
-            if dropped is not None:
-                dropped = dropped.then(piece)
-            elif piece:
-                pieces.append(piece)
-                held += len(piece)
-            if end < 0:
-                break
-            start = end + 1
-            if dropped is not None:
-                yield dropped
-                dropped = None
-                continue
-            line = b"".join(pieces)
-            pieces, held = [], 0
-            if line and not line.isspace():  # no copy of a long line, as strip() makes
-                yield line
-
-
 class _Refusals:
     """Sends a server the errors for its dropped requests, never waiting on one.
 
@@ -356,13 +225,13 @@ async def _stop(process: anyio.abc.Process) -> None:
     from mcp.os.posix.utilities import terminate_posix_process_tree
 
     if process.stdin is not None:
-        with contextlib.suppress(*_GONE):
+        with contextlib.suppress(*STREAM_GONE):
             await process.stdin.aclose()
     if not await _exited(process, GRACE_SECONDS):
         await terminate_posix_process_tree(process, GRACE_SECONDS)
         await _exited(process, GRACE_SECONDS)
     if process.stdout is not None:
-        with contextlib.suppress(*_GONE):
+        with contextlib.suppress(*STREAM_GONE):
             await process.stdout.aclose()
     _close_pipes(process)
 
@@ -392,13 +261,13 @@ async def stdio_upstream(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The server ``params`` names, started, as the read and write streams of a session.
 
-    A line (one message) longer than ``line_max_bytes`` (:data:`LINE_MAX_BYTES` when not
-    given) is dropped as it arrives: the call it answers, if any, fails with an error, and a
+    A line (one message) longer than ``line_max_bytes`` (``upstream_lines.LINE_MAX_BYTES`` when
+    not given) is dropped as it arrives: the call it answers, if any, fails with an error, and a
     request from the server it was is answered to the server with one. Logs call the
     server ``name`` (its command when not given).
     """
     upstream = repr(name) if name is not None else params.command
-    max_bytes = LINE_MAX_BYTES if line_max_bytes is None else line_max_bytes
+    max_bytes = upstream_lines.LINE_MAX_BYTES if line_max_bytes is None else line_max_bytes
     if sys.platform == "win32":  # pragma: no cover - the SDK's job objects
         async with stdio_client(params, errlog=errlog) as pair:
             yield pair
@@ -419,7 +288,7 @@ async def stdio_upstream(
         assert process.stdout is not None
         delivering, junk = True, _JunkLog(upstream)
         async with to_session:
-            async for line in _count_at_end(_lines(process.stdout, max_bytes), junk):
+            async for line in _count_at_end(lines_of(process.stdout, max_bytes), junk):
                 if not delivering:
                     continue  # read on to the end: a server blocked writing cannot exit
                 message: SessionMessage | Exception | None
@@ -443,7 +312,7 @@ async def stdio_upstream(
                 async for outgoing in from_session:
                     text = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await process.stdin.send(text.encode() + b"\n")
-        except _GONE:
+        except STREAM_GONE:
             # The server stopped reading: the session sees its connection end rather
             # than wait for answers forever.
             await to_session.aclose()
